@@ -1,0 +1,1 @@
+"""Command implementations of the CLI (one module per command group)."""

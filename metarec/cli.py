@@ -1,0 +1,117 @@
+"""metarec's command-line interface.
+
+The CLI is thin: each command parses its options, calls the library and formats the result
+through one shared output path (:mod:`metarec._commands._output`).  Commands live in
+``metarec/_commands/`` and are imported only when they run (or when help lists them), so
+``metarec --help`` never imports scikit-learn, openml, matplotlib or pandas.
+
+Errors: a :class:`~metarec.exceptions.MetarecError` becomes a one-line ``Error: ...`` with
+exit code 1; any other exception too (exit code 2), unless ``METAREC_DEBUG=1`` is set, in
+which case the traceback is shown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import click
+
+from metarec._version import __version__
+
+#: command name -> "module:attribute", imported on first use.
+COMMANDS: dict[str, str] = {
+    "recommend": "metarec._commands._recommend:recommend",
+    "rank": "metarec._commands._recommend:rank",
+    "evaluate": "metarec._commands._evaluate:evaluate",
+    "metafeatures": "metarec._commands._metafeatures:metafeatures",
+    "benchmark": "metarec._commands._benchmark:benchmark",
+    "import": "metarec._commands._import:import_group",
+    "ingest": "metarec._commands._ingest:ingest",
+    "db": "metarec._commands._db:db",
+    "metric": "metarec._commands._metric:metric",
+}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+class LazyGroup(click.Group):
+    """A click group that imports its commands on demand and translates library errors."""
+
+    def __init__(self, *args, lazy_commands: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy_commands:
+            module_name, attribute = self.lazy_commands[cmd_name].split(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name and exc.name.startswith("metarec"):
+                    return None  # a command whose module is not part of this build
+                raise
+            return getattr(module, attribute)
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context):
+        from metarec.exceptions import MetarecError
+
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except MetarecError as exc:
+            raise click.ClickException(_one_line(exc)) from exc
+        except KeyboardInterrupt:
+            raise click.exceptions.Abort() from None
+        except Exception as exc:
+            if os.environ.get("METAREC_DEBUG"):
+                raise
+            error = click.ClickException(
+                f"unexpected {type(exc).__name__}: {_one_line(exc)} "
+                "(set METAREC_DEBUG=1 to see the traceback)"
+            )
+            error.exit_code = 2
+            raise error from exc
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, "-V", "--version", prog_name="metarec")
+@click.option(
+    "--db",
+    "db_url",
+    envvar="METAREC_DB",
+    metavar="URL",
+    help="Knowledge base: an SQLAlchemy URL or a SQLite file path "
+    "[env: METAREC_DB; default: kb.sqlite in the user data directory].",
+)
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None) -> None:
+    """Recommend which machine-learning algorithms to try first on a dataset, and why.
+
+    \b
+    Example:
+      metarec recommend sklearn:breast_cancer
+      metarec --db sqlite:///team.sqlite import runs results.csv
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["db_url"] = db_url
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="metarec")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,75 @@
+"""The exceptions metarec raises.
+
+Every error metarec raises on purpose derives from :class:`MetarecError`, so a caller can
+catch one class.  The concrete classes also derive from the built-in exception a Python
+programmer would expect (``ValueError`` for bad values, ``LookupError`` for unknown names),
+following scikit-learn's habit.  The library never prints or exits; the command-line
+interface turns these errors into a one-line ``Error: ...`` message.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MetarecError",
+    "InvalidInputError",
+    "DataError",
+    "ImportRejectedError",
+    "KnowledgeBaseError",
+    "UnknownNameError",
+    "NotFittedError",
+    "IngestError",
+    "BenchmarkError",
+    "ConfigurationError",
+]
+
+
+class MetarecError(Exception):
+    """Root of every exception metarec raises on purpose."""
+
+
+class InvalidInputError(MetarecError, ValueError):
+    """An argument has an unusable value (empty array, mismatched lengths, negative time...)."""
+
+
+class DataError(MetarecError, ValueError):
+    """A dataset cannot be used: missing or unreadable file, unknown target, no rows, one class."""
+
+
+class ImportRejectedError(MetarecError, ValueError):
+    """A file or frame given to the knowledge base was rejected; nothing was stored.
+
+    Parameters
+    ----------
+    message : str
+        One-line summary naming the file, line and column of the first problem.
+    problems : list of str, optional
+        Every problem found, one line each.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
+class KnowledgeBaseError(MetarecError):
+    """The database cannot be used as a knowledge base (not a metarec KB, corrupt, unreachable)."""
+
+
+class UnknownNameError(MetarecError, LookupError):
+    """A named dataset, algorithm, metric or metafeature group does not exist."""
+
+
+class NotFittedError(MetarecError, ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+class IngestError(MetarecError):
+    """Importing from an outside source (OpenML, ASlib) failed."""
+
+
+class BenchmarkError(MetarecError):
+    """The benchmark runner was given an unusable portfolio, protocol or dataset."""
+
+
+class ConfigurationError(MetarecError, ValueError):
+    """A setting (environment variable, option, configuration file) is invalid."""

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from metarec._version import __version__
+from metarec.cli import COMMANDS, cli
+
+
+def test_version_flag():
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+def test_help_lists_every_command():
+    result = CliRunner().invoke(cli, ["-h"])
+    assert result.exit_code == 0
+    for name in COMMANDS:
+        assert name in result.output
+
+
+def test_every_command_has_help_with_an_example():
+    runner = CliRunner()
+    for name in COMMANDS:
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0, (name, result.output)
+        assert "Example" in result.output, name
+
+
+def test_help_does_not_import_heavy_libraries():
+    code = (
+        "import sys\n"
+        "from metarec.cli import cli\n"
+        "try:\n    cli.main(['--help'], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('sklearn', 'openml', 'matplotlib', 'pandas', 'sqlalchemy') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == ""
