@@ -109,7 +109,9 @@ def emit(
     frame = _to_frame(data)
     if fmt == "json":
         records = _jsonable(frame)
-        document: Any = records if json_extra is None else {"results": records, **_jsonable(json_extra)}
+        document: Any = (
+            records if json_extra is None else {"results": records, **_jsonable(json_extra)}
+        )
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif fmt == "csv":
         click.echo(frame.to_csv(index=False), nl=False)

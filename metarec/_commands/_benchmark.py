@@ -1,0 +1,177 @@
+"""``metarec benchmark``: run a portfolio of algorithms on datasets into the knowledge base."""
+
+from __future__ import annotations
+
+import click
+
+from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
+
+PROTOCOL_CHOICES = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
+DATA_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".arff", ".arff.gz")
+
+
+def _expand(sources: tuple[str, ...]) -> list[str]:
+    """Directories stand for the data files they contain (sorted); other sources pass through."""
+    from pathlib import Path
+
+    expanded: list[str] = []
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.name.lower().endswith(DATA_SUFFIXES))
+            if not files:
+                raise click.BadParameter(f"no data files in directory {source}", param_hint="DATA")
+            expanded.extend(str(p) for p in files)
+        else:
+            expanded.append(source)
+    return expanded
+
+
+@click.command()
+@click.argument("data", nargs=-1, required=True)
+@click.option(
+    "--protocol",
+    type=click.Choice(PROTOCOL_CHOICES),
+    default="cv10",
+    show_default=True,
+    help="Evaluation protocol: stratified 10x10 / 10 / 5-fold CV, leave-one-out, "
+    "0.632 bootstrap (10 replicates), stratified train/validation/test holdout.",
+)
+@click.option(
+    "--algorithms",
+    "-a",
+    metavar="NAMES",
+    help="Comma-separated algorithm names (default: the whole portfolio).",
+)
+@click.option(
+    "--portfolio",
+    "portfolio_file",
+    type=click.Path(dir_okay=False),
+    help="JSON file of extra algorithms, added to the default portfolio.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    "n_jobs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Parallel jobs (-1: all cores).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time limit per fit; slower fits are killed and recorded as 'timeout'.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="MB",
+    help="Memory cap per fit; a fit that exceeds it is recorded as 'error'.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run on a Dask cluster (e.g. tcp://10.0.0.5:8786) via joblib's dask backend.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the splits and of every estimator.",
+)
+@click.option("--target", help="Target column of file datasets.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Where finished jobs are kept for resuming [default: in the data directory].",
+)
+@click.option(
+    "--list",
+    "list_only",
+    is_flag=True,
+    help="List the portfolio's algorithms and exit (DATA is ignored).",
+)
+@format_option()
+@click.pass_context
+def benchmark(
+    ctx,
+    data,
+    protocol,
+    algorithms,
+    portfolio_file,
+    n_jobs,
+    timeout,
+    memory_limit,
+    scheduler,
+    seed,
+    target,
+    cache_dir,
+    list_only,
+    fmt,
+):
+    """Evaluate every algorithm on every DATA set and store the results in the KB.
+
+    DATA is a file (CSV, TSV, gzip, Parquet, ARFF), a directory of such files,
+    sklearn:NAME or openml:ID.  Runs already stored are skipped, so an interrupted
+    benchmark resumes where it stopped.  Fit and predict times are CPU times of the process
+    that fits (BLAS/OpenMP pinned to one thread), so they stay honest under -j.
+
+    \b
+    Example:
+      metarec benchmark sklearn:iris sklearn:wine --protocol cv5 -j 2
+      metarec benchmark data/ --algorithms knn,random_forest --timeout 300
+      metarec benchmark --list x
+    """
+    from metarec.benchmark import load_portfolio, run_benchmark
+
+    portfolio = load_portfolio(portfolio_file)
+    names = [n.strip() for n in algorithms.split(",") if n.strip()] if algorithms else None
+    if list_only:
+        chosen = portfolio.select(names)
+        emit(
+            [
+                {
+                    "algorithm": a.name,
+                    "family": a.family,
+                    "estimator": a.estimator,
+                    "description": a.description,
+                }
+                for a in chosen
+            ],
+            fmt,
+        )
+        return
+    kb = open_kb(ctx)
+    with progress("benchmark") as advance:
+        report = run_benchmark(
+            _expand(data),
+            kb,
+            portfolio=portfolio,
+            algorithms=names,
+            protocol=protocol,
+            n_jobs=n_jobs,
+            timeout=timeout,
+            memory_limit_mb=memory_limit,
+            random_state=seed,
+            scheduler=scheduler,
+            cache_dir=cache_dir,
+            target=target,
+            progress=advance,
+        )
+    failures = [
+        {
+            "dataset": f.dataset,
+            "algorithm": f.algorithm,
+            "status": f.status,
+            "failed_folds": f.n_failed,
+            "message": f.message,
+        }
+        for f in report.failures
+    ]
+    emit(report.to_dict(), fmt, title="benchmark", json_extra={"failures": failures})
+    if failures and fmt == "table":
+        echo_note(f"{len(failures)} (dataset, algorithm) pairs had failed folds:")
+        emit(failures, fmt)

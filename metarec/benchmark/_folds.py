@@ -1,0 +1,258 @@
+"""Evaluate one algorithm on one dataset, fold by fold, and score each fold.
+
+This module is the work of a single benchmark job: split the data with the chosen protocol,
+fit the algorithm's pipeline on each training part in an isolated child process
+(:func:`~metarec.benchmark._isolation.run_isolated`), and score the predictions with
+metarec's evaluation library.  Timing is honest under parallelism: fit and predict times are
+the CPU time (``time.process_time``, user + system, all threads) of the child process that
+does the work, with BLAS/OpenMP limited to one thread, so they do not depend on how many
+jobs share the machine; wall-clock times are stored beside them (``fit_wall_time``,
+``predict_wall_time``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metarec.benchmark._isolation import run_isolated
+from metarec.benchmark._portfolio import Algorithm, build_pipeline
+
+__all__ = ["FoldRecord", "JobSpec", "JobResult", "run_job", "score_predictions"]
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything a worker needs to evaluate one algorithm on one dataset."""
+
+    dataset: str
+    algorithm: Algorithm
+    X: Any  # pandas DataFrame
+    y: np.ndarray  # integer class codes 0..K-1
+    n_classes: int
+    numeric_columns: tuple[str, ...]
+    categorical_columns: tuple[str, ...]
+    protocol: str
+    seed: int
+    timeout: float | None = None
+    memory_limit_mb: float | None = None
+
+
+@dataclass(frozen=True)
+class FoldRecord:
+    """The outcome of one fold: status, times, metrics, and the scores NoSimple needs."""
+
+    fold: int
+    status: str
+    error: str | None
+    fit_time: float
+    predict_time: float
+    fit_wall_time: float
+    predict_wall_time: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    test_index: np.ndarray | None = None
+    scores: np.ndarray | None = None  # (n_test,) binary or (n_test, K) multiclass
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """All folds of one (dataset, algorithm) job."""
+
+    dataset: str
+    algorithm: str
+    protocol: str
+    seed: int
+    folds: tuple[FoldRecord, ...]
+
+
+def _fit_predict(spec: JobSpec, train: np.ndarray, test: np.ndarray, resubstitution: bool) -> dict:
+    """Fit on ``train`` and predict ``test``; runs inside the isolated child."""
+    pipeline = build_pipeline(
+        spec.algorithm,
+        numeric_columns=spec.numeric_columns,
+        categorical_columns=spec.categorical_columns,
+        random_state=spec.seed,
+    )
+    X_train, y_train = spec.X.iloc[train], spec.y[train]
+    X_test = spec.X.iloc[test]
+    wall, cpu = time.perf_counter(), time.process_time()
+    pipeline.fit(X_train, y_train)
+    fit_time, fit_wall = time.process_time() - cpu, time.perf_counter() - wall
+    wall, cpu = time.perf_counter(), time.process_time()
+    y_pred = pipeline.predict(X_test)
+    proba = pipeline.predict_proba(X_test) if hasattr(pipeline, "predict_proba") else None
+    decision = None
+    if proba is None and hasattr(pipeline, "decision_function"):
+        decision = pipeline.decision_function(X_test)
+    predict_time, predict_wall = time.process_time() - cpu, time.perf_counter() - wall
+    out = {
+        "y_pred": np.asarray(y_pred),
+        "proba": None if proba is None else np.asarray(proba, dtype=float),
+        "decision": None if decision is None else np.asarray(decision, dtype=float),
+        "classes": np.asarray(pipeline.classes_),
+        "fit_time": fit_time,
+        "fit_wall_time": fit_wall,
+        "predict_time": predict_time,
+        "predict_wall_time": predict_wall,
+    }
+    if resubstitution:
+        out["resubstitution_accuracy"] = float(np.mean(pipeline.predict(X_train) == y_train))
+    return out
+
+
+def _align(matrix: np.ndarray, classes: np.ndarray, n_classes: int, fill: float) -> np.ndarray:
+    """Place the columns of a per-class matrix at the positions of their class codes."""
+    full = np.full((matrix.shape[0], n_classes), fill, dtype=float)
+    full[:, classes.astype(int)] = matrix
+    return full
+
+
+def _scores(out: dict, n_classes: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Return (probabilities over all classes or None, ranking scores or None)."""
+    classes = out["classes"]
+    proba = None
+    if out["proba"] is not None:
+        proba = _align(out["proba"], classes, n_classes, 0.0)
+    if proba is not None:
+        scores = proba[:, 1] if n_classes == 2 else proba
+        return proba, scores
+    decision = out["decision"]
+    if decision is None:
+        return None, None
+    if decision.ndim == 1:  # binary decision function: positive class is classes[1]
+        if n_classes != 2 or len(classes) != 2:
+            return None, None
+        return None, decision
+    return None, _align(decision, classes, n_classes, float(np.min(decision)) - 1.0)
+
+
+def score_predictions(
+    y_test: np.ndarray,
+    y_pred: np.ndarray,
+    proba: np.ndarray | None,
+    scores: np.ndarray | None,
+    *,
+    n_classes: int,
+) -> dict[str, float]:
+    """Score one fold with metarec's evaluation library (NaN where a metric is undefined).
+
+    ROC AUC is the binary AUC of the positive-class score, or for several classes the macro
+    average of one-vs-rest AUCs over the classes present in the fold (any real-valued
+    per-class score works: probabilities or decision values).  Log loss, quadratic loss and
+    informational loss need probabilities and are NaN for estimators without them.
+    """
+    from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
+
+    from metarec.evaluation import informational_loss, quadratic_loss, tau_score
+
+    labels = np.arange(n_classes)
+    metrics: dict[str, float] = {
+        "balanced_accuracy": float(balanced_accuracy_score(y_test, y_pred)),
+        "tau": float(tau_score(y_test, y_pred, labels=labels)),
+        "roc_auc": np.nan,
+        "log_loss": np.nan,
+        "quadratic_loss": np.nan,
+        "informational_loss": np.nan,
+    }
+    if scores is not None:
+        if n_classes == 2:
+            if len(np.unique(y_test)) == 2:
+                metrics["roc_auc"] = float(roc_auc_score(y_test, scores))
+        else:
+            onehot = y_test[:, None] == labels[None, :]
+            present = onehot.any(axis=0) & (~onehot).any(axis=0)
+            if present.any():
+                metrics["roc_auc"] = float(
+                    roc_auc_score(onehot[:, present], scores[:, present], average="macro")
+                )
+    if proba is not None:
+        clipped = np.clip(proba, 1e-15, 1.0)
+        clipped /= clipped.sum(axis=1, keepdims=True)
+        metrics["log_loss"] = float(log_loss(y_test, clipped, labels=labels))
+        metrics["quadratic_loss"] = float(quadratic_loss(y_test, clipped, labels=labels))
+        metrics["informational_loss"] = float(informational_loss(y_test, clipped, labels=labels))
+    return metrics
+
+
+def run_job(spec: JobSpec) -> JobResult:
+    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``.
+
+    Each fold runs in an isolated child.  After the first fold that times out, the remaining
+    folds are recorded as timed out without being run (their time is the limit), since the
+    same algorithm on the same data would hit the limit again.
+    """
+    from metarec.evaluation import bootstrap632_estimate, get_protocol
+
+    protocol = get_protocol(spec.protocol, random_state=spec.seed)
+    bootstrap = spec.protocol == "bootstrap632"
+    folds: list[FoldRecord] = []
+    timed_out = False
+    for index, (train, test) in enumerate(protocol.split(spec.X, spec.y)):
+        if timed_out:
+            folds.append(
+                FoldRecord(
+                    index,
+                    "timeout",
+                    "not run: an earlier fold hit the time limit",
+                    float(spec.timeout),
+                    0.0,
+                    float(spec.timeout),
+                    0.0,
+                    test_index=test,
+                )
+            )
+            continue
+        outcome = run_isolated(
+            _fit_predict,
+            spec,
+            train,
+            test,
+            bootstrap,
+            timeout=spec.timeout,
+            memory_limit_mb=spec.memory_limit_mb,
+        )
+        if outcome.status != "ok":
+            timed_out = outcome.status == "timeout"
+            folds.append(
+                FoldRecord(
+                    index,
+                    outcome.status,
+                    outcome.error,
+                    outcome.wall_time,
+                    0.0,
+                    outcome.wall_time,
+                    0.0,
+                    test_index=test,
+                )
+            )
+            continue
+        out = outcome.value
+        y_test = spec.y[test]
+        proba, scores = _scores(out, spec.n_classes)
+        accuracy = float(np.mean(out["y_pred"] == y_test))
+        metrics = score_predictions(y_test, out["y_pred"], proba, scores, n_classes=spec.n_classes)
+        if bootstrap:
+            metrics["oob_accuracy"] = accuracy
+            metrics["resubstitution_accuracy"] = out["resubstitution_accuracy"]
+            accuracy = float(bootstrap632_estimate(accuracy, out["resubstitution_accuracy"]))
+        metrics["accuracy"] = accuracy
+        metrics["fit_wall_time"] = out["fit_wall_time"]
+        metrics["predict_wall_time"] = out["predict_wall_time"]
+        folds.append(
+            FoldRecord(
+                index,
+                "ok",
+                None,
+                out["fit_time"],
+                out["predict_time"],
+                out["fit_wall_time"],
+                out["predict_wall_time"],
+                metrics,
+                test_index=test,
+                scores=scores,
+            )
+        )
+    return JobResult(spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(folds))

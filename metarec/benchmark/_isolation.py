@@ -1,0 +1,163 @@
+"""Run one fit in a child process with a time limit and a memory cap.
+
+An algorithm that crashes the interpreter, hangs, or exhausts memory must not take the
+benchmark down with it.  :func:`run_isolated` forks the current process (``os.fork``, so the
+child shares the already loaded data and libraries copy-on-write and starts in milliseconds),
+applies an address-space limit in the child (``resource.RLIMIT_AS``), runs the function and
+sends its pickled result back through a pipe.  The parent waits at most ``timeout`` seconds,
+then kills the child.
+
+``os.fork`` is used rather than :mod:`multiprocessing` because it also works inside daemonic
+worker processes (Dask's) and inside loky workers.  The parent must not have started OpenMP
+thread pools before forking (it only loads data), and the child limits BLAS/OpenMP to one
+thread, so that the CPU time it measures is the work of the fit alone.  On platforms without
+``fork`` the function runs in-process and neither limit applies.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["IsolatedOutcome", "run_isolated"]
+
+
+@dataclass(frozen=True)
+class IsolatedOutcome:
+    """What happened to an isolated call.
+
+    Attributes
+    ----------
+    status : {"ok", "timeout", "error"}
+    value : object
+        The function's return value when ``status == "ok"``.
+    error : str or None
+        One-line description of the failure.
+    wall_time : float
+        Seconds the parent waited.
+    """
+
+    status: str
+    value: Any = None
+    error: str | None = None
+    wall_time: float = 0.0
+
+
+def _child(func: Callable[..., Any], args: tuple, memory_limit_mb: float | None, fd: int) -> None:
+    """Body of the forked child: never returns."""
+    code = 0
+    try:
+        if memory_limit_mb is not None:
+            import resource
+
+            limit = int(memory_limit_mb * 1024 * 1024)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        warnings.simplefilter("ignore")
+        try:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1):
+                payload = ("ok", func(*args), None)
+        except MemoryError:
+            payload = (
+                "error",
+                None,
+                f"MemoryError: exceeded the memory cap of {memory_limit_mb} MB",
+            )
+        except Exception as exc:  # the algorithm's own failure, reported as data
+            message = " ".join(str(exc).split())[:500]
+            payload = ("error", None, f"{type(exc).__name__}: {message}")
+        try:
+            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            data = pickle.dumps(("error", None, f"result could not be pickled: {exc}"))
+        with os.fdopen(fd, "wb") as pipe:
+            pipe.write(data)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def run_isolated(
+    func: Callable[..., Any],
+    *args: Any,
+    timeout: float | None = None,
+    memory_limit_mb: float | None = None,
+) -> IsolatedOutcome:
+    """Call ``func(*args)`` in a forked child process.
+
+    Parameters
+    ----------
+    func : callable
+        Function to run; its return value must be picklable.
+    *args
+        Positional arguments.
+    timeout : float, optional
+        Seconds after which the child is killed and ``status="timeout"`` returned.
+    memory_limit_mb : float, optional
+        Address-space cap of the child in MiB; exceeding it yields ``status="error"``.
+
+    Returns
+    -------
+    IsolatedOutcome
+    """
+    start = time.perf_counter()
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        try:
+            value = func(*args)
+        except Exception as exc:
+            return IsolatedOutcome("error", None, f"{type(exc).__name__}: {exc}", 0.0)
+        return IsolatedOutcome("ok", value, None, time.perf_counter() - start)
+
+    read_fd, write_fd = os.pipe()
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns about fork() in multi-threaded processes; the child only
+        # runs the fit and writes to its pipe, it takes no lock of the parent's threads.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(read_fd)
+        _child(func, args, memory_limit_mb, write_fd)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = None if timeout is None else start + timeout
+    timed_out = False
+    try:
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            ready, _, _ = select.select([read_fd], [], [], wait)
+            if not ready:
+                timed_out = True
+                break
+            chunk = os.read(read_fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        if timed_out:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - start
+    if timed_out:
+        return IsolatedOutcome(
+            "timeout", None, f"killed after the {timeout:g} s time limit", elapsed
+        )
+    if not chunks:
+        if os.WIFSIGNALED(status):
+            sig = signal.Signals(os.WTERMSIG(status)).name
+            return IsolatedOutcome("error", None, f"worker process died ({sig})", elapsed)
+        return IsolatedOutcome("error", None, "worker process exited without a result", elapsed)
+    state, value, error = pickle.loads(b"".join(chunks))
+    return IsolatedOutcome(state, value, error, elapsed)

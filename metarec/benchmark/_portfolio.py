@@ -1,0 +1,247 @@
+"""Algorithm portfolios: which estimators the benchmark runner evaluates.
+
+A portfolio is data, not code: a JSON document listing algorithms by a stable name, the import
+path of a scikit-learn compatible estimator class and its parameters.  metarec ships a default
+portfolio of twenty scikit-learn classifiers (``metarec/_resources/default_portfolio.json``);
+users add their own estimators from a file of the same shape::
+
+    {"algorithms": [
+        {"name": "lightgbm", "estimator": "lightgbm:LGBMClassifier",
+         "params": {"n_estimators": 200}, "family": "ensemble", "scale": false}
+    ]}
+
+Every algorithm is wrapped in a pipeline that handles missing values and categorical columns
+(:func:`build_pipeline`), so any estimator can run on any tabular dataset.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from metarec.exceptions import BenchmarkError, UnknownNameError
+
+__all__ = ["Algorithm", "Portfolio", "load_portfolio", "default_portfolio", "build_pipeline"]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm of a portfolio.
+
+    Parameters
+    ----------
+    name : str
+        Stable identifier (lower case, digits, ``_ . -``); identical across knowledge bases.
+    estimator : str
+        Import path of the estimator class, ``"package.module:ClassName"``.
+    params : dict
+        Keyword arguments of the estimator (its canonical parameters).  ``random_state`` is
+        set by the runner when the estimator accepts it.
+    family : str
+        Coarse family (baseline, linear, tree, ensemble, ...), for reports.
+    scale : bool
+        Whether numeric features are standardised before the estimator.
+    description : str
+        One line for people.
+    """
+
+    name: str
+    estimator: str
+    params: dict[str, Any] = field(default_factory=dict)
+    family: str = "other"
+    scale: bool = False
+    description: str = ""
+
+    @property
+    def library(self) -> str:
+        """Top-level package the estimator comes from (e.g. ``sklearn``)."""
+        return self.estimator.split(":", 1)[0].split(".", 1)[0]
+
+    def estimator_class(self) -> type:
+        """Import and return the estimator class."""
+        module_name, _, class_name = self.estimator.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+            return getattr(module, class_name)
+        except (ImportError, AttributeError) as exc:
+            raise BenchmarkError(
+                f"algorithm {self.name!r}: cannot import estimator {self.estimator!r} ({exc})"
+            ) from exc
+
+    def make_estimator(self, *, random_state: int | None = None) -> Any:
+        """Return a fresh, unfitted estimator with this algorithm's parameters."""
+        cls = self.estimator_class()
+        params = dict(self.params)
+        for key, value in params.items():
+            if isinstance(value, list):  # JSON has no tuples (hidden_layer_sizes etc.)
+                params[key] = tuple(value)
+        estimator = cls(**params)
+        if random_state is not None and "random_state" in estimator.get_params():
+            estimator.set_params(random_state=random_state)
+        return estimator
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    """An ordered collection of uniquely named :class:`Algorithm` records."""
+
+    algorithms: tuple[Algorithm, ...]
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.algorithms]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise BenchmarkError(
+                f"portfolio names must be unique; repeated: {', '.join(duplicated)}"
+            )
+
+    def __iter__(self) -> Iterator[Algorithm]:
+        return iter(self.algorithms)
+
+    def __len__(self) -> int:
+        return len(self.algorithms)
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.algorithms]
+
+    def __getitem__(self, name: str) -> Algorithm:
+        for algorithm in self.algorithms:
+            if algorithm.name == name:
+                return algorithm
+        raise UnknownNameError(
+            f"unknown algorithm {name!r}; the portfolio has: {', '.join(self.names)}"
+        )
+
+    def select(self, names: Iterable[str] | None) -> Portfolio:
+        """Return the sub-portfolio with the given names (all when ``names`` is None)."""
+        if names is None:
+            return self
+        return Portfolio(tuple(self[n] for n in names))
+
+    def __add__(self, other: Portfolio) -> Portfolio:
+        return Portfolio(self.algorithms + other.algorithms)
+
+
+def _parse(document: Any, origin: str) -> Portfolio:
+    if not isinstance(document, dict) or not isinstance(document.get("algorithms"), list):
+        raise BenchmarkError(f"{origin}: a portfolio is a JSON object with a list 'algorithms'")
+    algorithms = []
+    for i, entry in enumerate(document["algorithms"], start=1):
+        where = f"{origin}: algorithm #{i}"
+        if not isinstance(entry, dict):
+            raise BenchmarkError(f"{where} is not an object")
+        missing = [k for k in ("name", "estimator") if not entry.get(k)]
+        if missing:
+            raise BenchmarkError(f"{where} lacks {', '.join(missing)}")
+        unknown = set(entry) - {"name", "estimator", "params", "family", "scale", "description"}
+        if unknown:
+            raise BenchmarkError(f"{where} ({entry['name']}): unknown keys {sorted(unknown)}")
+        if not _NAME.match(str(entry["name"])):
+            raise BenchmarkError(
+                f"{where}: name {entry['name']!r} must be lower case letters, digits, '_', '.', '-'"
+            )
+        if ":" not in str(entry["estimator"]):
+            raise BenchmarkError(
+                f"{where} ({entry['name']}): estimator must be 'module:ClassName', "
+                f"got {entry['estimator']!r}"
+            )
+        params = entry.get("params", {})
+        if not isinstance(params, dict):
+            raise BenchmarkError(f"{where} ({entry['name']}): params must be an object")
+        algorithms.append(
+            Algorithm(
+                name=str(entry["name"]),
+                estimator=str(entry["estimator"]),
+                params=params,
+                family=str(entry.get("family", "other")),
+                scale=bool(entry.get("scale", False)),
+                description=str(entry.get("description", "")),
+            )
+        )
+    return Portfolio(tuple(algorithms))
+
+
+def default_portfolio() -> Portfolio:
+    """Return metarec's default portfolio of twenty scikit-learn classifiers."""
+    text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
+    return _parse(json.loads(text), "default portfolio")
+
+
+def load_portfolio(path: str | Path | None = None, *, include_default: bool = True) -> Portfolio:
+    """Load a portfolio file, by default appended to the default portfolio.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        A JSON portfolio file.  ``None`` returns the default portfolio.
+    include_default : bool, default=True
+        Prepend the default portfolio to the file's algorithms.
+    """
+    if path is None:
+        return default_portfolio()
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise BenchmarkError(f"portfolio file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchmarkError(f"cannot read portfolio file {path}: {exc}") from exc
+    portfolio = _parse(document, str(path))
+    return default_portfolio() + portfolio if include_default else portfolio
+
+
+def build_pipeline(
+    algorithm: Algorithm,
+    *,
+    numeric_columns: Sequence[str],
+    categorical_columns: Sequence[str],
+    random_state: int | None = None,
+):
+    """Wrap an algorithm's estimator in a pipeline that accepts any tabular data.
+
+    Numeric columns: median imputation (plus standardisation when ``algorithm.scale``).
+    Categorical columns: most-frequent imputation and one-hot encoding (unknown categories
+    ignored; categories rarer than 1% of the training rows grouped, at most 50 per column, so
+    huge-cardinality columns stay affordable).  Output is dense so that every estimator
+    (LDA, QDA, naive Bayes, histogram boosting) accepts it.
+    """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    numeric_steps: list[tuple[str, Any]] = [("impute", SimpleImputer(strategy="median"))]
+    if algorithm.scale:
+        numeric_steps.append(("scale", StandardScaler()))
+    transformers = []
+    if numeric_columns:
+        transformers.append(("numeric", Pipeline(numeric_steps), list(numeric_columns)))
+    if categorical_columns:
+        categorical = Pipeline(
+            [
+                ("impute", SimpleImputer(strategy="most_frequent")),
+                (
+                    "onehot",
+                    OneHotEncoder(
+                        handle_unknown="infrequent_if_exist",
+                        min_frequency=0.01,
+                        max_categories=50,
+                        sparse_output=False,
+                    ),
+                ),
+            ]
+        )
+        transformers.append(("categorical", categorical, list(categorical_columns)))
+    prepare = ColumnTransformer(transformers, remainder="drop", sparse_threshold=0.0)
+    return Pipeline(
+        [("prepare", prepare), ("model", algorithm.make_estimator(random_state=random_state))]
+    )
