@@ -150,7 +150,7 @@ def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> di
             scores = nosimple_roc_auc_score(y_test, stacked)
         except ValueError:
             continue  # undefined on this fold (e.g. every object simple)
-        for r, value in zip(members, np.asarray(scores, dtype=float)):
+        for r, value in zip(members, np.asarray(scores, dtype=float), strict=True):
             values[(r.algorithm, fold)] = float(value)
     return values
 
@@ -276,7 +276,7 @@ def run_benchmark(
         raise BenchmarkError("no datasets given")
 
     stored = kb.datasets()
-    known = dict(zip(stored["name"], stored["fingerprint"])) if len(stored) else {}
+    known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
     for name, ds in loaded.items():
         if known.get(name) and known[name] != ds.fingerprint:
             raise BenchmarkError(
