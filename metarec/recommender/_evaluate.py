@@ -1,0 +1,324 @@
+"""Leave-one-dataset-out evaluation of a :class:`Recommender` against baselines.
+
+For every dataset ``d`` of the knowledge base with at least two usable results, the ranking is
+computed from the other datasets (``recommend(metafeatures=mf_d, exclude=[d])``) and compared
+with what really happened on ``d``.  Only algorithms with a result on ``d`` are compared;
+the ranking is restricted to them in its own order.  Accuracy here is the KB's metric with
+failed runs counted as the majority-class accuracy (as in the recommender).
+
+Figures, per dataset, then averaged over datasets:
+
+``spearman``
+    Spearman's rank correlation between the recommended order and the true A3R ranking of
+    ``d`` (algorithms ordered by the mean over competitors of
+    :func:`metarec.evaluation.a3r` on ``d``, with the recommender's ``n``).
+``top1_loss``, ``top3_loss``
+    Best accuracy on ``d`` minus the accuracy of the first recommended algorithm / the best
+    of the first three, in percentage points.
+``mil`` (mean interval loss)
+    Run the recommended algorithms in order; after cumulative time ``t`` the loss is
+    ``100 * (best - max(majority, best accuracy among the finished runs))`` (the
+    majority-class prediction is available at time 0), a step function of ``t``.  MIL is the
+    mean of this loss over ``log t`` on the interval ``[t_lo, t_hi]``, computed exactly
+    (integral of the step function over ``log t`` divided by ``log(t_hi / t_lo)``).  The
+    interval is the same for every method and dataset of one evaluation: ``t_lo`` = the
+    shortest single run time of any evaluated dataset, ``t_hi`` = the longest total time of
+    running every algorithm of one dataset.  Curves stay flat after the last run.
+
+Methods evaluated in the same run:
+
+``metarec``        the recommender as configured;
+``AR``             same neighbours, average rank of accuracy (``method="ar"``);
+``global AR*``     every dataset, average rank of A3R with the same ``n`` (``k=None``);
+``single best``    every dataset, algorithms by mean accuracy (single best first);
+``random``         random order, figures averaged over ``n_random`` permutations;
+``bound``          best single run that fits within ``t`` (an oracle; MIL only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from metarec.exceptions import InvalidInputError
+from metarec.recommender._compat import a3r
+from metarec.recommender._ranker import Recommender
+
+__all__ = ["EvaluationResult", "evaluate_recommender", "loss_curve", "mean_interval_loss"]
+
+N_GRID = 200
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """What :func:`evaluate_recommender` measured.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per method: ``method, spearman, top1_loss, top3_loss, mil, n_datasets``.
+    per_dataset : pandas.DataFrame
+        One row per (method, dataset) with the same figures.
+    grid : ndarray
+        Time grid (seconds, log-spaced over ``[t_lo, t_hi]``) of the curves.
+    curves : dict of str to ndarray
+        Mean loss (percentage points) over datasets at each grid time, per method.
+    t_lo, t_hi : float
+        The MIL interval.
+    params : dict
+        Parameters of the evaluated recommender.
+    """
+
+    summary: object
+    per_dataset: object
+    grid: np.ndarray
+    curves: dict = field(default_factory=dict)
+    t_lo: float = float("nan")
+    t_hi: float = float("nan")
+    params: dict = field(default_factory=dict)
+
+    def to_frame(self):
+        """The summary table."""
+        return self.summary
+
+
+def loss_curve(order_acc, order_time, best, start):
+    """Step function of one run-in-order: breakpoints (cumulative times) and losses.
+
+    Returns
+    -------
+    times : ndarray of shape (m,)
+        Cumulative time after each run.
+    losses : ndarray of shape (m + 1,)
+        Loss before the first run finishes, then after each run (percentage points).
+    """
+    times = np.cumsum(np.asarray(order_time, dtype=float))
+    reached = np.maximum.accumulate(np.concatenate([[start], np.asarray(order_acc, float)]))
+    return times, np.maximum(100.0 * (best - reached), 0.0)
+
+
+def bound_curve(acc, time, best, start):
+    """Loss of the best single run that fits within ``t``: breakpoints and losses."""
+    order = np.argsort(time, kind="stable")
+    times = np.asarray(time, float)[order]
+    reached = np.maximum.accumulate(np.concatenate([[start], np.asarray(acc, float)[order]]))
+    return times, np.maximum(100.0 * (best - reached), 0.0)
+
+
+def mean_interval_loss(times, losses, t_lo, t_hi):
+    """Exact mean over ``log t`` in ``[t_lo, t_hi]`` of a step function (see module doc)."""
+    lo, hi = np.log(t_lo), np.log(t_hi)
+    edges = np.clip(np.log(np.maximum(times, 1e-300)), lo, hi)
+    bounds = np.concatenate([[lo], edges, [hi]])
+    widths = np.diff(np.maximum.accumulate(bounds))
+    return float((widths * losses).sum() / (hi - lo))
+
+
+def _at(grid, times, losses):
+    return losses[np.searchsorted(times, grid, side="right")]
+
+
+def _true_a3r(acc, time, n):
+    sr = np.clip(acc, 1e-3, None)
+    t = np.clip(time, 1e-4, None)
+    ratios = np.asarray(a3r(sr[:, None], sr[None, :], t[:, None], t[None, :], n=n), dtype=float)
+    np.fill_diagonal(ratios, np.nan)
+    return np.nanmean(ratios, axis=1) if acc.size > 1 else np.ones(acc.size)
+
+
+def _spearman(order_positions, true_scores):
+    from scipy.stats import spearmanr
+
+    if order_positions.size < 2 or np.ptp(true_scores) == 0:
+        return float("nan")
+    return float(spearmanr(-order_positions, true_scores).statistic)
+
+
+def evaluate_recommender(
+    kb,
+    recommender: Recommender | None = None,
+    *,
+    baselines: bool = True,
+    datasets=None,
+    extra_exclude=(),
+    n_random: int = 20,
+    random_state=0,
+    progress=None,
+    fitted: bool = False,
+):
+    """Leave-one-dataset-out evaluation of a recommender and the baselines (see module doc).
+
+    Parameters
+    ----------
+    kb : KnowledgeBase or object with ``runs()`` and ``metafeatures()``
+        The knowledge base (ignored when ``fitted=True``).
+    recommender : Recommender, optional
+        The recommender to evaluate; default ``Recommender()``.
+    baselines : bool, default=True
+        Also evaluate AR, global AR*, single best, random and the bound.
+    datasets : iterable of str, optional
+        Datasets to leave out in turn (default: all).
+    extra_exclude : iterable of str, default=()
+        Datasets excluded from the KB for every recommendation (nested evaluation).
+    n_random : int, default=20
+        Permutations averaged for the random baseline.
+    random_state : int or None, default=0
+        Seed of the random baseline.
+    progress : callable, optional
+        ``progress(n=1, total=None)`` called once per dataset.
+    fitted : bool, default=False
+        ``recommender`` is already fitted on ``kb``: do not refit.
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    import pandas as pd
+    from sklearn.base import clone
+
+    rec = recommender if recommender is not None else Recommender()
+    if not fitted:
+        rec = clone(rec).fit(kb)
+    rec._check_fitted()
+    methods = {"metarec": rec}
+    if baselines:
+        methods["AR"] = _refit_like(rec, method="ar")
+        methods["global AR*"] = _refit_like(rec, method="ar*", k=None, weights=None)
+    names = rec.datasets_ if datasets is None else np.asarray([str(d) for d in datasets], dtype=object)
+    unknown = [d for d in names if d not in rec.dataset_index_]
+    if unknown:
+        raise InvalidInputError(f"dataset(s) not in the knowledge base: {', '.join(unknown[:5])}")
+    extra = [str(d) for d in ([extra_exclude] if isinstance(extra_exclude, str) else extra_exclude)]
+    test = [d for d in names if rec.present_[rec.dataset_index_[d]].sum() >= 2 and d not in extra]
+    if not test:
+        raise InvalidInputError("no dataset has results of two or more algorithms to evaluate on")
+    idx = np.array([rec.dataset_index_[d] for d in test])
+    pres = rec.present_[idx]
+    tim = np.clip(np.where(pres, rec.time_[idx], np.nan), 1e-4, None)
+    t_lo = float(np.nanmin(tim))
+    t_hi = float(np.nanmax(np.nansum(tim, axis=1)))
+    if not t_hi > t_lo:
+        t_hi = t_lo * 10.0
+    grid = np.geomspace(t_lo, t_hi, N_GRID)
+    rng = np.random.default_rng(random_state)
+    extra_idx = np.array([rec.dataset_index_[d] for d in extra if d in rec.dataset_index_], dtype=int)
+    acc_all = np.where(rec.present_, rec.accuracy_, 0.0)
+    colsum = acc_all.sum(axis=0) - acc_all[extra_idx].sum(axis=0)
+    colcnt = rec.present_.sum(axis=0) - rec.present_[extra_idx].sum(axis=0)
+    raw = rec.raw_metafeatures_
+    majority = (
+        raw["majority_class_pct"].to_numpy(float) / 100.0
+        if "majority_class_pct" in raw.columns
+        else np.full(len(raw), np.nan)
+    )
+
+    rows, curve_sum = [], {}
+    for d in test:
+        i = rec.dataset_index_[d]
+        here = np.flatnonzero(rec.present_[i])
+        acc = rec.accuracy_[i, here]
+        time = np.clip(rec.time_[i, here], 1e-4, None)
+        start = majority[i] if np.isfinite(majority[i]) else 0.0
+        best = max(float(acc.max()), start)
+        true_scores = _true_a3r(acc, time, float(rec.n))
+        position = {int(j): p for p, j in enumerate(here)}
+        query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
+        exclude = [d, *extra]
+
+        def record(method, order_local, curve_only=False):
+            times, losses = loss_curve(acc[order_local], time[order_local], best, start)
+            row = {
+                "method": method,
+                "dataset": d,
+                "spearman": np.nan if curve_only else _spearman(np.argsort(order_local), true_scores),
+                "top1_loss": np.nan if curve_only else 100.0 * (best - acc[order_local[0]]),
+                "top3_loss": np.nan if curve_only else 100.0 * (best - acc[order_local[:3]].max()),
+                "mil": mean_interval_loss(times, losses, t_lo, t_hi),
+            }
+            return row, _at(grid, times, losses)
+
+        def local_order(algorithm_indices):
+            seen = [position[j] for j in algorithm_indices if j in position]
+            missing = [p for p in range(here.size) if p not in set(seen)]
+            return np.asarray(seen + missing, dtype=int)
+
+        for method, model in methods.items():
+            ranking = model.recommend(metafeatures=query, exclude=exclude)
+            order = local_order([model.algorithm_index_[a] for a in ranking.algorithms])
+            row, curve = record(method, order)
+            rows.append(row)
+            curve_sum.setdefault(method, []).append(curve)
+        if baselines:
+            mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
+            mean_acc = np.where(colcnt - rec.present_[i] > 0, mean_acc, -np.inf)
+            sb = np.lexsort((np.arange(here.size), -mean_acc[here]))
+            row, curve = record("single best", sb)
+            rows.append(row)
+            curve_sum.setdefault("single best", []).append(curve)
+            rand_rows, rand_curves = [], []
+            for _ in range(max(1, n_random)):
+                row, curve = record("random", rng.permutation(here.size))
+                rand_rows.append(row)
+                rand_curves.append(curve)
+            rows.append(
+                {
+                    "method": "random",
+                    "dataset": d,
+                    **{
+                        key: float(np.nanmean([r[key] for r in rand_rows]))
+                        for key in ("spearman", "top1_loss", "top3_loss", "mil")
+                    },
+                }
+            )
+            curve_sum.setdefault("random", []).append(np.mean(rand_curves, axis=0))
+            times, losses = bound_curve(acc, time, best, start)
+            rows.append(
+                {
+                    "method": "bound",
+                    "dataset": d,
+                    "spearman": np.nan,
+                    "top1_loss": np.nan,
+                    "top3_loss": np.nan,
+                    "mil": mean_interval_loss(times, losses, t_lo, t_hi),
+                }
+            )
+            curve_sum.setdefault("bound", []).append(_at(grid, times, losses))
+        if progress is not None:
+            progress(1)
+
+    per_dataset = pd.DataFrame(rows)
+    order = list(dict.fromkeys(per_dataset["method"]))
+    summary = (
+        per_dataset.groupby("method", sort=False)
+        .agg(
+            spearman=("spearman", "mean"),
+            top1_loss=("top1_loss", "mean"),
+            top3_loss=("top3_loss", "mean"),
+            mil=("mil", "mean"),
+            n_datasets=("dataset", "nunique"),
+        )
+        .reindex(order)
+        .reset_index()
+    )
+    curves = {m: np.mean(c, axis=0) for m, c in curve_sum.items()}
+    return EvaluationResult(
+        summary=summary,
+        per_dataset=per_dataset,
+        grid=grid,
+        curves=curves,
+        t_lo=t_lo,
+        t_hi=t_hi,
+        params=rec.get_params(),
+    )
+
+
+def _refit_like(rec: Recommender, **params) -> Recommender:
+    """A copy of a fitted recommender with other ranking parameters (same data, no refit)."""
+    import copy
+
+    other = copy.copy(rec)
+    for name, value in params.items():
+        setattr(other, name, value)
+    other._validate_params()
+    return other

@@ -1,0 +1,572 @@
+"""The :class:`Recommender`: pairwise A3R over the most similar datasets of a knowledge base.
+
+How a ranking is computed (``method="a3r"``):
+
+1. The ``k`` datasets of the knowledge base nearest to the new one in metafeature space are
+   chosen (:mod:`metarec.recommender._neighbours`).
+2. On every neighbour ``d`` and every pair of algorithms ``(p, q)`` that both have a result on
+   it, ``A3R_pq^d = (SR_p / SR_q) / (T_p / T_q)^(1/n)`` (Abdulrahman & Brazdil 2014).
+3. The ratios are aggregated over neighbours by the (weighted) geometric mean, over the
+   datasets where both algorithms ran, and over competitors by the arithmetic mean, as
+   Brazdil, Soares & Costa (2003) aggregate ARR:
+   ``score_p = mean_{q != p, shared data} exp( sum_d w_d log A3R_pq^d / sum_d w_d )``.
+
+Step 3 is a matrix product.  With ``Z = log SR - log T / n`` (datasets x algorithms, 0 where
+missing), the presence mask ``M`` and the weights ``W = diag(w)``::
+
+    sum_d w_d m_dp m_dq log A3R_pq^d = (Z' W M)_pq - (M' W Z)_pq = G - G',  G = Z' W M
+    sum_d w_d m_dp m_dq              = (M' W M)_pq
+
+(the same as ``(L'M - M'L) - (LT'M - M'LT) / n`` with ``L = log SR``, ``LT = log T``), so a
+ranking costs two products of an (algorithms x datasets) by a (datasets x algorithms) matrix,
+and memory ``O(algorithms^2 + algorithms x datasets)``: no loop over pairs or datasets.
+
+Missing and failed results: a pair counts only on datasets where both algorithms have a
+result.  A failed or timed-out run counts as the majority-class accuracy of its dataset
+(``majority_class_pct / 100``, else ``majority_class_size / n_instances``; for other metrics,
+the worst value observed on the dataset) at the cost of the time it used (if that is unknown,
+the longest time observed on the dataset).  When only some runs of an (algorithm, dataset)
+failed, the success rate is the mean over all runs with failed runs counted that way.
+
+With ``normalize=True`` the success rates of each dataset are first passed through
+:func:`metarec.evaluation.normalized_metric` with that dataset's metafeatures (task from
+``n_classes``: 2 = binary, more = multiclass; datasets whose metafeatures lack what the metric
+needs keep their raw values).  Because the adjustment is a factor common to every algorithm
+of a dataset, it cancels in the ratio ``SR_p / SR_q`` except where the clamping to [0, 1]
+applies; it changes the expected accuracy reported, not the order, in most cases.
+
+Success rates are floored at 1e-3 and times at 1e-4 s before taking logarithms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
+from metarec.recommender._compat import arr, normalized_metric, task_from_n_classes
+from metarec.recommender._neighbours import (
+    DISTANCES,
+    MetafeatureScaler,
+    select_neighbours,
+    similarity_weights,
+)
+from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
+
+__all__ = ["Recommender", "METHODS"]
+
+METHODS = ("a3r", "arr", "ar", "ar*")
+SR_FLOOR = 1e-3
+TIME_FLOOR = 1e-4
+_ARR_CHUNK = 4_000_000  # elements of the (datasets, algorithms, algorithms) block for ARR
+
+
+class Recommender(BaseEstimator):
+    """Rank algorithms for a new dataset by their accuracy/time trade-off on similar datasets.
+
+    Parameters
+    ----------
+    k : int or None, default=20
+        Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
+    n : float, default=64
+        Root of the time ratio in A3R (the larger, the less time matters).  Also used by
+        ``"ar*"``.
+    metric : str, default="accuracy"
+        Column of ``kb.runs()`` used as success rate (higher is better, in [0, 1]).
+    time : str, default="fit_time"
+        Column of ``kb.runs()`` used as time (seconds).
+    normalize : bool, default=False
+        Adjust each dataset's success rates with the normalized metric of the evaluation
+        library before computing ratios (see the module documentation).
+    method : {"a3r", "arr", "ar", "ar*"}, default="a3r"
+        ``"a3r"``: pairwise A3R; ``"arr"``: pairwise ARR with parameter ``acc_d`` (Brazdil et
+        al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``: average rank of A3R.
+    distance : {"l1-range", "standardized"}, default="l1-range"
+        Metafeature distance.
+    weights : {None, "distance"}, default=None
+        Similarity weights of the neighbours.
+    acc_d : float, default=0.1
+        ARR's AccD: the accuracy traded for a tenfold speed-up (``method="arr"`` only).
+    features : sequence of str or None, default=None
+        Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB.
+    tried_scale : float, default=0.05
+        Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
+        ``delta`` is the mean absolute accuracy difference on the tried algorithms.
+    random_state : int, RandomState or None, default=None
+        Breaks exact ties between scores at random; ``None`` breaks them by name.
+
+    Attributes
+    ----------
+    datasets_ : ndarray of str
+        Datasets of the knowledge base with at least one result.
+    algorithms_ : ndarray of str
+        Algorithms of the knowledge base.
+    accuracy_, time_ : ndarray of shape (n_datasets, n_algorithms)
+        Success rate (failed runs replaced, not normalized) and time; NaN where missing.
+    present_ : ndarray of bool
+        Whether a result exists.
+    failed_ : ndarray of bool
+        Whether every run of the cell failed.
+    log_sr_, log_time_ : ndarray
+        Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
+    metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
+        Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
+    """
+
+    def __init__(
+        self,
+        *,
+        k: int | None = 20,
+        n: float = 64,
+        metric: str = "accuracy",
+        time: str = "fit_time",
+        normalize: bool = False,
+        method: str = "a3r",
+        distance: str = "l1-range",
+        weights: str | None = None,
+        acc_d: float = 0.1,
+        features=None,
+        tried_scale: float = 0.05,
+        random_state=None,
+    ) -> None:
+        self.k = k
+        self.n = n
+        self.metric = metric
+        self.time = time
+        self.normalize = normalize
+        self.method = method
+        self.distance = distance
+        self.weights = weights
+        self.acc_d = acc_d
+        self.features = features
+        self.tried_scale = tried_scale
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def _validate_params(self) -> None:
+        if self.method not in METHODS:
+            raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {self.method!r}")
+        if self.distance not in DISTANCES:
+            raise InvalidInputError(
+                f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
+            )
+        if self.k is not None and (int(self.k) != self.k or self.k < 1):
+            raise InvalidInputError(f"k must be a positive integer or None; got {self.k!r}")
+        if not (np.isfinite(self.n) and self.n > 0):
+            raise InvalidInputError(f"n must be a positive number; got {self.n!r}")
+        if self.weights not in (None, "distance"):
+            raise InvalidInputError(f"weights must be None or 'distance'; got {self.weights!r}")
+        if not self.tried_scale > 0:
+            raise InvalidInputError(f"tried_scale must be positive; got {self.tried_scale!r}")
+
+    def fit(self, kb, y=None) -> Recommender:
+        """Read the runs and metafeatures of a knowledge base.
+
+        Parameters
+        ----------
+        kb : KnowledgeBase or any object with ``runs()`` and ``metafeatures()``
+            ``runs()`` returns one row per (dataset, algorithm) with columns ``dataset,
+            algorithm``, the metric, the time and optionally ``status``, ``n_runs``,
+            ``n_failed``; ``metafeatures()`` a wide frame with a ``dataset`` column.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        runs = kb.runs()
+        meta = kb.metafeatures()
+        return self._fit_frames(runs, meta)
+
+    def _fit_frames(self, runs, meta) -> Recommender:
+        import pandas as pd
+
+        for column in ("dataset", "algorithm", self.metric, self.time):
+            if column not in runs.columns:
+                raise InvalidInputError(
+                    f"the knowledge base's runs have no column {column!r} "
+                    f"(columns: {', '.join(map(str, runs.columns))})"
+                )
+        if len(runs) == 0:
+            raise InvalidInputError("the knowledge base has no runs to learn from")
+        runs = runs.copy()
+        runs["dataset"] = runs["dataset"].astype(str)
+        runs["algorithm"] = runs["algorithm"].astype(str)
+        runs = runs.drop_duplicates(["dataset", "algorithm"], keep="last")
+        datasets = np.array(sorted(runs["dataset"].unique()), dtype=object)
+        algorithms = np.array(sorted(runs["algorithm"].unique()), dtype=object)
+        d_index = pd.Index(datasets)
+        a_index = pd.Index(algorithms)
+        rows = d_index.get_indexer(runs["dataset"])
+        cols = a_index.get_indexer(runs["algorithm"])
+        shape = (datasets.size, algorithms.size)
+
+        def grid(values, fill=np.nan):
+            out = np.full(shape, fill, dtype=float)
+            out[rows, cols] = np.asarray(values, dtype=float)
+            return out
+
+        acc = grid(pd.to_numeric(runs[self.metric], errors="coerce"))
+        tim = grid(pd.to_numeric(runs[self.time], errors="coerce"))
+        present = np.zeros(shape, dtype=bool)
+        present[rows, cols] = True
+        if "status" in runs.columns:
+            status_ok = runs["status"].fillna("ok").astype(str).eq("ok").to_numpy()
+        else:
+            status_ok = np.ones(len(runs), dtype=bool)
+        n_runs = grid(runs["n_runs"] if "n_runs" in runs.columns else np.ones(len(runs)), 1.0)
+        n_failed = grid(runs["n_failed"] if "n_failed" in runs.columns else np.zeros(len(runs)), 0.0)
+        all_failed = np.zeros(shape, dtype=bool)
+        all_failed[rows, cols] = ~status_ok
+        all_failed |= present & np.isnan(acc)
+
+        # metafeatures aligned with the datasets
+        meta = meta.copy() if meta is not None else pd.DataFrame({"dataset": []})
+        if "dataset" not in meta.columns:
+            raise InvalidInputError("the knowledge base's metafeatures have no 'dataset' column")
+        meta["dataset"] = meta["dataset"].astype(str)
+        meta = meta.drop_duplicates("dataset", keep="last").set_index("dataset").reindex(datasets)
+        numeric = meta.apply(pd.to_numeric, errors="coerce")
+        names = [c for c in numeric.columns if numeric[c].notna().any()]
+        if self.features is not None:
+            unknown = [f for f in self.features if f not in numeric.columns]
+            if unknown:
+                raise UnknownNameError(
+                    f"metafeature(s) {', '.join(map(repr, unknown))} are not in the knowledge base"
+                )
+            names = [f for f in self.features if f in names]
+        raw_meta = numeric
+
+        # majority-class baseline per dataset (for failed runs)
+        baseline = _baseline(raw_meta, self.metric, acc, present & ~all_failed)
+        partial = present & ~all_failed & (n_failed > 0) & (n_runs > 0)
+        mixed = (acc * (n_runs - n_failed) + baseline[:, None] * n_failed) / np.where(
+            n_runs > 0, n_runs, 1
+        )
+        acc = np.where(partial & np.isfinite(baseline)[:, None], mixed, acc)
+        acc = np.where(all_failed, baseline[:, None], acc)
+        longest = np.nanmax(np.where(present, tim, np.nan), axis=1, initial=-np.inf)
+        tim = np.where(present & ~np.isfinite(tim), longest[:, None], tim)
+        usable = present & np.isfinite(acc) & np.isfinite(tim)
+        # datasets without any usable result cannot help
+        keep = usable.any(axis=1)
+        datasets, acc, tim, usable = datasets[keep], acc[keep], tim[keep], usable[keep]
+        all_failed, raw_meta = all_failed[keep], raw_meta.loc[keep]
+        acc = np.where(usable, acc, np.nan)
+        tim = np.where(usable, tim, np.nan)
+
+        sr = acc
+        if self.normalize:
+            sr = _normalize(acc, raw_meta)
+        log_sr = np.where(usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0)
+        log_t = np.where(usable, np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)), 0.0)
+
+        scaler = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
+        self.scaler_ = scaler
+        self.metafeatures_ = scaler.transform(raw_meta[scaler.names_].to_numpy(float))
+        self.raw_metafeatures_ = raw_meta
+        self.datasets_ = datasets
+        self.algorithms_ = algorithms
+        self.accuracy_ = acc
+        self.time_ = tim
+        self.present_ = usable
+        self.failed_ = all_failed & usable
+        self.log_sr_ = log_sr
+        self.log_time_ = log_t
+        self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
+        self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "present_"):
+            raise NotFittedError("this Recommender is not fitted yet; call fit(kb) first")
+
+    # ------------------------------------------------------------ recommend
+    def recommend(
+        self,
+        X=None,
+        y=None,
+        *,
+        metafeatures: Mapping[str, float] | None = None,
+        exclude=(),
+        tried: Mapping[str, tuple[float, float]] | None = None,
+        budget: float | None = None,
+    ) -> Ranking:
+        """Rank the knowledge base's algorithms for a new dataset.
+
+        Parameters
+        ----------
+        X, y : array-like, optional
+            The new dataset; its metafeatures are computed with
+            :func:`metarec.metafeatures.extract`.  Give either ``X, y`` or ``metafeatures``.
+        metafeatures : mapping of str to float, optional
+            The new dataset's metafeatures (names as in the knowledge base).
+        exclude : iterable of str, default=()
+            Datasets of the knowledge base not to use (leave-one-out evaluation).
+        tried : mapping of str to (accuracy, time), optional
+            Results already obtained on the new dataset.  Tried algorithms are dropped from
+            the ranking and neighbours are re-weighted by agreement with the results
+            (see :func:`metarec.recommender._active.agreement_weights`).
+        budget : float, optional
+            Time budget in seconds: return the plan expected to reach the lowest loss within
+            it (see :func:`metarec.recommender._active.budget_plan`).
+
+        Returns
+        -------
+        Ranking
+        """
+        from metarec.recommender._active import agreement_weights, budget_plan
+
+        self._check_fitted()
+        query = self._query_metafeatures(X, y, metafeatures)
+        excluded = np.zeros(self.datasets_.size, dtype=bool)
+        for name in [exclude] if isinstance(exclude, str) else exclude:
+            i = self.dataset_index_.get(str(name))
+            if i is not None:
+                excluded[i] = True
+        candidates = ~excluded
+        vector = self.scaler_.vector(query)
+        dist, n_compared = self.scaler_.distances(self.metafeatures_, vector)
+        if self.k is None:
+            dist_sel = np.where(np.isfinite(dist), dist, np.inf)
+            idx = np.flatnonzero(candidates)
+            idx = idx[np.lexsort((idx, dist_sel[idx]))]
+        else:
+            idx = select_neighbours(dist, int(self.k), candidates)
+        if idx.size == 0:
+            raise InvalidInputError(
+                "no dataset of the knowledge base can be compared with the new one "
+                "(all excluded, or no metafeature in common)"
+            )
+        finite = np.isfinite(dist[idx])
+        w = np.ones(idx.size)
+        if self.weights is not None and finite.any():
+            w[finite] = similarity_weights(dist[idx][finite], self.weights)
+            w[~finite] = w[finite].min()
+        tried = dict(tried or {})
+        tried_idx = []
+        for name in tried:
+            j = self.algorithm_index_.get(str(name))
+            if j is not None:
+                tried_idx.append(j)
+        if tried:
+            w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
+        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        keep = np.ones(self.algorithms_.size, dtype=bool)
+        keep[tried_idx] = False
+        order = self._order(scores, exp_acc, keep)
+        neighbours = tuple(
+            Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
+            for i, wi in zip(idx, w)
+        )
+        plan: tuple = ()
+        if budget is not None:
+            if not budget > 0:
+                raise InvalidInputError(f"budget must be a positive number of seconds; got {budget!r}")
+            order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
+        entries = tuple(
+            RankedAlgorithm(
+                algorithm=str(self.algorithms_[j]),
+                score=float(scores[j]),
+                rank=r + 1,
+                expected_accuracy=float(exp_acc[j]),
+                expected_time=float(exp_time[j]),
+                n_datasets=int(n_sup[j]),
+                n_failed=int(n_fail[j]),
+            )
+            for r, j in enumerate(order)
+        )
+        return Ranking(
+            entries=entries,
+            neighbours=neighbours,
+            method=self.method,
+            metric=self.metric,
+            time=self.time,
+            budget=None if budget is None else float(budget),
+            tried=tuple(str(t) for t in tried),
+            plan=tuple(plan),
+        )
+
+    def _query_metafeatures(self, X, y, metafeatures) -> Mapping[str, float]:
+        if metafeatures is not None:
+            if X is not None or y is not None:
+                raise InvalidInputError("give either X, y or metafeatures, not both")
+            if not isinstance(metafeatures, Mapping):
+                if hasattr(metafeatures, "to_dict"):
+                    return metafeatures.to_dict()
+                raise InvalidInputError("metafeatures must be a mapping of name to value")
+            return metafeatures
+        if X is None or y is None:
+            raise InvalidInputError("recommend needs X and y, or metafeatures=")
+        from metarec.metafeatures import extract
+
+        return extract(X, y)
+
+    # -------------------------------------------------------------- scoring
+    def _scores(self, idx: np.ndarray, w: np.ndarray):
+        """Scores, expected accuracy/time and evidence of every algorithm on neighbours ``idx``."""
+        m = self.present_[idx].astype(float)
+        wm = m * w[:, None]
+        wsum = wm.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            exp_acc = np.where(wsum > 0, (wm * np.nan_to_num(self.accuracy_[idx])).sum(0) / wsum, np.nan)
+            exp_time = np.where(
+                wsum > 0, np.exp((wm * self.log_time_[idx]).sum(0) / np.where(wsum > 0, wsum, 1)), np.nan
+            )
+        n_sup = m.sum(axis=0).astype(int)
+        n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
+        if self.method == "a3r":
+            z = self.log_sr_[idx] - self.log_time_[idx] / float(self.n)
+            scores = pairwise_log_score(z, m, w)
+        elif self.method == "arr":
+            scores = self._arr_scores(idx, m, w)
+        else:
+            if self.method == "ar":
+                values = np.where(m > 0, self.log_sr_[idx], np.nan)
+            else:
+                values = np.where(m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan)
+            scores = average_rank(values, w)
+        return scores, exp_acc, exp_time, n_sup, n_fail
+
+    def _arr_scores(self, idx, m, w):
+        """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
+        sr = np.exp(self.log_sr_[idx])
+        t = np.exp(self.log_time_[idx])
+        n_alg = sr.shape[1]
+        chunk = max(1, _ARR_CHUNK // max(1, n_alg * n_alg))
+        total = np.zeros((n_alg, n_alg))
+        count = np.zeros((n_alg, n_alg))
+        for start in range(0, idx.size, chunk):
+            s = slice(start, start + chunk)
+            ratio = arr(sr[s, :, None], sr[s, None, :], t[s, :, None], t[s, None, :], acc_d=self.acc_d)
+            both = m[s, :, None] * m[s, None, :] * w[s, None, None]
+            # ARR is not monotonic and can be <= 0 (Abdulrahman & Brazdil 2014): floor it
+            logr = np.log(np.clip(np.nan_to_num(ratio, nan=1.0), 1e-6, None))
+            total += (both * logr).sum(axis=0)
+            count += both.sum(axis=0)
+        return _mean_over_competitors(total, count)
+
+    def _order(self, scores, exp_acc, keep) -> np.ndarray:
+        """Indices of kept algorithms, best first; NaN scores last."""
+        j = np.flatnonzero(keep)
+        s = scores[j]
+        key = -s if self.method in ("a3r", "arr") else s
+        key = np.where(np.isfinite(key), key, np.inf)
+        acc_key = -np.nan_to_num(exp_acc[j], nan=-np.inf)
+        if self.random_state is None:
+            tie = np.argsort(np.argsort(self.algorithms_[j].astype(str)))
+        else:
+            rng = np.random.default_rng(
+                self.random_state if not isinstance(self.random_state, np.random.RandomState)
+                else self.random_state.randint(2**31)
+            )
+            tie = rng.permutation(j.size)
+        return j[np.lexsort((tie, acc_key, np.round(key, 12)))]
+
+
+def pairwise_log_score(z: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Mean over competitors of the weighted geometric mean over datasets of ``exp(z_p - z_q)``.
+
+    Parameters
+    ----------
+    z : ndarray of shape (n_datasets, n_algorithms)
+        Log-score of each algorithm on each dataset (``log SR - log T / n`` for A3R); any
+        value where ``m`` is 0.
+    m : ndarray of shape (n_datasets, n_algorithms)
+        1 where the algorithm has a result, else 0.
+    w : ndarray of shape (n_datasets,)
+        Dataset weights.
+
+    Returns
+    -------
+    ndarray of shape (n_algorithms,)
+        NaN for algorithms that share no dataset with any competitor.
+    """
+    z = np.where(m > 0, z, 0.0)
+    wm = m * w[:, None]
+    g = z.T @ wm  # g[p, q] = sum_d w_d z_dp m_dq
+    total = g - g.T  # sum_d w_d m_dp m_dq (z_dp - z_dq)
+    count = m.T @ wm  # sum_d w_d m_dp m_dq
+    return _mean_over_competitors(total, count)
+
+
+def _mean_over_competitors(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    valid = count > 0
+    np.fill_diagonal(valid, False)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = np.exp(np.where(valid, total / np.where(valid, count, 1.0), 0.0))
+        n_comp = valid.sum(axis=1)
+        return np.where(n_comp > 0, (ratio * valid).sum(axis=1) / np.maximum(n_comp, 1), np.nan)
+
+
+def average_rank(values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted average, over datasets, of the rank (1 = best = largest value) among present algorithms.
+
+    NaN marks a missing result; ties share the average rank.  Missing results are not
+    ranked: an algorithm's average is over the datasets where it has a result.
+    """
+    from scipy.stats import rankdata
+
+    present = ~np.isnan(values)
+    ranks = rankdata(np.where(present, -values, np.nan), axis=1, nan_policy="omit")
+    ranks = np.where(present, ranks, 0.0)
+    wm = present * w[:, None]
+    wsum = wm.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(wsum > 0, (ranks * wm).sum(axis=0) / wsum, np.nan)
+
+
+def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Value a failed run counts as, per dataset (see the module documentation)."""
+    n = len(meta)
+    base = np.full(n, np.nan)
+    if metric == "accuracy":
+        if "majority_class_pct" in meta.columns:
+            base = meta["majority_class_pct"].to_numpy(float) / 100.0
+        if "majority_class_size" in meta.columns and "n_instances" in meta.columns:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                alt = meta["majority_class_size"].to_numpy(float) / meta["n_instances"].to_numpy(float)
+            base = np.where(np.isfinite(base), base, alt)
+    with np.errstate(all="ignore"):
+        worst = np.nanmin(np.where(ok, acc, np.nan), axis=1, initial=np.inf)
+    worst = np.where(np.isfinite(worst), worst, np.nan)
+    return np.where(np.isfinite(base), base, worst)
+
+
+def _normalize(acc: np.ndarray, meta) -> np.ndarray:
+    """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed."""
+    out = acc.copy()
+
+    def column(name):
+        if name in meta.columns:
+            return meta[name].to_numpy(float)
+        return np.full(len(meta), np.nan)
+
+    n_classes = column("n_classes")
+    n_inst, n_feat = column("n_instances"), column("n_features")
+    snr, ci, acir = column("snr"), column("class_imbalance_ratio"), column("acir")
+    tasks = np.array([task_from_n_classes(c) for c in n_classes], dtype=object)
+    for task in ("binary", "multiclass"):
+        rows = (tasks == task) & np.isfinite(n_inst) & np.isfinite(n_feat)
+        if not rows.any():
+            continue
+        kwargs = {}
+        if np.isfinite(snr[rows]).all():
+            kwargs["snr"] = snr[rows][:, None]
+        if task == "binary" and np.isfinite(ci[rows]).all():
+            kwargs["imbalance_ratio"] = ci[rows][:, None]
+        if task == "multiclass" and np.isfinite(acir[rows]).all():
+            kwargs["acir"] = acir[rows][:, None]
+        values = normalized_metric(
+            np.nan_to_num(acc[rows], nan=0.0),
+            task=task,
+            n_instances=n_inst[rows][:, None],
+            n_features=n_feat[rows][:, None],
+            **kwargs,
+        )
+        values = np.asarray(values, dtype=float)
+        out[rows] = np.where(np.isnan(acc[rows]) | ~np.isfinite(values), acc[rows], values)
+    return out

@@ -1,0 +1,181 @@
+"""The records a recommendation returns: a :class:`Ranking` of algorithms and its neighbours.
+
+Records are frozen dataclasses so that they can be passed between layers (library, CLI,
+evaluation) without being modified on the way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+__all__ = ["RankedAlgorithm", "Neighbour", "Ranking"]
+
+
+@dataclass(frozen=True)
+class RankedAlgorithm:
+    """One algorithm of a ranking.
+
+    Attributes
+    ----------
+    algorithm : str
+        Algorithm name, as stored in the knowledge base.
+    score : float
+        The ranking score.  For ``method="a3r"`` and ``"arr"`` the mean, over competitors, of
+        the geometric mean over neighbours of the pairwise ratio (higher is better, 1 is
+        "as good as the average competitor"); for ``"ar"`` and ``"ar*"`` the average rank
+        (lower is better).  NaN when no neighbour has a result for the algorithm.
+    rank : int
+        Position in the ranking, 1 = try first.
+    expected_accuracy : float
+        Similarity-weighted mean of the metric over the neighbours that ran the algorithm
+        (failed runs count as the majority-class accuracy).
+    expected_time : float
+        Similarity-weighted geometric mean of the training time (seconds) over those neighbours.
+    n_datasets : int
+        Number of neighbours with a result for the algorithm: the evidence the score rests on.
+    n_failed : int
+        How many of those results are failed or timed-out runs.
+    """
+
+    algorithm: str
+    score: float
+    rank: int
+    expected_accuracy: float
+    expected_time: float
+    n_datasets: int
+    n_failed: int = 0
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A dataset of the knowledge base used to build a ranking.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name.
+    distance : float
+        Distance to the new dataset in metafeature space (see :mod:`metarec.recommender`).
+    weight : float
+        Weight of the dataset in the aggregation (1 unless similarity weights or active
+        testing re-weighting are used).
+    n_features_compared : int
+        Number of metafeatures available for both datasets.
+    """
+
+    name: str
+    distance: float
+    weight: float
+    n_features_compared: int = 0
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """An ordered recommendation, with the evidence behind it.
+
+    Attributes
+    ----------
+    entries : tuple of RankedAlgorithm
+        Algorithms in the recommended order.
+    neighbours : tuple of Neighbour
+        Datasets the ranking was computed from, nearest first.
+    method : str
+        Ranking method (``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``).
+    metric, time : str
+        Names of the performance and time columns used.
+    budget : float or None
+        Time budget in seconds, when the ranking is a budgeted plan.
+    tried : tuple of str
+        Algorithms already run on the new dataset (dropped from the ranking).
+    plan : tuple of (float, float)
+        For budgeted plans only: for each entry, the expected cumulative time and the expected
+        loss (percentage points below the best neighbour accuracy) after running it.
+    """
+
+    entries: tuple[RankedAlgorithm, ...]
+    neighbours: tuple[Neighbour, ...] = ()
+    method: str = "a3r"
+    metric: str = "accuracy"
+    time: str = "fit_time"
+    budget: float | None = None
+    tried: tuple[str, ...] = ()
+    plan: tuple[tuple[float, float], ...] = field(default=())
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Algorithm names in the recommended order."""
+        return [entry.algorithm for entry in self.entries]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[RankedAlgorithm]:
+        return iter(self.entries)
+
+    def __getitem__(self, index: int) -> RankedAlgorithm:
+        return self.entries[index]
+
+    def to_frame(self):
+        """The ranking as a DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``algorithm, score, rank, expected_accuracy, expected_time, n_datasets,
+            n_failed`` (``n_datasets`` = supporting datasets) and, for budgeted plans,
+            ``cumulative_time`` and ``expected_loss``.
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                "algorithm": [e.algorithm for e in self.entries],
+                "score": [float(e.score) for e in self.entries],
+                "rank": [int(e.rank) for e in self.entries],
+                "expected_accuracy": [float(e.expected_accuracy) for e in self.entries],
+                "expected_time": [float(e.expected_time) for e in self.entries],
+                "n_datasets": [int(e.n_datasets) for e in self.entries],
+                "n_failed": [int(e.n_failed) for e in self.entries],
+            }
+        )
+        if self.plan:
+            frame["cumulative_time"] = [p[0] for p in self.plan]
+            frame["expected_loss"] = [p[1] for p in self.plan]
+        return frame
+
+    def neighbours_frame(self):
+        """The neighbours as a DataFrame with columns ``name, distance, weight, n_features_compared``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "name": [nb.name for nb in self.neighbours],
+                "distance": [float(nb.distance) for nb in self.neighbours],
+                "weight": [float(nb.weight) for nb in self.neighbours],
+                "n_features_compared": [int(nb.n_features_compared) for nb in self.neighbours],
+            }
+        )
+
+    def explain(self) -> str:
+        """One paragraph saying what the ranking rests on."""
+        if not self.entries:
+            return "No algorithm has results on the neighbouring datasets."
+        top = self.entries[0]
+        names = ", ".join(nb.name for nb in self.neighbours[:5])
+        more = "" if len(self.neighbours) <= 5 else f" and {len(self.neighbours) - 5} more"
+        evidence = (
+            f"{top.n_datasets} dataset(s)"
+            if not math.isnan(top.score)
+            else "no dataset (no evidence)"
+        )
+        text = (
+            f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
+            f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
+        )
+        if self.tried:
+            text += f" Already tried: {', '.join(self.tried)}."
+        if self.budget is not None:
+            text += f" Plan for a budget of {self.budget:g} s."
+        return text
