@@ -1,1 +1,20 @@
-"""placeholder"""
+"""Loading datasets: one loader for files, DataFrames, OpenML and scikit-learn datasets.
+
+:func:`load_dataset` reads CSV, TSV, ARFF (each optionally gzip-compressed), Parquet, a
+DataFrame, ``"openml:<id>"`` or ``"sklearn:<name>"``, chooses the target column, detects the
+task and the column kinds, and returns a frozen :class:`Dataset`.
+"""
+
+from metarec.data._dataset import Dataset, load_dataset, prepare_frame
+from metarec.data._readers import SKLEARN_DATASETS
+from metarec.data._types import fingerprint, infer_task, is_numeric_column
+
+__all__ = [
+    "Dataset",
+    "load_dataset",
+    "prepare_frame",
+    "infer_task",
+    "is_numeric_column",
+    "fingerprint",
+    "SKLEARN_DATASETS",
+]

@@ -1,0 +1,263 @@
+"""The one dataset loader every metarec command uses: :func:`load_dataset` -> :class:`Dataset`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from metarec.data import _readers
+from metarec.data._types import coerce_numeric_strings, fingerprint, infer_task, is_numeric_column
+from metarec.exceptions import DataError
+
+__all__ = ["Dataset", "load_dataset", "prepare_frame"]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: features, target and what the loader found out about them.
+
+    Attributes
+    ----------
+    name : str
+        File stem, ``"openml:61"``, ``"sklearn:iris"``, ``"frame"`` or the given name.
+    X : DataFrame
+        Features only (column order of the source; duplicated names are kept).
+    y : Series
+        Target, without missing values.
+    target : str
+        Target column name.
+    target_reason : str
+        Why this column is the target: ``"given"``, ``"column named 'target'"``,
+        ``"column named 'class'"``, ``"last column"`` or ``"openml default target"``.
+    task : {"binary", "multiclass", "regression"}
+        Detected task (rule in :func:`metarec.data.infer_task`).
+    numeric_columns, categorical_columns : tuple of str
+        Feature names by kind (rule in :func:`metarec.data.is_numeric_column`).
+    n_missing : int
+        Missing feature values (cells of ``X``) after dropping rows with a missing target.
+    source : {"file", "frame", "openml", "sklearn"}
+    source_id : str or None
+        File path, OpenML id or scikit-learn name.
+    fingerprint : str
+        SHA-256 of the content of ``X`` and ``y``, stable across file formats.
+    n_dropped_target : int
+        Rows dropped because their target value was missing.
+    """
+
+    name: str
+    X: pd.DataFrame
+    y: pd.Series
+    target: str
+    target_reason: str
+    task: str
+    numeric_columns: tuple[str, ...]
+    categorical_columns: tuple[str, ...]
+    n_missing: int
+    source: str
+    source_id: str | None
+    fingerprint: str
+    n_dropped_target: int = 0
+
+    @property
+    def n_instances(self) -> int:
+        """Number of rows."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        """Number of feature columns."""
+        return int(self.X.shape[1])
+
+    def __repr__(self) -> str:
+        return (
+            f"Dataset(name={self.name!r}, n_instances={self.n_instances}, "
+            f"n_features={self.n_features}, target={self.target!r}, task={self.task!r})"
+        )
+
+
+def _choose_target(
+    frame: pd.DataFrame, target: str | None, default: str | None, where: str
+) -> tuple[int, str]:
+    """Position of the target column and the reason it was chosen."""
+    columns = [str(c) for c in frame.columns]
+    if target is not None:
+        if target not in columns:
+            preview = ", ".join(repr(c) for c in columns[:8])
+            more = f", ... ({len(columns)} columns)" if len(columns) > 8 else ""
+            raise DataError(
+                f"target column {target!r} not found in {where}; available: {preview}{more}"
+            )
+        return columns.index(target), "given"
+    if default is not None and default in columns:
+        return columns.index(default), "openml default target"
+    for candidate in ("target", "class"):
+        if candidate in columns:
+            return columns.index(candidate), f"column named {candidate!r}"
+    lowered = [c.lower() for c in columns]
+    for candidate in ("target", "class"):
+        if candidate in lowered:
+            return lowered.index(candidate), f"column named {candidate!r}"
+    return len(columns) - 1, "last column"
+
+
+def prepare_frame(
+    frame: pd.DataFrame,
+    *,
+    target: str | None = None,
+    name: str,
+    source: str,
+    source_id: str | None = None,
+    default_target: str | None = None,
+) -> Dataset:
+    """Split a frame into features and target, validate it and describe it as a :class:`Dataset`.
+
+    Rows whose target is missing are dropped (the count is ``n_dropped_target``): a row
+    without a label can neither be learned from nor characterised.  Infinite feature values are
+    kept as they are (metafeature extraction treats them as missing).
+
+    Raises
+    ------
+    DataError
+        No columns, no rows, unknown target, target entirely missing, a single class.
+    """
+    where = name if source != "file" else str(source_id)
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
+    if frame.shape[1] == 0:
+        raise DataError(f"{where} has no columns")
+    if frame.shape[0] == 0:
+        raise DataError(f"{where} has no rows")
+    if frame.shape[1] < 2:
+        raise DataError(f"{where} has a single column; a dataset needs features and a target")
+    frame = coerce_numeric_strings(frame.reset_index(drop=True))
+    position, reason = _choose_target(frame, target, default_target, where)
+    target_name = str(frame.columns[position])
+    if sum(str(c) == target_name for c in frame.columns) > 1:
+        raise DataError(f"{where}: target column name {target_name!r} is duplicated")
+    y = frame.iloc[:, position]
+    X = frame.drop(columns=frame.columns[position])
+    missing_target = y.isna().to_numpy().copy()
+    if is_numeric_column(y):
+        missing_target |= ~np.isfinite(y.to_numpy(dtype="float64", na_value=np.nan))
+    if missing_target.all():
+        raise DataError(f"{where}: target column {target_name!r} is entirely missing")
+    n_dropped = int(missing_target.sum())
+    if n_dropped:
+        keep = ~missing_target
+        X = X.loc[keep].reset_index(drop=True)
+        y = y.loc[keep].reset_index(drop=True)
+    y = y.rename(target_name)
+    task = infer_task(y)
+    if task != "regression":
+        n_classes = y.astype(str).nunique()
+        if n_classes < 2:
+            value = y.iloc[0]
+            raise DataError(
+                f"{where}: target column {target_name!r} has a single class ({value!r}); "
+                "nothing to learn"
+            )
+    numeric = tuple(str(X.columns[i]) for i in range(X.shape[1]) if is_numeric_column(X.iloc[:, i]))
+    categorical = tuple(
+        str(X.columns[i]) for i in range(X.shape[1]) if not is_numeric_column(X.iloc[:, i])
+    )
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        target=target_name,
+        target_reason=reason,
+        task=task,
+        numeric_columns=numeric,
+        categorical_columns=categorical,
+        n_missing=int(X.isna().to_numpy().sum()),
+        source=source,
+        source_id=source_id,
+        fingerprint=fingerprint(X, y),
+        n_dropped_target=n_dropped,
+    )
+
+
+def _file_stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".gzip"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name).stem
+
+
+def load_dataset(
+    source: str | os.PathLike | pd.DataFrame,
+    *,
+    target: str | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Load a dataset from a file, a DataFrame, OpenML or scikit-learn.
+
+    Parameters
+    ----------
+    source : str, path or DataFrame
+        A path to a CSV, TSV or ARFF file (optionally gzip-compressed, ``.gz``) or a Parquet
+        file; a DataFrame holding features and target; ``"openml:<id>"`` (downloads from
+        OpenML, the only source that uses the network); ``"sklearn:<name>"`` for
+        scikit-learn's bundled datasets (iris, wine, breast_cancer, digits, diabetes).
+    target : str, optional
+        Target column.  Without it: OpenML's default target, else a column named ``target``,
+        else one named ``class`` (exact name first, then case-insensitively), else the last
+        column; :attr:`Dataset.target_reason` says which rule chose it.
+    name : str, optional
+        Dataset name; defaults to the file stem, ``"openml:<id>"``, ``"sklearn:<name>"`` or
+        ``"frame"``.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataError
+        Missing or unreadable file, unknown target column, no rows, a single class, a target
+        that is entirely missing, unknown ``sklearn:`` name or malformed ``openml:`` id.
+
+    Examples
+    --------
+    >>> ds = load_dataset("sklearn:iris")
+    >>> ds.task, ds.target_reason, ds.X.shape
+    ('multiclass', "column named 'target'", (150, 4))
+    """
+    if isinstance(source, pd.DataFrame):
+        return prepare_frame(source, target=target, name=name or "frame", source="frame")
+    if isinstance(source, str) and source.startswith("openml:"):
+        raw_id = source.split(":", 1)[1].strip()
+        if not raw_id.isdigit():
+            raise DataError(
+                f"invalid OpenML dataset id {raw_id!r} in {source!r}; use openml:<integer>"
+            )
+        frame, default, _openml_name = _readers.fetch_openml_frame(int(raw_id))
+        return prepare_frame(
+            frame,
+            target=target,
+            name=name or f"openml:{int(raw_id)}",
+            source="openml",
+            source_id=str(int(raw_id)),
+            default_target=default,
+        )
+    if isinstance(source, str) and source.startswith("sklearn:"):
+        key = source.split(":", 1)[1].strip()
+        frame = _readers.load_sklearn_frame(key)
+        return prepare_frame(
+            frame, target=target, name=name or f"sklearn:{key}", source="sklearn", source_id=key
+        )
+    if not isinstance(source, (str, os.PathLike)):
+        raise DataError(
+            f"cannot load a dataset from a {type(source).__name__}; give a path, a DataFrame, "
+            "'openml:<id>' or 'sklearn:<name>'"
+        )
+    path = Path(source)
+    frame = _readers.read_file(path)
+    return prepare_frame(
+        frame, target=target, name=name or _file_stem(path), source="file", source_id=str(path)
+    )

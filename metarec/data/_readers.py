@@ -1,0 +1,140 @@
+"""Readers turning a file, an OpenML id or a scikit-learn dataset name into a DataFrame."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from metarec.exceptions import DataError
+
+__all__ = ["read_file", "fetch_openml_frame", "load_sklearn_frame", "SKLEARN_DATASETS"]
+
+#: Missing-value spellings accepted in text files besides pandas' defaults (UCI / ARFF "?").
+NA_VALUES = ["?"]
+
+#: scikit-learn bundled datasets (no network needed) -> loader function name.
+SKLEARN_DATASETS = {
+    "iris": "load_iris",
+    "wine": "load_wine",
+    "breast_cancer": "load_breast_cancer",
+    "digits": "load_digits",
+    "diabetes": "load_diabetes",
+}
+
+
+def _suffixes(path: Path) -> tuple[str, bool]:
+    """The format suffix of ``path`` (".csv", ".tsv", ...) and whether it is gzip-compressed."""
+    suffixes = [s.lower() for s in path.suffixes]
+    compressed = bool(suffixes) and suffixes[-1] in (".gz", ".gzip")
+    if compressed:
+        suffixes = suffixes[:-1]
+    return (suffixes[-1] if suffixes else ""), compressed
+
+
+def _read_arff(path: Path, compressed: bool) -> pd.DataFrame:
+    import arff  # liac-arff
+
+    opener = gzip.open if compressed else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        decoded = arff.load(handle)
+    names = [name for name, _ in decoded["attributes"]]
+    frame = pd.DataFrame(decoded["data"], columns=names)
+    for name, kind in decoded["attributes"]:
+        if isinstance(kind, str) and kind.upper() in ("NUMERIC", "REAL", "INTEGER"):
+            frame[name] = pd.to_numeric(frame[name], errors="coerce")
+    return frame
+
+
+def _read_text(path: Path, fmt: str) -> pd.DataFrame:
+    if fmt == ".tsv":
+        sep: str | None = "\t"
+    elif fmt == ".csv":
+        sep = ","
+    else:  # .txt, .data, no suffix: let the sniffer decide
+        sep = None
+    kwargs = {"sep": sep, "na_values": NA_VALUES, "compression": "infer"}
+    if sep is None:
+        kwargs["engine"] = "python"
+    return pd.read_csv(path, **kwargs)
+
+
+def read_file(path: str | os.PathLike) -> pd.DataFrame:
+    """Read CSV, TSV, ARFF (each optionally ``.gz``) or Parquet into a DataFrame.
+
+    Raises
+    ------
+    DataError
+        The file does not exist, is a directory, or cannot be parsed (the message names the
+        path and the parser's complaint).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"file not found: {path}")
+    if path.is_dir():
+        raise DataError(f"{path} is a directory, not a data file")
+    fmt, compressed = _suffixes(path)
+    try:
+        if fmt in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+        if fmt == ".arff":
+            return _read_arff(path, compressed)
+        return _read_text(path, fmt)
+    except pd.errors.EmptyDataError as exc:
+        raise DataError(f"{path} has no rows (empty file)") from exc
+    except (
+        pd.errors.ParserError,
+        UnicodeDecodeError,
+        gzip.BadGzipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        ImportError,
+    ) as exc:
+        raise DataError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # liac-arff's own errors do not share a useful base class
+        if type(exc).__module__.startswith("arff"):
+            raise DataError(f"cannot read {path}: invalid ARFF: {exc}") from exc
+        raise
+
+
+def fetch_openml_frame(dataset_id: int) -> tuple[pd.DataFrame, str | None, str]:
+    """Download an OpenML dataset: ``(frame with the target column, default target, name)``.
+
+    The only function of the loader that touches the network; tests replace it.
+    """
+    import openml  # heavy, optional at run time
+
+    try:
+        dataset = openml.datasets.get_dataset(
+            dataset_id, download_data=True, download_qualities=False
+        )
+        frame, *_ = dataset.get_data(dataset_format="dataframe")
+    except Exception as exc:  # openml raises many unrelated types (HTTP, cache, XML errors)
+        raise DataError(f"cannot fetch openml:{dataset_id}: {type(exc).__name__}: {exc}") from exc
+    target = dataset.default_target_attribute
+    if target and "," in target:
+        target = target.split(",")[0]
+    return frame, target or None, str(dataset.name)
+
+
+def load_sklearn_frame(name: str) -> pd.DataFrame:
+    """One of scikit-learn's bundled datasets as a frame whose label column is ``target``.
+
+    Class labels are replaced by the class names scikit-learn ships (``setosa``, ...).
+    """
+    loader_name = SKLEARN_DATASETS.get(name)
+    if loader_name is None:
+        known = ", ".join(sorted(SKLEARN_DATASETS))
+        raise DataError(f"unknown scikit-learn dataset {name!r}; available: {known}")
+    import sklearn.datasets
+
+    bunch = getattr(sklearn.datasets, loader_name)(as_frame=True)
+    frame = bunch.frame.copy()
+    target_names = getattr(bunch, "target_names", None)
+    if target_names is not None and loader_name != "load_diabetes":
+        labels = pd.Series(list(target_names), dtype="object")
+        frame["target"] = labels.iloc[frame["target"].to_numpy()].to_numpy()
+    return frame

@@ -1,0 +1,129 @@
+"""Column kinds, task detection and content fingerprints, shared by the loader and extraction."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "REGRESSION_MIN_DISTINCT",
+    "REGRESSION_MIN_DISTINCT_FRACTION",
+    "is_numeric_column",
+    "coerce_numeric_strings",
+    "infer_task",
+    "fingerprint",
+]
+
+#: A numeric, integer-valued target is a regression target when it has more distinct values
+#: than both this number ...
+REGRESSION_MIN_DISTINCT = 20
+#: ... and this fraction of the number of (non-missing) target values.
+REGRESSION_MIN_DISTINCT_FRACTION = 0.05
+
+
+def is_numeric_column(series: pd.Series) -> bool:
+    """Whether a column is treated as numeric.
+
+    Integer and floating-point columns are numeric.  Booleans, strings, pandas categoricals
+    and mixed object columns are categorical (OpenML's "nominal"): a boolean is a two-valued
+    nominal attribute, not a measurement.
+    """
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return False
+    if isinstance(dtype, pd.CategoricalDtype):
+        return False
+    return bool(pd.api.types.is_numeric_dtype(dtype))
+
+
+def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Convert text columns whose every non-missing value parses as a number to floats.
+
+    CSV files sometimes carry numbers as text (a stray ``"?"`` read as a string, quoted
+    numbers); such a column is numeric.  Columns are addressed by position, so duplicated
+    column names are left intact.
+    """
+    out = frame
+    for i in range(frame.shape[1]):
+        column = frame.iloc[:, i]
+        dtype = column.dtype
+        if not (pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)):
+            continue
+        if isinstance(dtype, pd.CategoricalDtype):
+            continue
+        present = column.dropna()
+        if present.empty or not all(isinstance(v, str) for v in present.iloc[:50]):
+            continue
+        converted = pd.to_numeric(column, errors="coerce")
+        if converted.notna().sum() == present.shape[0]:
+            if out is frame:
+                out = frame.copy()
+            out.isetitem(i, converted.astype("float64"))
+    return out
+
+
+def infer_task(y: pd.Series) -> str:
+    """Infer the learning task from a target column (missing values ignored).
+
+    Rule: a numeric (non-boolean) target is ``"regression"`` when it has a non-integer value,
+    or when its number of distinct values exceeds both :data:`REGRESSION_MIN_DISTINCT` (20)
+    and :data:`REGRESSION_MIN_DISTINCT_FRACTION` (5 %) of its values; integer codes with few
+    distinct values (0/1, 1..10) are class labels.  Every other target is ``"binary"`` with
+    two distinct values and ``"multiclass"`` with more.  A target with fewer than two
+    distinct values returns ``"binary"`` only if it has exactly two, so callers check the
+    class count themselves (one class is not a task).
+
+    Returns
+    -------
+    {"binary", "multiclass", "regression"}
+    """
+    present = y.dropna()
+    if is_numeric_column(present):
+        values = present.to_numpy(dtype="float64")
+        finite = values[np.isfinite(values)]
+        n_distinct = np.unique(finite).size
+        if finite.size and np.any(finite != np.round(finite)):
+            return "regression"
+        if n_distinct > max(
+            REGRESSION_MIN_DISTINCT, REGRESSION_MIN_DISTINCT_FRACTION * finite.size
+        ):
+            return "regression"
+        return "binary" if n_distinct <= 2 else "multiclass"
+    n_distinct = present.astype(str).nunique()
+    return "binary" if n_distinct <= 2 else "multiclass"
+
+
+def _column_bytes(series: pd.Series) -> bytes:
+    """Canonical bytes of a column: numbers as float64, everything else as text."""
+    numeric = series
+    if not is_numeric_column(series) and not pd.api.types.is_bool_dtype(series.dtype):
+        converted = pd.to_numeric(series, errors="coerce")
+        if converted.notna().sum() == series.notna().sum():
+            numeric = converted
+    if is_numeric_column(numeric):
+        values = numeric.to_numpy(dtype="float64", na_value=np.nan).copy()
+        values[np.isnan(values)] = np.nan  # one NaN bit pattern
+        values[values == 0] = 0.0  # -0.0 and 0.0 alike
+        return b"f" + values.tobytes()
+    text = series.astype(object).where(series.notna(), None)
+    return b"s" + "\x1f".join("\x00" if v is None else str(v) for v in text).encode()
+
+
+def fingerprint(X: pd.DataFrame, y: pd.Series) -> str:
+    """SHA-256 hex digest of a dataset's content (column names and values of X, then y).
+
+    Numbers hash as float64 (so ``1`` in a CSV and ``1.0`` in an ARFF file agree), text
+    columns whose values all parse as numbers hash as those numbers, other values as their
+    text, and missing values alike whatever their spelling; the digest is therefore the same
+    for the same table read from CSV, TSV, Parquet or ARFF.
+    """
+    digest = hashlib.sha256()
+    for i in range(X.shape[1]):
+        digest.update(str(X.columns[i]).encode() + b"\x1e")
+        digest.update(_column_bytes(X.iloc[:, i]))
+        digest.update(b"\x1d")
+    digest.update(str(y.name).encode() + b"\x1e")
+    digest.update(_column_bytes(y))
+    return digest.hexdigest()

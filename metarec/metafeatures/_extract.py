@@ -1,0 +1,197 @@
+"""``extract``: characterise a dataset by its metafeatures, group by group, timed."""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+
+from metarec.exceptions import UnknownNameError
+from metarec.metafeatures import (  # noqa: F401  (importing registers the groups)
+    _general,
+    _imbalance,
+    _info,
+    _landmarkers,
+    _snr,
+    _statistical,
+)
+from metarec.metafeatures._base import FEATURE_FUNCTIONS, REGISTRY, Collector, prepare
+
+__all__ = ["GROUPS", "MetafeatureSet", "extract", "metafeature_names", "describe"]
+
+#: The metafeature groups, in extraction order.
+GROUPS = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
+
+
+class MetafeatureSet(Mapping):
+    """The metafeatures of one dataset: a read-only mapping name -> float.
+
+    Every value is finite or NaN; :attr:`reasons` says why each NaN is undefined.
+
+    Attributes
+    ----------
+    timings : dict of str to float
+        Seconds each extracted group took.
+    reasons : dict of str to str
+        Name -> reason, for every NaN value.
+    groups : tuple of str
+        The groups extracted.
+    n_dropped_target : int
+        Rows left out because their target was missing.
+    """
+
+    def __init__(
+        self,
+        values: Mapping[str, float],
+        *,
+        timings: Mapping[str, float],
+        reasons: Mapping[str, str],
+        groups: tuple[str, ...],
+        n_dropped_target: int = 0,
+    ) -> None:
+        self._values = dict(values)
+        self.timings = dict(timings)
+        self.reasons = dict(reasons)
+        self.groups = tuple(groups)
+        self.n_dropped_target = int(n_dropped_target)
+
+    def __getitem__(self, name: str) -> float:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        n_nan = sum(math.isnan(v) for v in self._values.values())
+        return (
+            f"MetafeatureSet({len(self)} values, {n_nan} NaN, groups={list(self.groups)}, "
+            f"seconds={sum(self.timings.values()):.3g})"
+        )
+
+    def to_series(self):
+        """The values as a float ``pandas.Series`` indexed by name."""
+        import pandas as pd
+
+        return pd.Series(self._values, dtype="float64", name="value").rename_axis("name")
+
+    def to_frame(self, dataset: str | None = None):
+        """A one-row wide frame (column ``dataset`` first when given), as KBs store them."""
+        import pandas as pd
+
+        row = dict(self._values)
+        if dataset is not None:
+            row = {"dataset": dataset, **row}
+        return pd.DataFrame([row])
+
+
+def _resolve_groups(groups: str | Iterable[str] | None) -> tuple[str, ...]:
+    if groups is None:
+        return GROUPS
+    if isinstance(groups, str):
+        groups = [g.strip() for g in groups.split(",") if g.strip()]
+    chosen = []
+    for group in groups:
+        if group not in GROUPS:
+            raise UnknownNameError(
+                f"unknown metafeature group {group!r}; available: {', '.join(GROUPS)}"
+            )
+        if group not in chosen:
+            chosen.append(group)
+    return tuple(g for g in GROUPS if g in chosen)
+
+
+def extract(
+    X,
+    y,
+    *,
+    groups: str | Iterable[str] | None = None,
+    task: str | None = None,
+    random_state: int = 0,
+) -> MetafeatureSet:
+    """Compute the metafeatures of a dataset.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Features, numeric and categorical mixed, with missing or infinite values, constant
+        or duplicated columns.  Numeric columns are int/float; every other column (text,
+        bool, category) is categorical; text columns holding only numbers are numeric.
+    y : Series or array-like of shape (n_samples,)
+        Target.  Rows with a missing target are dropped (:attr:`MetafeatureSet.n_dropped_target`).
+    groups : str or iterable of str, optional
+        Groups to extract (default: all of :data:`GROUPS`); a comma-separated string works.
+    task : {"binary", "multiclass", "regression"}, optional
+        Learning task; inferred with :func:`metarec.data.infer_task` when omitted.
+    random_state : int, default=0
+        Seed of every random choice (cross-validation folds, subsamples, random node).
+
+    Returns
+    -------
+    MetafeatureSet
+        Mapping name -> float plus ``timings`` (seconds per group) and ``reasons``.
+
+    Raises
+    ------
+    InvalidInputError
+        Lengths differ, no rows, or the target is entirely missing.
+    UnknownNameError
+        An unknown group name.
+
+    References
+    ----------
+    .. [1] Rivolli, A. et al. (2022). Meta-features for meta-learning. Knowledge-Based
+           Systems 240, 108101.
+    .. [2] Brazdil, P., Giraud-Carrier, C., Soares, C., Vilalta, R. (2009). Metalearning:
+           Applications to Data Mining. Springer.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> mf = extract(X, y, groups=["general", "imbalance"])
+    >>> mf["n_instances"], mf["acir"]
+    (150.0, 1.0)
+    """
+    chosen = _resolve_groups(groups)
+    data = prepare(X, y, task=task, random_state=random_state)
+    out = Collector()
+    timings: dict[str, float] = {}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for group in chosen:
+            start = time.perf_counter()
+            for function in REGISTRY.get(group, []):
+                function(data, out)
+            timings[group] = time.perf_counter() - start
+    return MetafeatureSet(
+        out.values,
+        timings=timings,
+        reasons=out.reasons,
+        groups=chosen,
+        n_dropped_target=data.n_dropped_target,
+    )
+
+
+def metafeature_names(groups: str | Iterable[str] | None = None) -> list[str]:
+    """Names the chosen groups produce, in extraction order."""
+    names: list[str] = []
+    for group in _resolve_groups(groups):
+        for function in REGISTRY.get(group, []):
+            names.extend(function.metafeature_names)  # type: ignore[attr-defined]
+    return names
+
+
+def describe(name: str) -> str:
+    """The documentation of a metafeature (the docstring of the function computing it)."""
+    function = FEATURE_FUNCTIONS.get(name)
+    if function is None:
+        raise UnknownNameError(f"unknown metafeature {name!r}")
+    import inspect
+
+    return inspect.getdoc(function) or ""

@@ -1,0 +1,5 @@
+"""landmarkers metafeatures (being written)."""
+
+from __future__ import annotations
+
+GROUP = "landmarkers"

@@ -1,0 +1,5 @@
+"""statistical metafeatures (being written)."""
+
+from __future__ import annotations
+
+GROUP = "statistical"
