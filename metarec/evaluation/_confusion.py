@@ -1,0 +1,448 @@
+"""Confusion-matrix metrics of Table 2 of the contingency-space paper, and accuracy with an
+interval.
+
+Each metric exists twice:
+
+* a scikit-learn style ``*_score(y_true, y_pred, *, confusion=None, pos_label=1)`` that takes
+  labels (or a confusion matrix) and returns a float;
+* a vectorised kernel in :data:`CONFUSION_METRICS` that takes the four counts as broadcastable
+  arrays, used by the contingency space to evaluate a metric on a whole grid at once.
+
+The binary matrices follow scikit-learn's layout ``[[tn, fp], [fn, tp]]`` (rows: true
+negative / positive class, columns: predicted).  Where the formula printed in Table 2 of
+Ahmadzadeh et al. (2022) disagrees with the metric's standard definition, the standard
+definition is used and the docstring says so.
+
+References
+----------
+.. [1] A. Ahmadzadeh, D. J. Kempton, P. C. Martens and R. A. Angryk, "Contingency Space: A
+   Semimetric Space for Classification Evaluation", IEEE TPAMI 45(2), 2023,
+   doi:10.1109/TPAMI.2022.3167007.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from metarec.evaluation._validation import (
+    ConfusionCounts,
+    as_1d,
+    binary_confusion,
+    check_confusion,
+    check_same_length,
+    confusion_matrix,
+)
+from metarec.exceptions import InvalidInputError
+
+__all__ = [
+    "accuracy_score",
+    "balanced_accuracy_score",
+    "geometric_mean_score",
+    "precision_score",
+    "recall_score",
+    "f1_score",
+    "gilbert_skill_score",
+    "doolittle_skill_score",
+    "heidke_skill_score",
+    "true_skill_statistic",
+    "youden_j_score",
+    "AccuracyInterval",
+    "accuracy_confidence_interval",
+    "CONFUSION_METRICS",
+]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, zero_division: float) -> np.ndarray:
+    """``num / den`` with ``zero_division`` where ``den == 0`` (no warnings)."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, float(zero_division))
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+# --------------------------------------------------------------------------- kernels
+# Every kernel takes ConfusionCounts (arrays) and returns an array of the broadcast shape.
+
+
+def _acc(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _ratio(c.tp + c.tn, c.total, zd)
+
+
+def _tpr(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _ratio(c.tp, c.p, zd)
+
+
+def _tnr(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _ratio(c.tn, c.n, zd)
+
+
+def _ba(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return 0.5 * (_tpr(c, zd) + _tnr(c, zd))
+
+
+def _gm(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return np.sqrt(_tpr(c, zd) * _tnr(c, zd))
+
+
+def _pre(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _ratio(c.tp, c.tp + c.fp, zd)
+
+
+def _f1(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, zd)
+
+
+def _gss(c: ConfusionCounts, zd: float) -> np.ndarray:
+    hits_random = _ratio(c.p * (c.tp + c.fp), c.total, 0.0)
+    return _ratio(c.tp - hits_random, c.tp + c.fp + c.fn - hits_random, zd)
+
+
+def _dss(c: ConfusionCounts, zd: float) -> np.ndarray:
+    num = (c.tp * c.tn - c.fp * c.fn) ** 2
+    return _ratio(num, (c.tp + c.fp) * (c.fn + c.tn) * c.p * c.n, zd)
+
+
+def _hss(c: ConfusionCounts, zd: float) -> np.ndarray:
+    num = 2 * (c.tp * c.tn - c.fp * c.fn)
+    return _ratio(num, c.p * (c.fn + c.tn) + c.n * (c.tp + c.fp), zd)
+
+
+def _tss(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _tpr(c, zd) - _ratio(c.fp, c.n, zd)
+
+
+def _youden(c: ConfusionCounts, zd: float) -> np.ndarray:
+    return _tpr(c, zd) + _tnr(c, zd) - 1.0
+
+
+@dataclass(frozen=True)
+class _MetricInfo:
+    """A vectorised confusion-matrix metric, its range and a display label."""
+
+    kernel: Callable[[ConfusionCounts, float], np.ndarray]
+    low: float
+    high: float
+    label: str
+
+
+#: name -> (kernel, lowest value, highest value, label); kernels take ConfusionCounts.
+CONFUSION_METRICS: dict[str, _MetricInfo] = {
+    "accuracy": _MetricInfo(_acc, 0.0, 1.0, "accuracy"),
+    "balanced_accuracy": _MetricInfo(_ba, 0.0, 1.0, "balanced accuracy"),
+    "geometric_mean": _MetricInfo(_gm, 0.0, 1.0, "geometric mean"),
+    "precision": _MetricInfo(_pre, 0.0, 1.0, "precision"),
+    "recall": _MetricInfo(_tpr, 0.0, 1.0, "recall"),
+    "f1": _MetricInfo(_f1, 0.0, 1.0, "F1 score"),
+    "gilbert": _MetricInfo(_gss, -1.0 / 3.0, 1.0, "Gilbert's skill score"),
+    "doolittle": _MetricInfo(_dss, 0.0, 1.0, "Doolittle's skill score"),
+    "heidke": _MetricInfo(_hss, -1.0, 1.0, "Heidke skill score"),
+    "tss": _MetricInfo(_tss, -1.0, 1.0, "true skill statistic"),
+    "youden_j": _MetricInfo(_youden, -1.0, 1.0, "Youden's J"),
+}
+
+
+def _binary(y_true, y_pred, confusion, pos_label, name, zero_division) -> float:
+    counts = binary_confusion(y_true, y_pred, confusion=confusion, pos_label=pos_label)
+    return float(CONFUSION_METRICS[name].kernel(counts, zero_division))
+
+
+# --------------------------------------------------------------------------- public scores
+
+
+def accuracy_score(y_true: Any = None, y_pred: Any = None, *, confusion: Any = None) -> float:
+    """Fraction of objects classified correctly, ``(tp + tn) / (p + n)``.
+
+    Works for any number of classes: with a k x k ``confusion`` it is the trace over the sum.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (k, k), optional
+        Confusion matrix, rows true classes and columns predicted classes.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("acc").
+    """
+    if confusion is not None:
+        cm = check_confusion(confusion)
+        return float(np.trace(cm) / cm.sum())
+    y_true = as_1d(y_true, "y_true")
+    y_pred = as_1d(y_pred, "y_pred")
+    check_same_length(y_true=y_true, y_pred=y_pred)
+    return float(np.mean(y_true == y_pred))
+
+
+def balanced_accuracy_score(
+    y_true: Any = None, y_pred: Any = None, *, confusion: Any = None
+) -> float:
+    """Mean per-class recall; for two classes ``(tp/p + tn/n) / 2``.
+
+    ``y_true`` must hold at least two classes.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("ba").
+    .. [2] K. H. Brodersen et al., "The balanced accuracy and its posterior distribution",
+       ICPR 2010.
+    """
+    if confusion is None:
+        confusion, _ = confusion_matrix(y_true, y_pred)
+    cm = check_confusion(confusion)
+    support = cm.sum(axis=1)
+    present = support > 0
+    if present.sum() < 2:
+        raise InvalidInputError("balanced accuracy needs at least two classes in y_true")
+    return float(np.mean(np.diag(cm)[present] / support[present]))
+
+
+def geometric_mean_score(
+    y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
+) -> float:
+    """Geometric mean of the true-positive and true-negative rates, ``sqrt(tpr * tnr)``.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("gm").
+    .. [2] M. Kubat and S. Matwin, "Addressing the curse of imbalanced training sets:
+       one-sided selection", ICML 1997.
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "geometric_mean", 0.0)
+
+
+def precision_score(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    pos_label: Any = 1,
+    zero_division: float = 0.0,
+) -> float:
+    """Precision ``tp / (tp + fp)``; ``zero_division`` when nothing is predicted positive.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("pre").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "precision", zero_division)
+
+
+def recall_score(
+    y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
+) -> float:
+    """Recall (sensitivity, true-positive rate) ``tp / p``.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("rec").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "recall", 0.0)
+
+
+def f1_score(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    pos_label: Any = 1,
+    zero_division: float = 0.0,
+) -> float:
+    """F1 score, the harmonic mean of precision and recall, ``2 tp / (2 tp + fp + fn)``.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("f_1").
+    .. [2] N. Chinchor and B. Sundheim, "MUC-5 evaluation metrics", MUC-5, 1993.
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "f1", zero_division)
+
+
+def gilbert_skill_score(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    pos_label: Any = 1,
+    zero_division: float = 0.0,
+) -> float:
+    """Gilbert's skill score (equitable threat score) ``(tp - h) / (tp + fp + fn - h)``.
+
+    ``h = p * p' / N`` is the number of hits expected by chance.  Table 2 of the paper prints
+    this term as ``r``, which elsewhere in the paper is the imbalance ratio; the standard
+    definition (random hits) is used here.  Range [-1/3, 1].
+
+    References
+    ----------
+    .. [1] G. K. Gilbert, "Finley's tornado predictions", Amer. Meteorol. J. 1(5), 1884.
+    .. [2] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("gss").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "gilbert", zero_division)
+
+
+def doolittle_skill_score(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    pos_label: Any = 1,
+    zero_division: float = 0.0,
+) -> float:
+    """Doolittle's skill score ``(tp tn - fp fn)^2 / ((tp + fp)(fn + tn) p n)``.
+
+    This is the squared phi (Matthews) coefficient, in [0, 1].  Table 2 of the paper prints the
+    denominator as ``(tp + fp)(tp + fn) p n``, repeating ``tp + fn = p``; the standard
+    definition uses the predicted-negative total ``fn + tn`` instead, as here.
+
+    References
+    ----------
+    .. [1] M. H. Doolittle, "Association ratios", Bull. Philos. Soc. Washington 7, 1888.
+    .. [2] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("dss").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "doolittle", zero_division)
+
+
+def heidke_skill_score(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    pos_label: Any = 1,
+    zero_division: float = 0.0,
+) -> float:
+    """Heidke skill score ``2 (tp tn - fp fn) / (p (fn + tn) + n (tp + fp))``, in [-1, 1].
+
+    Accuracy relative to that of a random forecast with the same marginals; matches Table 2.
+
+    References
+    ----------
+    .. [1] P. Heidke, "Berechnung des Erfolges und der Güte der Windstärkevorhersagen im
+       Sturmwarnungsdienst", Geografiska Annaler 8, 1926.
+    .. [2] C. C. Balch, "Updated verification of the Space Weather Prediction Center's solar
+       energetic particle prediction model", Space Weather 6(1), 2008.
+    .. [3] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("hss").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "heidke", zero_division)
+
+
+def true_skill_statistic(
+    y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
+) -> float:
+    """True skill statistic (Hanssen–Kuipers discriminant) ``tp/p - fp/n``, in [-1, 1].
+
+    Table 2 of the paper prints ``(tp/p - fp/n) / (tp/p + fp/n)``; the standard statistic,
+    which the paper itself says is identical to Youden's J, has no denominator, as here.
+
+    References
+    ----------
+    .. [1] A. W. Hanssen and W. J. A. Kuipers, "On the relationship between the frequency of
+       rain and various meteorological parameters", KNMI, 1965.
+    .. [2] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("tss").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "tss", 0.0)
+
+
+def youden_j_score(
+    y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
+) -> float:
+    """Youden's J index ``tpr + tnr - 1``, in [-1, 1].
+
+    Table 2 prints ``(tp tn - fp fn) / ((tp + fn)(fp + tn))``, which is algebraically the same
+    (divide by ``p n``).
+
+    References
+    ----------
+    .. [1] W. J. Youden, "Index for rating diagnostic tests", Cancer 3(1), 1950.
+    .. [2] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("j").
+    """
+    return _binary(y_true, y_pred, confusion, pos_label, "youden_j", 0.0)
+
+
+# --------------------------------------------------------------------------- accuracy interval
+
+
+@dataclass(frozen=True)
+class AccuracyInterval:
+    """Observed accuracy and a confidence interval for the true success rate."""
+
+    accuracy: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def accuracy_confidence_interval(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confidence: float = 0.95,
+    accuracy: float | None = None,
+    n: int | None = None,
+) -> AccuracyInterval:
+    """Accuracy with the Wilson score interval for the true success rate.
+
+    Treats the ``n`` test objects as Bernoulli trials with observed success rate ``f`` and
+    returns ``(f + z²/2n ± z sqrt(f/n - f²/n + z²/4n²)) / (1 + z²/n)`` with ``z`` the
+    two-sided normal quantile of ``confidence``.  Give either labels or ``accuracy`` and
+    ``n``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+    confidence : float, default=0.95
+        In (0, 1).
+    accuracy : float, optional
+        Observed success rate, used with ``n`` instead of labels.
+    n : int, optional
+        Number of test objects.
+
+    Returns
+    -------
+    AccuracyInterval
+
+    References
+    ----------
+    .. [1] I. H. Witten, E. Frank and M. A. Hall, "Data Mining: Practical Machine Learning
+       Tools and Techniques", 3rd ed., Morgan Kaufmann, 2011, Sect. 5.2 (e.g. f = 75 %,
+       n = 1000, 80 % confidence gives [73.2 %, 76.7 %]).
+    .. [2] E. B. Wilson, "Probable inference, the law of succession, and statistical
+       inference", JASA 22(158), 1927.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    if accuracy is None:
+        y_true = as_1d(y_true, "y_true")
+        y_pred = as_1d(y_pred, "y_pred")
+        check_same_length(y_true=y_true, y_pred=y_pred)
+        f = float(np.mean(y_true == y_pred))
+        n_obj = len(y_true)
+    else:
+        if n is None or int(n) < 1:
+            raise InvalidInputError(f"n must be a positive count with accuracy, got {n!r}")
+        if not 0.0 <= accuracy <= 1.0:
+            raise InvalidInputError(f"accuracy must be in [0, 1], got {accuracy!r}")
+        f, n_obj = float(accuracy), int(n)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z2 = z * z
+    centre = f + z2 / (2 * n_obj)
+    half = z * np.sqrt(f / n_obj - f * f / n_obj + z2 / (4 * n_obj * n_obj))
+    den = 1 + z2 / n_obj
+    return AccuracyInterval(
+        accuracy=f,
+        low=float((centre - half) / den),
+        high=float((centre + half) / den),
+        n=n_obj,
+        confidence=float(confidence),
+    )
