@@ -169,8 +169,11 @@ def extract(
             for function in REGISTRY.get(group, []):
                 function(data, out)
             timings[group] = time.perf_counter() - start
+    ordered = {name: out.values[name] for name in metafeature_names(chosen)}
+    if len(ordered) != len(out.values):  # pragma: no cover - a registration bug
+        raise RuntimeError(f"unregistered metafeatures: {set(out.values) - set(ordered)}")
     return MetafeatureSet(
-        out.values,
+        ordered,
         timings=timings,
         reasons=out.reasons,
         groups=chosen,

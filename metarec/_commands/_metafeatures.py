@@ -1,0 +1,92 @@
+"""``metarec metafeatures DATA``: characterise a dataset."""
+
+from __future__ import annotations
+
+import click
+
+from metarec._commands._output import echo_note, emit, format_option, open_kb
+
+
+@click.command()
+@click.argument("data", metavar="DATA")
+@click.option(
+    "--target", help="Target column [default: 'target', else 'class', else the last column]."
+)
+@click.option(
+    "--groups",
+    metavar="G1,G2",
+    help="Comma-separated groups: general, imbalance, snr, statistical, info, landmarkers "
+    "[default: all].",
+)
+@click.option("--name", help="Dataset name stored with --save [default: file stem / source].")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Random state of the extraction."
+)
+@click.option(
+    "--save",
+    is_flag=True,
+    help="Record the dataset and its metafeatures in the knowledge base (--db).",
+)
+@format_option()
+@click.pass_context
+def metafeatures(ctx, data, target, groups, name, seed, save, fmt):
+    """Compute the metafeatures of DATA and print them (name, value, group, reason for NaN).
+
+    DATA is a CSV/TSV/ARFF file (optionally .gz), a Parquet file, openml:<id> or
+    sklearn:<name> (iris, wine, breast_cancer, digits, diabetes).
+
+    \b
+    Example:
+      metarec metafeatures sklearn:iris
+      metarec metafeatures data.csv --target label --groups general,imbalance,snr --format json
+      metarec metafeatures data.csv --save
+    """
+    import pandas as pd
+
+    from metarec.data import load_dataset
+    from metarec.metafeatures import extract
+    from metarec.metafeatures._base import FEATURE_FUNCTIONS
+
+    dataset = load_dataset(data, target=target, name=name)
+    if dataset.n_dropped_target:
+        echo_note(f"Dropped {dataset.n_dropped_target} rows whose target is missing.")
+    echo_note(
+        f"{dataset.name}: {dataset.n_instances} rows, {dataset.n_features} features, "
+        f"target {dataset.target!r} ({dataset.target_reason}), task {dataset.task}"
+    )
+    result = extract(dataset.X, dataset.y, groups=groups, task=dataset.task, random_state=seed)
+    names = list(result)
+    frame = pd.DataFrame(
+        {
+            "name": names,
+            "value": [result[n] for n in names],
+            "group": [getattr(FEATURE_FUNCTIONS.get(n), "metafeature_group", "") for n in names],
+            "reason": [result.reasons.get(n, "") for n in names],
+        }
+    )
+    if save:
+        kb = open_kb(ctx)
+        kb.add_dataset(
+            dataset.name,
+            source=dataset.source,
+            source_id=dataset.source_id,
+            task=dataset.task,
+            n_instances=dataset.n_instances,
+            n_features=dataset.n_features,
+            fingerprint=dataset.fingerprint,
+        )
+        kb.import_metafeatures(result.to_frame(dataset.name))
+        echo_note(f"Saved {len(result)} metafeatures of {dataset.name!r} to {kb.url}.")
+    emit(
+        frame,
+        fmt,
+        title=f"Metafeatures of {dataset.name}",
+        json_extra={
+            "dataset": dataset.name,
+            "target": dataset.target,
+            "target_reason": dataset.target_reason,
+            "task": dataset.task,
+            "fingerprint": dataset.fingerprint,
+            "timings": result.timings,
+        },
+    )
