@@ -105,7 +105,9 @@ def budget_plan(recommender, idx, w, order, expected_time, tried, budget):
             feasible = (~used) & (cand_time <= remaining)
             if not feasible.any():
                 break
-            gain = (wn[:, None] * np.maximum(acc[:, candidates] - current[:, None], 0.0)).sum(axis=0)
+            gain = (wn[:, None] * np.maximum(acc[:, candidates] - current[:, None], 0.0)).sum(
+                axis=0
+            )
             value = gain / np.maximum(cand_time, 1e-9) if by_ratio else gain
             value = np.where(feasible, value, -np.inf)
             pick = int(np.argmax(value))  # ties: first in ranking order

@@ -135,6 +135,36 @@ def _spearman(order_positions, true_scores):
     return float(spearmanr(-order_positions, true_scores).statistic)
 
 
+class _Case:
+    """One left-out dataset: its true results and how to score an order of its algorithms."""
+
+    def __init__(self, name, here, acc, time, best, start, true_scores, grid, t_lo, t_hi):
+        self.name, self.here, self.acc, self.time = name, here, acc, time
+        self.best, self.start, self.true_scores = best, start, true_scores
+        self.grid, self.t_lo, self.t_hi = grid, t_lo, t_hi
+        self.position = {int(j): p for p, j in enumerate(here)}
+
+    def local_order(self, algorithm_indices):
+        """Positions (in ``here``) of the ranked algorithms that ran, then those not ranked."""
+        seen = [self.position[j] for j in algorithm_indices if j in self.position]
+        taken = set(seen)
+        missing = [p for p in range(self.here.size) if p not in taken]
+        return np.asarray(seen + missing, dtype=int)
+
+    def record(self, method, order):
+        acc = self.acc
+        times, losses = loss_curve(acc[order], self.time[order], self.best, self.start)
+        row = {
+            "method": method,
+            "dataset": self.name,
+            "spearman": _spearman(np.argsort(order), self.true_scores),
+            "top1_loss": 100.0 * (self.best - acc[order[0]]),
+            "top3_loss": 100.0 * (self.best - acc[order[:3]].max()),
+            "mil": mean_interval_loss(times, losses, self.t_lo, self.t_hi),
+        }
+        return row, _at(self.grid, times, losses)
+
+
 def evaluate_recommender(
     kb,
     recommender: Recommender | None = None,
@@ -185,7 +215,9 @@ def evaluate_recommender(
     if baselines:
         methods["AR"] = _refit_like(rec, method="ar")
         methods["global AR*"] = _refit_like(rec, method="ar*", k=None, weights=None)
-    names = rec.datasets_ if datasets is None else np.asarray([str(d) for d in datasets], dtype=object)
+    names = (
+        rec.datasets_ if datasets is None else np.asarray([str(d) for d in datasets], dtype=object)
+    )
     unknown = [d for d in names if d not in rec.dataset_index_]
     if unknown:
         raise InvalidInputError(f"dataset(s) not in the knowledge base: {', '.join(unknown[:5])}")
@@ -202,7 +234,9 @@ def evaluate_recommender(
         t_hi = t_lo * 10.0
     grid = np.geomspace(t_lo, t_hi, N_GRID)
     rng = np.random.default_rng(random_state)
-    extra_idx = np.array([rec.dataset_index_[d] for d in extra if d in rec.dataset_index_], dtype=int)
+    extra_idx = np.array(
+        [rec.dataset_index_[d] for d in extra if d in rec.dataset_index_], dtype=int
+    )
     acc_all = np.where(rec.present_, rec.accuracy_, 0.0)
     colsum = acc_all.sum(axis=0) - acc_all[extra_idx].sum(axis=0)
     colcnt = rec.present_.sum(axis=0) - rec.present_[extra_idx].sum(axis=0)
@@ -222,43 +256,26 @@ def evaluate_recommender(
         start = majority[i] if np.isfinite(majority[i]) else 0.0
         best = max(float(acc.max()), start)
         true_scores = _true_a3r(acc, time, float(rec.n))
-        position = {int(j): p for p, j in enumerate(here)}
+        case = _Case(d, here, acc, time, best, start, true_scores, grid, t_lo, t_hi)
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         exclude = [d, *extra]
 
-        def record(method, order_local, curve_only=False):
-            times, losses = loss_curve(acc[order_local], time[order_local], best, start)
-            row = {
-                "method": method,
-                "dataset": d,
-                "spearman": np.nan if curve_only else _spearman(np.argsort(order_local), true_scores),
-                "top1_loss": np.nan if curve_only else 100.0 * (best - acc[order_local[0]]),
-                "top3_loss": np.nan if curve_only else 100.0 * (best - acc[order_local[:3]].max()),
-                "mil": mean_interval_loss(times, losses, t_lo, t_hi),
-            }
-            return row, _at(grid, times, losses)
-
-        def local_order(algorithm_indices):
-            seen = [position[j] for j in algorithm_indices if j in position]
-            missing = [p for p in range(here.size) if p not in set(seen)]
-            return np.asarray(seen + missing, dtype=int)
-
         for method, model in methods.items():
             ranking = model.recommend(metafeatures=query, exclude=exclude)
-            order = local_order([model.algorithm_index_[a] for a in ranking.algorithms])
-            row, curve = record(method, order)
+            order = case.local_order([model.algorithm_index_[a] for a in ranking.algorithms])
+            row, curve = case.record(method, order)
             rows.append(row)
             curve_sum.setdefault(method, []).append(curve)
         if baselines:
             mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
             mean_acc = np.where(colcnt - rec.present_[i] > 0, mean_acc, -np.inf)
             sb = np.lexsort((np.arange(here.size), -mean_acc[here]))
-            row, curve = record("single best", sb)
+            row, curve = case.record("single best", sb)
             rows.append(row)
             curve_sum.setdefault("single best", []).append(curve)
             rand_rows, rand_curves = [], []
             for _ in range(max(1, n_random)):
-                row, curve = record("random", rng.permutation(here.size))
+                row, curve = case.record("random", rng.permutation(here.size))
                 rand_rows.append(row)
                 rand_curves.append(curve)
             rows.append(

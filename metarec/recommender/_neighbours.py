@@ -53,14 +53,18 @@ class MetafeatureScaler:
         values = np.where(np.isfinite(values), values, np.nan)
         with np.errstate(all="ignore"):
             if self.distance == "l1-range":
-                low = np.nanmin(values, axis=0) if values.shape[0] else np.full(values.shape[1], np.nan)
+                low = (
+                    np.nanmin(values, axis=0)
+                    if values.shape[0]
+                    else np.full(values.shape[1], np.nan)
+                )
                 high = np.nanmax(values, axis=0) if values.shape[0] else low
                 centre, scale = low, high - low
             else:
                 centre = np.nanmean(values, axis=0)
                 scale = np.nanstd(values, axis=0)
         keep = np.isfinite(scale) & (scale > 0)
-        self.names_ = [name for name, k in zip(names, keep) if k]
+        self.names_ = [name for name, k in zip(names, keep, strict=True) if k]
         self.centre_ = centre[keep]
         self.scale_ = scale[keep]
         self.index_ = {name: i for i, name in enumerate(self.names_)}

@@ -147,7 +147,9 @@ class Recommender(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _validate_params(self) -> None:
         if self.method not in METHODS:
-            raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {self.method!r}")
+            raise InvalidInputError(
+                f"method must be one of {', '.join(METHODS)}; got {self.method!r}"
+            )
         if self.distance not in DISTANCES:
             raise InvalidInputError(
                 f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
@@ -218,7 +220,9 @@ class Recommender(BaseEstimator):
         else:
             status_ok = np.ones(len(runs), dtype=bool)
         n_runs = grid(runs["n_runs"] if "n_runs" in runs.columns else np.ones(len(runs)), 1.0)
-        n_failed = grid(runs["n_failed"] if "n_failed" in runs.columns else np.zeros(len(runs)), 0.0)
+        n_failed = grid(
+            runs["n_failed"] if "n_failed" in runs.columns else np.zeros(len(runs)), 0.0
+        )
         all_failed = np.zeros(shape, dtype=bool)
         all_failed[rows, cols] = ~status_ok
         all_failed |= present & np.isnan(acc)
@@ -262,7 +266,9 @@ class Recommender(BaseEstimator):
         if self.normalize:
             sr = _normalize(acc, raw_meta)
         log_sr = np.where(usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0)
-        log_t = np.where(usable, np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)), 0.0)
+        log_t = np.where(
+            usable, np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)), 0.0
+        )
 
         scaler = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
         self.scaler_ = scaler
@@ -360,12 +366,14 @@ class Recommender(BaseEstimator):
         order = self._order(scores, exp_acc, keep)
         neighbours = tuple(
             Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
-            for i, wi in zip(idx, w)
+            for i, wi in zip(idx, w, strict=True)
         )
         plan: tuple = ()
         if budget is not None:
             if not budget > 0:
-                raise InvalidInputError(f"budget must be a positive number of seconds; got {budget!r}")
+                raise InvalidInputError(
+                    f"budget must be a positive number of seconds; got {budget!r}"
+                )
             order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
         entries = tuple(
             RankedAlgorithm(
@@ -390,6 +398,53 @@ class Recommender(BaseEstimator):
             plan=tuple(plan),
         )
 
+    def rank(self, datasets=None) -> Ranking:
+        """Ranking of the stored results themselves, without a new dataset.
+
+        Parameters
+        ----------
+        datasets : str or iterable of str, optional
+            Datasets whose results are aggregated (each weighs 1); default every dataset.
+            With one dataset this is the "true" ranking of that dataset.
+
+        Returns
+        -------
+        Ranking
+            ``neighbours`` lists the datasets used, at distance NaN.
+        """
+        self._check_fitted()
+        if datasets is None:
+            idx = np.arange(self.datasets_.size)
+        else:
+            names = [datasets] if isinstance(datasets, str) else list(datasets)
+            unknown = [str(d) for d in names if str(d) not in self.dataset_index_]
+            if unknown:
+                raise UnknownNameError(
+                    f"dataset(s) {', '.join(map(repr, unknown))} have no results in the knowledge base"
+                )
+            idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
+        w = np.ones(idx.size)
+        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        order = self._order(scores, exp_acc, n_sup > 0)
+        return Ranking(
+            entries=tuple(
+                RankedAlgorithm(
+                    str(self.algorithms_[j]),
+                    float(scores[j]),
+                    r + 1,
+                    float(exp_acc[j]),
+                    float(exp_time[j]),
+                    int(n_sup[j]),
+                    int(n_fail[j]),
+                )
+                for r, j in enumerate(order)
+            ),
+            neighbours=tuple(Neighbour(str(self.datasets_[i]), float("nan"), 1.0) for i in idx),
+            method=self.method,
+            metric=self.metric,
+            time=self.time,
+        )
+
     def _query_metafeatures(self, X, y, metafeatures) -> Mapping[str, float]:
         if metafeatures is not None:
             if X is not None or y is not None:
@@ -412,9 +467,13 @@ class Recommender(BaseEstimator):
         wm = m * w[:, None]
         wsum = wm.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            exp_acc = np.where(wsum > 0, (wm * np.nan_to_num(self.accuracy_[idx])).sum(0) / wsum, np.nan)
+            exp_acc = np.where(
+                wsum > 0, (wm * np.nan_to_num(self.accuracy_[idx])).sum(0) / wsum, np.nan
+            )
             exp_time = np.where(
-                wsum > 0, np.exp((wm * self.log_time_[idx]).sum(0) / np.where(wsum > 0, wsum, 1)), np.nan
+                wsum > 0,
+                np.exp((wm * self.log_time_[idx]).sum(0) / np.where(wsum > 0, wsum, 1)),
+                np.nan,
             )
         n_sup = m.sum(axis=0).astype(int)
         n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
@@ -427,7 +486,9 @@ class Recommender(BaseEstimator):
             if self.method == "ar":
                 values = np.where(m > 0, self.log_sr_[idx], np.nan)
             else:
-                values = np.where(m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan)
+                values = np.where(
+                    m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan
+                )
             scores = average_rank(values, w)
         return scores, exp_acc, exp_time, n_sup, n_fail
 
@@ -441,7 +502,9 @@ class Recommender(BaseEstimator):
         count = np.zeros((n_alg, n_alg))
         for start in range(0, idx.size, chunk):
             s = slice(start, start + chunk)
-            ratio = arr(sr[s, :, None], sr[s, None, :], t[s, :, None], t[s, None, :], acc_d=self.acc_d)
+            ratio = arr(
+                sr[s, :, None], sr[s, None, :], t[s, :, None], t[s, None, :], acc_d=self.acc_d
+            )
             both = m[s, :, None] * m[s, None, :] * w[s, None, None]
             # ARR is not monotonic and can be <= 0 (Abdulrahman & Brazdil 2014): floor it
             logr = np.log(np.clip(np.nan_to_num(ratio, nan=1.0), 1e-6, None))
@@ -460,7 +523,8 @@ class Recommender(BaseEstimator):
             tie = np.argsort(np.argsort(self.algorithms_[j].astype(str)))
         else:
             rng = np.random.default_rng(
-                self.random_state if not isinstance(self.random_state, np.random.RandomState)
+                self.random_state
+                if not isinstance(self.random_state, np.random.RandomState)
                 else self.random_state.randint(2**31)
             )
             tie = rng.permutation(j.size)
@@ -528,7 +592,9 @@ def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
             base = meta["majority_class_pct"].to_numpy(float) / 100.0
         if "majority_class_size" in meta.columns and "n_instances" in meta.columns:
             with np.errstate(invalid="ignore", divide="ignore"):
-                alt = meta["majority_class_size"].to_numpy(float) / meta["n_instances"].to_numpy(float)
+                alt = meta["majority_class_size"].to_numpy(float) / meta["n_instances"].to_numpy(
+                    float
+                )
             base = np.where(np.isfinite(base), base, alt)
     with np.errstate(all="ignore"):
         worst = np.nanmin(np.where(ok, acc, np.nan), axis=1, initial=np.inf)

@@ -1,0 +1,165 @@
+"""Choosing the recommender's defaults without tuning on the evaluation set.
+
+Procedure (held-out split of datasets):
+
+1. The datasets of the knowledge base with results of two or more algorithms are shuffled
+   with ``random_state`` and split into a tuning half and a held-out half.
+2. Every configuration of the grid is evaluated by leave-one-dataset-out **on the tuning half
+   only**: the held-out datasets are excluded from the knowledge base for every
+   recommendation (``extra_exclude``), so none of their results influences the choice.
+3. The configuration with the lowest criterion ``mil + top3_loss`` (both in percentage
+   points; the mean interval loss rewards fast good answers, the top-3 loss rewards accurate
+   ones: their sum favours the time/accuracy frontier) is chosen; ties go to the higher
+   Spearman correlation, then to the grid order.
+4. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
+   held-out half (the knowledge base then holds every dataset but the one left out).  These
+   are the figures to report.
+
+:func:`tune_recommender` returns every configuration's tuning figures, the choice and the
+held-out evaluation, so the procedure can be rerun whenever the knowledge base changes
+(``python benchmarks/tune_recommender.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from metarec.exceptions import InvalidInputError
+from metarec.recommender._evaluate import EvaluationResult, evaluate_recommender
+from metarec.recommender._ranker import Recommender
+
+__all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender"]
+
+DEFAULT_GRID: Mapping[str, tuple] = {
+    "k": (5, 10, 20, 40, None),
+    "n": (8, 16, 32, 64),
+    "weights": (None, "distance"),
+    "distance": ("l1-range", "standardized"),
+    "normalize": (False, True),
+}
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """Outcome of :func:`tune_recommender`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per configuration: its parameters and tuning-half figures, best first.
+    best_params : dict
+        The chosen configuration.
+    tuning_datasets, heldout_datasets : tuple of str
+        The split.
+    heldout : EvaluationResult
+        Evaluation of the chosen configuration and the baselines on the held-out half.
+    """
+
+    table: object
+    best_params: dict
+    tuning_datasets: tuple
+    heldout_datasets: tuple
+    heldout: EvaluationResult
+
+
+def tune_recommender(
+    kb,
+    grid: Mapping[str, tuple] | None = None,
+    *,
+    base: Recommender | None = None,
+    test_size: float = 0.5,
+    random_state=0,
+    progress=None,
+) -> TuningResult:
+    """Tune the recommender's parameters on half of the datasets, evaluate on the other half.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase or object with ``runs()`` and ``metafeatures()``
+    grid : mapping of parameter name to candidate values, optional
+        Default :data:`DEFAULT_GRID`.
+    base : Recommender, optional
+        Parameters not in the grid come from it (default ``Recommender()``).
+    test_size : float, default=0.5
+        Fraction of datasets held out.
+    random_state : int, default=0
+        Seed of the split.
+    progress : callable, optional
+        ``progress(n=1, total=None)``, called once per configuration.
+
+    Returns
+    -------
+    TuningResult
+    """
+    import pandas as pd
+    from sklearn.base import clone
+
+    grid = dict(DEFAULT_GRID if grid is None else grid)
+    base = base if base is not None else Recommender()
+    if not 0 < test_size < 1:
+        raise InvalidInputError(f"test_size must be in (0, 1); got {test_size!r}")
+    names = list(grid)
+    combos = list(itertools.product(*(grid[name] for name in names)))
+    if progress is not None:
+        progress(0, total=len(combos))
+    # fitted models are shared by configurations that only differ in ranking parameters
+    fit_keys = ("normalize", "distance", "features", "metric", "time")
+    fitted: dict = {}
+    probe = clone(base).fit(kb)
+    usable = [d for d in probe.datasets_ if probe.present_[probe.dataset_index_[d]].sum() >= 2]
+    if len(usable) < 4:
+        raise InvalidInputError("tuning needs at least 4 datasets with results of 2+ algorithms")
+    rng = np.random.default_rng(random_state)
+    shuffled = list(rng.permutation(np.asarray(usable, dtype=object)))
+    n_out = max(1, round(test_size * len(shuffled)))
+    heldout, tuning = tuple(sorted(shuffled[:n_out])), tuple(sorted(shuffled[n_out:]))
+    rows = []
+    for combo in combos:
+        params = dict(zip(names, combo, strict=True))
+        model = clone(base).set_params(**params)
+        key = tuple(repr(model.get_params()[p]) for p in fit_keys)
+        if key not in fitted:
+            fitted[key] = clone(model).fit(kb)
+        data = fitted[key]
+        from metarec.recommender._evaluate import _refit_like
+
+        ranker = _refit_like(data, **{p: v for p, v in params.items() if p not in fit_keys})
+        result = evaluate_recommender(
+            kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
+        )
+        figures = result.summary.iloc[0]
+        rows.append(
+            {
+                **{p: _show(v) for p, v in params.items()},
+                "spearman": figures["spearman"],
+                "top1_loss": figures["top1_loss"],
+                "top3_loss": figures["top3_loss"],
+                "mil": figures["mil"],
+                "criterion": figures["mil"] + figures["top3_loss"],
+                "_order": len(rows),
+                "_params": params,
+            }
+        )
+        if progress is not None:
+            progress(1)
+    table = pd.DataFrame(rows).sort_values(
+        ["criterion", "spearman", "_order"], ascending=[True, False, True]
+    )
+    best = dict(table["_params"].iloc[0])
+    chosen = clone(base).set_params(**best)
+    evaluation = evaluate_recommender(kb, chosen, baselines=True, datasets=heldout)
+    return TuningResult(
+        table=table.drop(columns=["_order", "_params"]).reset_index(drop=True),
+        best_params=best,
+        tuning_datasets=tuning,
+        heldout_datasets=heldout,
+        heldout=evaluation,
+    )
+
+
+def _show(value):
+    return "None" if value is None else value

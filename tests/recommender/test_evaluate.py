@@ -1,0 +1,104 @@
+"""Leave-one-dataset-out evaluation, loss-time curves, MIL and the tuning procedure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metarec.exceptions import InvalidInputError
+from metarec.recommender import Recommender, evaluate_recommender
+from metarec.recommender._evaluate import bound_curve, loss_curve, mean_interval_loss
+from metarec.recommender._tune import tune_recommender
+from tests.recommender._fakes import random_kb, tiny_kb
+
+
+def test_loss_curve_and_mil_by_hand():
+    times, losses = loss_curve([0.7, 0.9, 0.8], [1.0, 9.0, 90.0], best=0.9, start=0.5)
+    np.testing.assert_allclose(times, [1.0, 10.0, 100.0])
+    np.testing.assert_allclose(losses, [40.0, 20.0, 0.0, 0.0])
+    # one decade at each loss between 0.1 s and 1000 s
+    assert mean_interval_loss(times, losses, 0.1, 1000.0) == pytest.approx((40 + 20 + 0 + 0) / 4)
+    # the interval cuts the steps
+    assert mean_interval_loss(times, losses, 1.0, 100.0) == pytest.approx(10.0)
+    assert mean_interval_loss(times, losses, 0.01, 0.1) == pytest.approx(40.0)
+
+
+def test_bound_is_best_single_run_within_t():
+    times, losses = bound_curve([0.9, 0.7, 0.8], [100.0, 1.0, 10.0], best=0.9, start=0.5)
+    np.testing.assert_allclose(times, [1.0, 10.0, 100.0])
+    np.testing.assert_allclose(losses, [40.0, 20.0, 10.0, 0.0])
+
+
+def test_evaluation_by_hand_on_tiny_kb():
+    rec = Recommender(k=1, n=4)
+    result = evaluate_recommender(tiny_kb(), rec, n_random=5)
+    per = result.per_dataset.set_index(["method", "dataset"])
+    # D2 left out: nearest other dataset is D1 (x=0), whose A3R order is A, C, B -> on D2: A, B
+    assert per.loc[("metarec", "D2"), "top1_loss"] == pytest.approx(30.0)
+    assert per.loc[("metarec", "D2"), "top3_loss"] == pytest.approx(0.0)
+    # true A3R on D2: B (.9 @2s) beats A (.6 @2s): recommended A first -> rho = -1
+    assert per.loc[("metarec", "D2"), "spearman"] == pytest.approx(-1.0)
+    # AR on the same neighbour ranks B first
+    assert per.loc[("AR", "D2"), "top1_loss"] == pytest.approx(0.0)
+    assert set(result.summary["method"]) == {
+        "metarec",
+        "AR",
+        "global AR*",
+        "single best",
+        "random",
+        "bound",
+    }
+    assert result.t_lo == pytest.approx(1.0)
+    assert result.t_hi == pytest.approx(102.0)  # D3: 1 + 100 + 1
+
+
+def test_bound_below_every_method_and_summary_means():
+    result = evaluate_recommender(random_kb(seed=2), Recommender(k=5, n=16), n_random=3)
+    summary = result.summary.set_index("method")
+    per = result.per_dataset
+    for method in summary.index:
+        assert summary.loc["bound", "mil"] <= summary.loc[method, "mil"] + 1e-9
+        np.testing.assert_allclose(
+            summary.loc[method, "mil"], per.loc[per.method == method, "mil"].mean()
+        )
+        assert np.all(result.curves["bound"] <= result.curves[method] + 1e-9)
+    assert (per["top3_loss"].dropna() <= per["top1_loss"].dropna() + 1e-9).all()
+    assert abs(summary.loc["random", "spearman"]) < 0.5
+    assert result.grid[0] == pytest.approx(result.t_lo) and result.grid[-1] == pytest.approx(
+        result.t_hi
+    )
+
+
+def test_evaluate_errors():
+    with pytest.raises(InvalidInputError):
+        evaluate_recommender(tiny_kb(), datasets=["nope"])
+
+
+def test_plot_writes_png(tmp_path):
+    from metarec.recommender.plots import plot_loss_time
+
+    result = evaluate_recommender(tiny_kb(), Recommender(k=1), n_random=2)
+    path = tmp_path / "curves.png"
+    fig = plot_loss_time(result, path=path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(fig.axes[0].get_lines()) == 6
+
+
+def test_tuning_never_sees_heldout_results():
+    kb = random_kb(n_datasets=16, seed=4)
+    grid = {"k": (3, None), "n": (8, 64)}
+    result = tune_recommender(kb, grid, random_state=1)
+    assert set(result.tuning_datasets).isdisjoint(result.heldout_datasets)
+    assert len(result.table) == 4
+    assert result.best_params == {
+        k: (None if v == "None" else v) for k, v in result.table.iloc[0][["k", "n"]].items()
+    }
+    assert set(result.heldout.per_dataset["dataset"]) == set(result.heldout_datasets)
+    # changing the held-out datasets' results does not change the tuning table
+    runs = kb._runs
+    runs.loc[runs.dataset.isin(result.heldout_datasets), "accuracy"] = 0.01
+    again = tune_recommender(kb, grid, random_state=1)
+    np.testing.assert_allclose(
+        again.table[["mil", "top3_loss"]].to_numpy(float),
+        result.table[["mil", "top3_loss"]].to_numpy(float),
+    )

@@ -1,0 +1,272 @@
+"""Rankings of the Recommender, checked against hand computations and a naive implementation."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
+from metarec.recommender import Ranking, Recommender
+from metarec.recommender._compat import a3r, arr
+from metarec.recommender._ranker import average_rank, pairwise_log_score
+from tests.recommender._fakes import random_kb, tiny_kb
+
+QUERY = {"x": 0.4, "constant": 3.0}
+
+
+def test_a3r_scores_by_hand():
+    # neighbours D1 (distance 0.4/10) and D2 (0.6/10); n = 4
+    # D1: A3R_AB = (.8/.9) / (1/16)^(1/4) = 1.7778, A3R_AC = 1.6, A3R_BC = (.9/.5) / 2 = 0.9
+    # D2: A3R_AB = .6/.9 = 0.6667; C did not run on D2
+    # geometric means: AB = sqrt(1.7778 * 0.6667), AC = 1.6, BC = 0.9
+    rec = Recommender(k=2, n=4).fit(tiny_kb())
+    ranking = rec.recommend(metafeatures=QUERY)
+    ab = math.sqrt((0.8 / 0.9) * 2 * (0.6 / 0.9))
+    expected = {"A": (ab + 1.6) / 2, "B": (1 / ab + 0.9) / 2, "C": (1 / 1.6 + 1 / 0.9) / 2}
+    frame = ranking.to_frame().set_index("algorithm")
+    assert ranking.algorithms == ["A", "B", "C"]
+    for name, value in expected.items():
+        assert frame.loc[name, "score"] == pytest.approx(value, rel=1e-12)
+    assert frame["n_datasets"].to_dict() == {"A": 2, "B": 2, "C": 1}
+    assert frame.loc["A", "expected_accuracy"] == pytest.approx(0.7)
+    assert frame.loc["B", "expected_time"] == pytest.approx(math.sqrt(16 * 2))
+    assert list(frame["rank"]) == [1, 2, 3]
+    nb = ranking.neighbours_frame()
+    assert list(nb["name"]) == ["D1", "D2"]
+    # range-normalised L1 on x (range 10); the query lacks 2 of the 3 usable metafeatures
+    # (majority_class_pct, class_imbalance_ratio), so the sum over 1 is scaled by 3 / 1
+    assert nb["distance"].tolist() == pytest.approx([3 * 0.04, 3 * 0.06])
+    assert nb["n_features_compared"].tolist() == [1, 1]  # the constant metafeature is dropped
+    only_x = Recommender(k=2, n=4, features=["x", "constant"]).fit(tiny_kb())
+    nb = only_x.recommend(metafeatures=QUERY).neighbours_frame()
+    assert nb["distance"].tolist() == pytest.approx([0.04, 0.06])
+
+
+def test_failed_run_counts_as_majority_class_at_its_time():
+    rec = Recommender(k=None, n=4).fit(tiny_kb())
+    i, j = rec.dataset_index_["D3"], rec.algorithm_index_["B"]
+    assert rec.accuracy_[i, j] == pytest.approx(0.6)
+    assert rec.time_[i, j] == pytest.approx(100.0)
+    assert rec.failed_[i, j]
+    ranking = rec.recommend(metafeatures=QUERY)
+    frame = ranking.to_frame().set_index("algorithm")
+    assert frame.loc["B", "n_failed"] == 1 and frame.loc["B", "n_datasets"] == 3
+    # AB over D1, D2, D3: D3 ratio = (.9/.6) / (1/100)^(1/4)
+    ab = ((0.8 / 0.9) * 2 * (0.6 / 0.9) * (0.9 / 0.6) * 100**0.25) ** (1 / 3)
+    ac = math.sqrt(1.6 * (0.9 / 0.7))
+    assert frame.loc["A", "score"] == pytest.approx((ab + ac) / 2)
+
+
+def test_partial_failures_mix_in_the_majority_accuracy():
+    kb = tiny_kb()
+    runs = kb._runs
+    runs.loc[(runs.dataset == "D1") & (runs.algorithm == "A"), ["n_runs", "n_failed"]] = [4, 1]
+    rec = Recommender().fit(kb)
+    # 3 ok folds averaging .8 and one failure counted as .5
+    assert rec.accuracy_[rec.dataset_index_["D1"], rec.algorithm_index_["A"]] == pytest.approx(
+        0.725
+    )
+
+
+def test_exclude_and_k():
+    rec = Recommender(k=2, n=4).fit(tiny_kb())
+    ranking = rec.recommend(metafeatures=QUERY, exclude=["D1"])
+    assert [nb.name for nb in ranking.neighbours] == ["D2", "D3"]
+    ranking = rec.recommend(metafeatures=QUERY, exclude="D2")
+    assert [nb.name for nb in ranking.neighbours] == ["D1", "D3"]
+    with pytest.raises(InvalidInputError):
+        rec.recommend(metafeatures=QUERY, exclude=["D1", "D2", "D3"])
+
+
+def test_average_rank_methods_by_hand():
+    rec = Recommender(k=2, n=4, method="ar").fit(tiny_kb())
+    frame = rec.recommend(metafeatures=QUERY).to_frame().set_index("algorithm")
+    assert frame["score"].to_dict() == {"B": 1.0, "A": 2.0, "C": 3.0}
+    assert list(frame.index) == ["B", "A", "C"]
+    rec = Recommender(k=2, n=4, method="ar*").fit(tiny_kb())
+    ranking = rec.recommend(metafeatures=QUERY)
+    # D1 by log SR - log T / 4: A, C, B; D2: B, A.  A: 1.5, B: 2, C: 2 (tie -> higher accuracy)
+    assert ranking.algorithms == ["A", "B", "C"]
+    assert ranking.to_frame()["score"].tolist() == [1.5, 2.0, 2.0]
+
+
+def test_arr_matches_library_on_one_dataset():
+    rec = Recommender(k=1, method="arr", acc_d=0.1).fit(tiny_kb())
+    frame = rec.recommend(metafeatures={"x": 0.0}).to_frame().set_index("algorithm")
+    sr = {"A": 0.8, "B": 0.9, "C": 0.5}
+    t = {"A": 1.0, "B": 16.0, "C": 1.0}
+    for p in sr:
+        others = [q for q in sr if q != p]
+        value = np.mean([arr(sr[p], sr[q], t[p], t[q], acc_d=0.1) for q in others])
+        assert frame.loc[p, "score"] == pytest.approx(value)
+
+
+def _naive_scores(rec, idx, w, n):
+    """Loops over pairs and datasets with the evaluation library's a3r."""
+    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec.log_time_[idx]), rec.present_[idx]
+    n_alg = sr.shape[1]
+    scores = np.full(n_alg, np.nan)
+    for p in range(n_alg):
+        values = []
+        for q in range(n_alg):
+            both = [d for d in range(len(idx)) if p != q and m[d, p] and m[d, q]]
+            if both:
+                logs = [math.log(a3r(sr[d, p], sr[d, q], t[d, p], t[d, q], n=n)) for d in both]
+                values.append(math.exp(np.average(logs, weights=w[both])))
+        if values:
+            scores[p] = np.mean(values)
+    return scores
+
+
+@pytest.mark.parametrize("weights", [None, "distance"])
+@pytest.mark.parametrize("k", [5, None])
+def test_vectorised_a3r_equals_naive_pairs(weights, k):
+    rec = Recommender(k=k, n=8, weights=weights).fit(random_kb(seed=3))
+    query = {"f1": 0.1, "f2": 0.5, "f3": np.nan}
+    ranking = rec.recommend(metafeatures=query)
+    idx = np.array([rec.dataset_index_[nb.name] for nb in ranking.neighbours])
+    w = np.array([nb.weight for nb in ranking.neighbours])
+    expected = _naive_scores(rec, idx, w, 8)
+    frame = ranking.to_frame().set_index("algorithm")
+    got = frame.loc[list(rec.algorithms_), "score"].to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    if weights == "distance":
+        assert w.max() == pytest.approx(1.0) and (np.diff(w) <= 1e-12).all()
+
+
+def test_pairwise_log_score_small():
+    z = np.array([[0.0, 1.0], [2.0, 0.0]])
+    m = np.array([[1.0, 1.0], [1.0, 0.0]])
+    # only dataset 0 has both: score_0 = exp(0 - 1), score_1 = exp(1)
+    np.testing.assert_allclose(pairwise_log_score(z, m, np.ones(2)), [math.exp(-1), math.exp(1)])
+    m = np.array([[1.0, 0.0], [1.0, 0.0]])
+    assert np.isnan(pairwise_log_score(z, m, np.ones(2))).all()
+
+
+def test_average_rank_ties_and_missing():
+    values = np.array([[3.0, 3.0, 1.0], [np.nan, 2.0, 5.0]])
+    np.testing.assert_allclose(
+        average_rank(values, np.ones(2)), [1.5, 1.75, 2.0]
+    )  # (1.5 + 2) / 2, (3 + 1) / 2
+
+
+def test_nan_metafeatures_rescale_distance():
+    rec = Recommender(k=None, distance="l1-range").fit(random_kb(seed=1))
+    full = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5, "f3": 0.0})
+    part = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5})
+    nb_full = {nb.name: nb for nb in full.neighbours}
+    for nb in part.neighbours:
+        assert nb.n_features_compared <= 2
+        assert np.isfinite(nb.distance)
+        assert nb_full[nb.name].n_features_compared >= nb.n_features_compared
+    # a pair with one metafeature compared out of 3 is scaled by 3
+    rec2 = Recommender(k=1).fit(tiny_kb())
+    assert rec2.recommend(metafeatures={"x": 5.0}).neighbours[0].distance == pytest.approx(3 * 0.4)
+
+
+def test_standardized_distance():
+    rec = Recommender(k=3, distance="standardized", features=["x"]).fit(tiny_kb())
+    ranking = rec.recommend(metafeatures={"x": 0.0})
+    sd = np.std([0.0, 1.0, 10.0])
+    assert [nb.distance for nb in ranking.neighbours] == pytest.approx([0.0, 1 / sd, 10 / sd])
+
+
+def test_no_common_metafeature_is_an_error_and_unknown_ignored():
+    rec = Recommender(k=2).fit(tiny_kb())
+    with pytest.raises(InvalidInputError, match="metafeature in common"):
+        rec.recommend(metafeatures={"unknown": 1.0})
+
+
+def test_normalize_changes_only_clamped_cases():
+    kb = random_kb(seed=5)
+    plain = Recommender(k=10, normalize=False).fit(kb)
+    norm = Recommender(k=10, normalize=True).fit(kb)
+    q = {"f1": 0.0, "f2": 0.2, "f3": 0.1}
+    a, b = plain.recommend(metafeatures=q), norm.recommend(metafeatures=q)
+    assert not np.allclose(plain.log_sr_, norm.log_sr_)
+    # the per-dataset factor cancels in SR_p / SR_q unless clamping applies
+    assert a.algorithms == b.algorithms
+
+
+def test_tried_drops_algorithms_and_reweights():
+    rec = Recommender(k=2, n=4).fit(tiny_kb())
+    ranking = rec.recommend(metafeatures=QUERY, tried={"A": (0.6, 2.0)})
+    assert "A" not in ranking.algorithms and ranking.tried == ("A",)
+    weights = {nb.name: nb.weight for nb in ranking.neighbours}
+    # D1 is .2 off on A, D2 agrees exactly
+    assert weights["D1"] == pytest.approx(math.exp(-0.2 / 0.05))
+    assert weights["D2"] == pytest.approx(1.0)
+
+
+def test_budget_plan_by_hand():
+    rec = Recommender(k=2, n=4).fit(tiny_kb())
+    plan = rec.recommend(metafeatures=QUERY, budget=2.0)
+    assert plan.algorithms == ["A"]
+    frame = plan.to_frame()
+    assert frame["cumulative_time"].tolist() == pytest.approx([math.sqrt(2)])
+    assert frame["expected_loss"].tolist() == pytest.approx([20.0])
+    plan = rec.recommend(metafeatures=QUERY, budget=10.0)
+    assert plan.algorithms == ["A", "B"]
+    assert plan.to_frame()["expected_loss"].tolist() == pytest.approx([20.0, 0.0])
+    with pytest.raises(InvalidInputError):
+        rec.recommend(metafeatures=QUERY, budget=0)
+
+
+def test_rank_stored_results():
+    rec = Recommender(n=4).fit(tiny_kb())
+    one = rec.rank("D2")
+    assert one.algorithms == ["B", "A"]  # C never ran on D2
+    assert one.to_frame()["score"].tolist() == pytest.approx([1.5, 0.6 / 0.9])
+    assert len(rec.rank().neighbours) == 3
+    with pytest.raises(UnknownNameError):
+        rec.rank("nope")
+
+
+def test_params_and_errors():
+    rec = Recommender(k=3, n=16)
+    assert rec.get_params()["k"] == 3
+    assert rec.set_params(n=8).n == 8
+    with pytest.raises(NotFittedError):
+        rec.recommend(metafeatures=QUERY)
+    for bad in ({"method": "x"}, {"k": 0}, {"n": -1}, {"distance": "cosine"}, {"weights": "w"}):
+        with pytest.raises(InvalidInputError):
+            Recommender(**bad).fit(tiny_kb())
+    with pytest.raises(InvalidInputError, match="no column 'balanced_accuracy'"):
+        Recommender(metric="balanced_accuracy").fit(tiny_kb())
+    with pytest.raises(UnknownNameError):
+        Recommender(features=["nope"]).fit(tiny_kb())
+    with pytest.raises(InvalidInputError):
+        Recommender().fit(tiny_kb()).recommend(np.zeros((2, 2)), [0, 1], metafeatures=QUERY)
+
+
+def test_ranking_record_is_frozen():
+    ranking = Recommender(k=2).fit(tiny_kb()).recommend(metafeatures=QUERY)
+    assert isinstance(ranking, Ranking)
+    with pytest.raises(AttributeError):
+        ranking.method = "x"
+    assert "D1" in ranking.explain()
+    assert len(ranking) == 3 and ranking[0].rank == 1
+
+
+def test_all_algorithms_ranked_even_without_evidence():
+    rec = Recommender(k=1, n=4).fit(tiny_kb())
+    ranking = rec.recommend(metafeatures={"x": 1.0})  # nearest is D2, where C never ran
+    frame = ranking.to_frame()
+    assert frame["algorithm"].tolist()[-1] == "C"
+    assert np.isnan(frame["score"].iloc[-1]) and frame["n_datasets"].iloc[-1] == 0
+
+
+def test_every_pair_of_methods_runs():
+    kb = random_kb(seed=7, n_algorithms=4)
+    for method, distance in itertools.product(
+        ("a3r", "arr", "ar", "ar*"), ("l1-range", "standardized")
+    ):
+        ranking = (
+            Recommender(method=method, distance=distance, k=5)
+            .fit(kb)
+            .recommend(metafeatures={"f1": 0.0, "f2": 0.0})
+        )
+        assert sorted(ranking.algorithms) == [f"alg{j}" for j in range(4)]
