@@ -41,6 +41,16 @@ from metarec.evaluation._confusion import (
     true_skill_statistic,
     youden_j_score,
 )
+from metarec.evaluation._contingency import (
+    SURFACE_METRICS,
+    LearningPath,
+    Surface,
+    imbalance_sensitivity,
+    learning_path,
+    learning_path_length,
+    metric_surface,
+    surface_metric_names,
+)
 from metarec.evaluation._normalized import (
     dimensionality_factor,
     imbalance_factor,
@@ -81,6 +91,14 @@ from metarec.evaluation._tau import (
 __all__ = [
     "CONFUSION_METRICS",
     "PROTOCOLS",
+    "SURFACE_METRICS",
+    "LearningPath",
+    "Surface",
+    "imbalance_sensitivity",
+    "learning_path",
+    "learning_path_length",
+    "metric_surface",
+    "surface_metric_names",
     "AccuracyInterval",
     "Summary",
     "a3r",
