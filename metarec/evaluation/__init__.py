@@ -16,7 +16,7 @@ the benchmark runner or the command line.
 * NoSimple: :func:`local_simple_objects`, :func:`standard_simple_objects`,
   :func:`nosimple_score`, :func:`nosimple_roc_auc_score`.
 * Protocols: :func:`get_protocol`, :func:`bootstrap632_estimate`, :func:`summarize`.
-* Accuracy and time: :func:`a3r`, :func:`arr`.
+* Accuracy and time: :func:`a3r`, :func:`arr`, :func:`pairwise_a3r`, :func:`pairwise_arr`.
 * Dataset-adaptive normalized metric: :func:`normalized_metric` and one function per task.
 
 Figures are in :mod:`metarec.evaluation.plots` (matplotlib is imported only there).
@@ -24,11 +24,9 @@ Figures are in :mod:`metarec.evaluation.plots` (matplotlib is imported only ther
 
 from __future__ import annotations
 
-from metarec.evaluation._a3r import a3r, arr, arr_pole
+from metarec.evaluation._a3r import a3r, arr, arr_pole, pairwise_a3r, pairwise_arr
 from metarec.evaluation._confusion import (
     CONFUSION_METRICS,
-    AccuracyInterval,
-    accuracy_confidence_interval,
     accuracy_score,
     balanced_accuracy_score,
     doolittle_skill_score,
@@ -70,7 +68,12 @@ from metarec.evaluation._nosimple import (
     roc_auc_columns,
     standard_simple_objects,
 )
-from metarec.evaluation._probabilistic import informational_loss, quadratic_loss
+from metarec.evaluation._probabilistic import (
+    AccuracyInterval,
+    accuracy_confidence_interval,
+    informational_loss,
+    quadratic_loss,
+)
 from metarec.evaluation._protocols import (
     PROTOCOLS,
     Summary,
@@ -127,6 +130,8 @@ __all__ = [
     "normalized_regression_metric",
     "nosimple_roc_auc_score",
     "nosimple_score",
+    "pairwise_a3r",
+    "pairwise_arr",
     "per_class_recall",
     "precision_score",
     "quadratic_loss",

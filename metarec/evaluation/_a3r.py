@@ -30,7 +30,7 @@ import numpy as np
 
 from metarec.exceptions import InvalidInputError
 
-__all__ = ["a3r", "arr", "arr_pole"]
+__all__ = ["a3r", "arr", "arr_pole", "pairwise_a3r", "pairwise_arr"]
 
 
 def _inputs(
@@ -162,3 +162,61 @@ def arr_pole(acc_d: float) -> float:
     if acc_d == 0:
         return 0.0
     return float(10.0 ** (-1.0 / acc_d))
+
+
+def _pairwise(success_rates: Any, times: Any) -> tuple[np.ndarray, np.ndarray]:
+    sr = np.asarray(success_rates, dtype=float)
+    t = np.asarray(times, dtype=float)
+    if sr.ndim == 0 or sr.shape != t.shape:
+        raise InvalidInputError(
+            f"success_rates and times must be arrays of the same shape (..., n_algorithms), "
+            f"got {sr.shape} and {t.shape}"
+        )
+    return sr, t
+
+
+def pairwise_a3r(
+    success_rates: Any, times: Any, *, n: float = 8.0, min_time: float = 0.0
+) -> np.ndarray:
+    """A3R of every algorithm against every other: ``M[..., p, q] = A3R(p, q)``.
+
+    Parameters
+    ----------
+    success_rates, times : array-like of shape (..., m)
+        One value per algorithm (leading axes, e.g. datasets, are kept).
+    n, min_time : float
+        As in :func:`a3r`.
+
+    Returns
+    -------
+    ndarray of shape (..., m, m)
+        Ones on the diagonal (for positive inputs) and ``M[p, q] * M[q, p] = 1``.
+
+    References
+    ----------
+    .. [1] Abdulrahman and Brazdil, MetaSel at ECAI 2014, Eq. (2).
+    """
+    sr, t = _pairwise(success_rates, times)
+    return a3r(
+        sr[..., :, None], sr[..., None, :], t[..., :, None], t[..., None, :], n=n, min_time=min_time
+    )
+
+
+def pairwise_arr(
+    success_rates: Any, times: Any, *, acc_d: float = 0.1, min_time: float = 0.0
+) -> np.ndarray:
+    """ARR of every algorithm against every other: ``M[..., p, q] = ARR(p, q)``.
+
+    References
+    ----------
+    .. [1] Brazdil, Soares and Pinto da Costa, Machine Learning 50(3), 2003.
+    """
+    sr, t = _pairwise(success_rates, times)
+    return arr(
+        sr[..., :, None],
+        sr[..., None, :],
+        t[..., :, None],
+        t[..., None, :],
+        acc_d=acc_d,
+        min_time=min_time,
+    )

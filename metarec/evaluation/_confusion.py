@@ -1,5 +1,4 @@
-"""Confusion-matrix metrics of Table 2 of the contingency-space paper, and accuracy with an
-interval.
+"""Confusion-matrix metrics of Table 2 of the contingency-space paper.
 
 Each metric exists twice:
 
@@ -24,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -51,8 +49,6 @@ __all__ = [
     "heidke_skill_score",
     "true_skill_statistic",
     "youden_j_score",
-    "AccuracyInterval",
-    "accuracy_confidence_interval",
     "CONFUSION_METRICS",
 ]
 
@@ -367,82 +363,3 @@ def youden_j_score(
     .. [2] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("j").
     """
     return _binary(y_true, y_pred, confusion, pos_label, "youden_j", 0.0)
-
-
-# --------------------------------------------------------------------------- accuracy interval
-
-
-@dataclass(frozen=True)
-class AccuracyInterval:
-    """Observed accuracy and a confidence interval for the true success rate."""
-
-    accuracy: float
-    low: float
-    high: float
-    n: int
-    confidence: float
-
-
-def accuracy_confidence_interval(
-    y_true: Any = None,
-    y_pred: Any = None,
-    *,
-    confidence: float = 0.95,
-    accuracy: float | None = None,
-    n: int | None = None,
-) -> AccuracyInterval:
-    """Accuracy with the Wilson score interval for the true success rate.
-
-    Treats the ``n`` test objects as Bernoulli trials with observed success rate ``f`` and
-    returns ``(f + z²/2n ± z sqrt(f/n - f²/n + z²/4n²)) / (1 + z²/n)`` with ``z`` the
-    two-sided normal quantile of ``confidence``.  Give either labels or ``accuracy`` and
-    ``n``.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of shape (n,), optional
-    confidence : float, default=0.95
-        In (0, 1).
-    accuracy : float, optional
-        Observed success rate, used with ``n`` instead of labels.
-    n : int, optional
-        Number of test objects.
-
-    Returns
-    -------
-    AccuracyInterval
-
-    References
-    ----------
-    .. [1] I. H. Witten, E. Frank and M. A. Hall, "Data Mining: Practical Machine Learning
-       Tools and Techniques", 3rd ed., Morgan Kaufmann, 2011, Sect. 5.2 (e.g. f = 75 %,
-       n = 1000, 80 % confidence gives [73.2 %, 76.7 %]).
-    .. [2] E. B. Wilson, "Probable inference, the law of succession, and statistical
-       inference", JASA 22(158), 1927.
-    """
-    if not 0.0 < confidence < 1.0:
-        raise InvalidInputError(f"confidence must be in (0, 1), got {confidence!r}")
-    if accuracy is None:
-        y_true = as_1d(y_true, "y_true")
-        y_pred = as_1d(y_pred, "y_pred")
-        check_same_length(y_true=y_true, y_pred=y_pred)
-        f = float(np.mean(y_true == y_pred))
-        n_obj = len(y_true)
-    else:
-        if n is None or int(n) < 1:
-            raise InvalidInputError(f"n must be a positive count with accuracy, got {n!r}")
-        if not 0.0 <= accuracy <= 1.0:
-            raise InvalidInputError(f"accuracy must be in [0, 1], got {accuracy!r}")
-        f, n_obj = float(accuracy), int(n)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    z2 = z * z
-    centre = f + z2 / (2 * n_obj)
-    half = z * np.sqrt(f / n_obj - f * f / n_obj + z2 / (4 * n_obj * n_obj))
-    den = 1 + z2 / n_obj
-    return AccuracyInterval(
-        accuracy=f,
-        low=float((centre - half) / den),
-        high=float((centre + half) / den),
-        n=n_obj,
-        confidence=float(confidence),
-    )

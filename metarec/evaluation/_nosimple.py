@@ -249,7 +249,8 @@ def nosimple_roc_auc_score(
     ROC AUC of each classifier is computed on the remaining objects.  Multi-class: macro
     one-vs-rest — for each class c, the problem "c against the rest" with the scores of
     column c gets its own standard simple objects and NoSimple AUC, and the per-class AUCs
-    are averaged with equal weight.
+    are averaged with equal weight over the classes present in ``y_true`` (a class listed
+    in ``labels`` but absent, as a rare class in one fold, has no AUC and is left out).
 
     Parameters
     ----------
@@ -302,13 +303,15 @@ def nosimple_roc_auc_score(
     unknown = np.setdiff1d(y, classes)
     if unknown.size:
         raise InvalidInputError(f"y_true holds labels not in labels: {unknown.tolist()!r}")
+    present = [c for c, label in enumerate(classes) if np.any(y == label)]
+    if len(present) < 2:
+        raise InvalidInputError(
+            f"y_true must hold at least two classes, got {np.unique(y).tolist()!r}"
+        )
     valid = np.all(np.isfinite(s), axis=(0, 2))
-    per_class = np.empty((len(classes), s.shape[1]))
-    for c, label in enumerate(classes):  # loop over classes only, classifiers vectorised
-        positive = y == label
-        if not positive.any():
-            raise InvalidInputError(f"class {label!r} has no object in y_true")
+    per_class = np.empty((len(present), s.shape[1]))
+    for row, c in enumerate(present):  # loop over classes only, classifiers vectorised
         sc = s[:, :, c].copy()
         sc[:, ~valid] = np.nan  # a classifier failing on one class takes no part at all
-        per_class[c] = _nosimple_auc_binary(positive, sc)
+        per_class[row] = _nosimple_auc_binary(y == classes[c], sc)
     return per_class.mean(axis=0)

@@ -1,4 +1,4 @@
-"""Losses for probability outputs: the quadratic loss and the informational loss (bits).
+"""Probabilistic evaluation: losses of probability outputs and the accuracy interval.
 
 A classifier that outputs a probability vector ``p = (p_1, ..., p_k)`` for an object whose
 actual class is ``i`` (one-hot vector ``a``) incurs
@@ -6,6 +6,9 @@ actual class is ``i`` (one-hot vector ``a``) incurs
 * quadratic loss ``sum_j (p_j - a_j)^2`` (the multi-class Brier score), in [0, 2];
 * informational loss ``-log2 p_i``, the number of bits needed to communicate the actual class
   with a code optimal for ``p``, in [0, inf].
+
+The accuracy measured on ``n`` test objects is an estimate of a binomial success rate;
+:func:`accuracy_confidence_interval` gives its Wilson score interval.
 
 The text the project follows sums the per-object losses over the test set; these functions
 return the mean by default (comparable across test-set sizes, like scikit-learn's
@@ -22,6 +25,8 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -29,7 +34,13 @@ import numpy as np
 from metarec.evaluation._validation import as_1d, check_probabilities, check_same_length
 from metarec.exceptions import InvalidInputError
 
-__all__ = ["quadratic_loss", "informational_loss", "one_hot"]
+__all__ = [
+    "quadratic_loss",
+    "informational_loss",
+    "one_hot",
+    "AccuracyInterval",
+    "accuracy_confidence_interval",
+]
 
 
 def _prepare(y_true: Any, proba: Any, labels: Sequence | None) -> tuple[np.ndarray, np.ndarray]:
@@ -149,3 +160,82 @@ def informational_loss(
     with np.errstate(divide="ignore"):
         per_object = -np.log2(p_true)
     return float(per_object.mean() if normalize else per_object.sum())
+
+
+# --------------------------------------------------------------------------- accuracy interval
+
+
+@dataclass(frozen=True)
+class AccuracyInterval:
+    """Observed accuracy and a confidence interval for the true success rate."""
+
+    accuracy: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def accuracy_confidence_interval(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confidence: float = 0.95,
+    accuracy: float | None = None,
+    n: int | None = None,
+) -> AccuracyInterval:
+    """Accuracy with the Wilson score interval for the true success rate.
+
+    Treats the ``n`` test objects as Bernoulli trials with observed success rate ``f`` and
+    returns ``(f + z²/2n ± z sqrt(f/n - f²/n + z²/4n²)) / (1 + z²/n)`` with ``z`` the
+    two-sided normal quantile of ``confidence``.  Give either labels or ``accuracy`` and
+    ``n``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+    confidence : float, default=0.95
+        In (0, 1).
+    accuracy : float, optional
+        Observed success rate, used with ``n`` instead of labels.
+    n : int, optional
+        Number of test objects.
+
+    Returns
+    -------
+    AccuracyInterval
+
+    References
+    ----------
+    .. [1] I. H. Witten, E. Frank and M. A. Hall, "Data Mining: Practical Machine Learning
+       Tools and Techniques", 3rd ed., Morgan Kaufmann, 2011, Sect. 5.2 (e.g. f = 75 %,
+       n = 1000, 80 % confidence gives [73.2 %, 76.7 %]).
+    .. [2] E. B. Wilson, "Probable inference, the law of succession, and statistical
+       inference", JASA 22(158), 1927.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    if accuracy is None:
+        y_true = as_1d(y_true, "y_true")
+        y_pred = as_1d(y_pred, "y_pred")
+        check_same_length(y_true=y_true, y_pred=y_pred)
+        f = float(np.mean(y_true == y_pred))
+        n_obj = len(y_true)
+    else:
+        if n is None or int(n) < 1:
+            raise InvalidInputError(f"n must be a positive count with accuracy, got {n!r}")
+        if not 0.0 <= accuracy <= 1.0:
+            raise InvalidInputError(f"accuracy must be in [0, 1], got {accuracy!r}")
+        f, n_obj = float(accuracy), int(n)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z2 = z * z
+    centre = f + z2 / (2 * n_obj)
+    half = z * np.sqrt(f / n_obj - f * f / n_obj + z2 / (4 * n_obj * n_obj))
+    den = 1 + z2 / n_obj
+    return AccuracyInterval(
+        accuracy=f,
+        low=float((centre - half) / den),
+        high=float((centre + half) / den),
+        n=n_obj,
+        confidence=float(confidence),
+    )

@@ -98,20 +98,10 @@ def _check_omega(omega: Any, k: int) -> np.ndarray:
     return w
 
 
-def per_class_recall(
-    y_true: Any = None,
-    y_pred: Any = None,
-    *,
-    confusion: Any = None,
-    labels: Sequence | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(recalls, classes)``: the true-positive rate of every true class.
-
-    Classes that only appear among the predictions (no true object) are dropped: they are
-    not a dimension of the multi-class base contingency space, their predictions simply
-    count as errors of the true classes.  A class listed in ``labels`` without any true
-    object raises, because its rate is undefined.  At least two true classes are required.
-    """
+def _recalls(
+    y_true: Any, y_pred: Any, confusion: Any, labels: Sequence | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(recalls of present classes, present mask over rows, row classes)``."""
     if confusion is not None:
         cm = check_confusion(confusion)
         classes = np.arange(cm.shape[0]) if labels is None else np.asarray(labels)
@@ -124,17 +114,30 @@ def per_class_recall(
         cm = cm.astype(float)
     support = cm.sum(axis=1)
     present = support > 0
-    if labels is not None and not present.all():
-        missing = np.asarray(classes)[~present].tolist()
-        raise InvalidInputError(
-            f"classes {missing!r} have no true object; their recall is undefined"
-        )
     if present.sum() < 2:
         raise InvalidInputError(
             f"Tau needs at least two classes among the true labels, got {int(present.sum())}"
         )
-    recalls = np.diag(cm)[present] / support[present]
-    return recalls, np.asarray(classes)[present]
+    return np.diag(cm)[present] / support[present], present, np.asarray(classes)
+
+
+def per_class_recall(
+    y_true: Any = None,
+    y_pred: Any = None,
+    *,
+    confusion: Any = None,
+    labels: Sequence | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(recalls, classes)``: the true-positive rate of every class with true objects.
+
+    Only classes with at least one true object are dimensions of the multi-class base
+    contingency space (their recall is defined).  A class that appears only among the
+    predictions, or is listed in ``labels`` but absent from ``y_true`` (a rare class missing
+    from one cross-validation fold), is dropped; predictions of it count as errors of the
+    true classes.  At least two classes with true objects are required.
+    """
+    recalls, present, classes = _recalls(y_true, y_pred, confusion, labels)
+    return recalls, classes[present]
 
 
 def tau_score(
@@ -157,7 +160,8 @@ def tau_score(
     confusion : array-like of shape (k, k), optional
         Confusion matrix, rows true classes, columns predicted classes.
     labels : sequence, optional
-        Class order; every listed class needs at least one true object.
+        Class order; listed classes without true objects are left out (see
+        :func:`per_class_recall`).
 
     Returns
     -------
@@ -250,9 +254,11 @@ def weighted_multiclass_tau_score(
     labels : sequence, optional
         Class order for ``omega``.
     v : float, default=1.0
-    omega : sequence of k floats, optional
-        Per-class weights; all ones by default, in which case the score is ``v`` times
-        multi-class Tau.
+    omega : sequence of floats, optional
+        Per-class weights, one per entry of ``labels`` (or per row of ``confusion``, or, with
+        neither, per class present in ``y_true`` in sorted order); weights of classes without
+        true objects are ignored.  All ones by default, in which case the score is ``v``
+        times multi-class Tau.
 
     Returns
     -------
@@ -262,8 +268,13 @@ def weighted_multiclass_tau_score(
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Def. 5.8.
     """
-    recalls, _ = per_class_recall(y_true, y_pred, confusion=confusion, labels=labels)
+    recalls, present, classes = _recalls(y_true, y_pred, confusion, labels)
     k = len(recalls)
-    w = np.ones(k) if omega is None else _check_omega(omega, k)
+    if omega is None:
+        w = np.ones(k)
+    elif labels is None and confusion is None:
+        w = _check_omega(omega, k)  # aligned with the sorted classes present in y_true
+    else:
+        w = _check_omega(omega, len(classes))[present]  # aligned with labels / matrix rows
     d = np.sqrt(np.sum(w * (1.0 - recalls) ** 2))
     return float(v - v / np.sqrt(k) * d)

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from metarec.evaluation import a3r, arr, arr_pole
+from metarec.evaluation import a3r, arr, arr_pole, pairwise_a3r, pairwise_arr
 from metarec.exceptions import InvalidInputError
 
 
@@ -93,3 +93,17 @@ def test_bad_input_arr():
         arr(1, 1, -2, 1)
     with pytest.raises(InvalidInputError, match="acc_d"):
         arr(1, 1, 2, 1, acc_d=-0.1)
+
+
+def test_pairwise_matrices():
+    sr = [0.9, 0.6]
+    t = [4.0, 1.0]
+    m = pairwise_a3r(sr, t, n=2)
+    np.testing.assert_allclose(m, [[1.0, 1.5 / 2], [2 / 1.5, 1.0]])
+    a = pairwise_arr(sr, t, acc_d=0.1)
+    assert a[0, 1] == pytest.approx(1.5 / (1 + 0.1 * np.log10(4)))
+    stacked = pairwise_a3r([[0.9, 0.6, 0.3], [0.5, 0.5, 0.5]], np.ones((2, 3)))
+    assert stacked.shape == (2, 3, 3)
+    np.testing.assert_allclose(stacked[1], 1.0)
+    with pytest.raises(InvalidInputError, match="same shape"):
+        pairwise_a3r([0.9, 0.6], [1.0])

@@ -114,3 +114,14 @@ def test_bad_input():
         nosimple_roc_auc_score([0, 1], np.ones((2, 2, 2, 2)))
     with pytest.raises(InvalidInputError, match="empty"):
         nosimple_roc_auc_score([], np.ones((0, 2)))
+
+
+def test_multiclass_class_absent_from_fold_is_left_out():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 30)  # class 2 never occurs
+    s = rng.dirichlet(np.ones(3), size=(30, 2))
+    got = nosimple_roc_auc_score(y, s, labels=[0, 1, 2])
+    per_class = [nosimple_roc_auc_score((y == c).astype(int), s[:, :, c]) for c in (0, 1)]
+    np.testing.assert_allclose(got, np.mean(per_class, axis=0))
+    with pytest.raises(InvalidInputError, match="two classes"):
+        nosimple_roc_auc_score(np.zeros(30, int), s, labels=[0, 1, 2])

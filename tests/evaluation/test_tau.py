@@ -90,7 +90,17 @@ def test_bad_input():
         weighted_multiclass_tau_score(confusion=CM3, omega=(1, 1))
     with pytest.raises(InvalidInputError, match="omega"):
         weighted_tau_score(confusion=CM, omega=(1, -1))
-    with pytest.raises(InvalidInputError, match="no true object"):
-        tau_score([0, 1], [0, 1], labels=[0, 1, 2])
     with pytest.raises(InvalidInputError, match="mismatched"):
         tau_score([0, 1], [0, 1, 1])
+
+
+def test_listed_class_absent_from_fold_is_left_out():
+    # class 2 has no true object in this fold: Tau over classes 0 and 1 only
+    assert tau_score([0, 0, 1, 1], [0, 2, 1, 1], labels=[0, 1, 2]) == pytest.approx(
+        1 - 0.5 / np.sqrt(2)
+    )
+    # its weight is ignored too: omega aligned with labels
+    got = weighted_multiclass_tau_score(
+        [0, 0, 1, 1], [0, 2, 1, 1], labels=[0, 1, 2], omega=(4, 1, 9)
+    )
+    assert got == pytest.approx(1 - np.sqrt(4 * 0.25) / np.sqrt(2))
