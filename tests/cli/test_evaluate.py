@@ -21,7 +21,8 @@ def kb(monkeypatch):
 def test_evaluate_json_and_png(kb, tmp_path):
     png = tmp_path / "curves.png"
     result = CliRunner().invoke(
-        cli, ["evaluate", "--k", "3", "--n", "16", "--random", "3", "-o", str(png), "--format", "json"]
+        cli,
+        ["evaluate", "--k", "3", "--n", "16", "--random", "3", "-o", str(png), "--format", "json"],
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
@@ -36,6 +37,8 @@ def test_evaluate_json_and_png(kb, tmp_path):
 
 
 def test_evaluate_table(kb):
-    result = CliRunner().invoke(cli, ["evaluate", "--k", "all", "--weights", "none", "--random", "2"])
+    result = CliRunner().invoke(
+        cli, ["evaluate", "--k", "all", "--weights", "none", "--random", "2"]
+    )
     assert result.exit_code == 0, result.output
     assert "global AR*" in result.stdout and "mil" in result.stdout

@@ -15,7 +15,7 @@ from tests.recommender._fakes import FrameKB
 
 def _kb() -> FrameKB:
     rows = []
-    for name, n_inst, maj, accs in [
+    for name, _n_inst, _maj, accs in [
         ("small", 60, 50.0, {"fast": (0.70, 0.01), "slow": (0.80, 5.0), "mid": (0.75, 0.2)}),
         ("medium", 200, 60.0, {"fast": (0.80, 0.02), "slow": (0.90, 9.0), "mid": (0.85, 0.5)}),
         ("large", 5000, 70.0, {"fast": (0.85, 0.5), "slow": (0.99, 90.0), "mid": (0.70, 3.0)}),
@@ -23,7 +23,8 @@ def _kb() -> FrameKB:
         for algorithm, (acc, t) in accs.items():
             rows.append((name, algorithm, acc, t, "ok", 1, 0))
     runs = pd.DataFrame(
-        rows, columns=["dataset", "algorithm", "accuracy", "fit_time", "status", "n_runs", "n_failed"]
+        rows,
+        columns=["dataset", "algorithm", "accuracy", "fit_time", "status", "n_runs", "n_failed"],
     )
     meta = pd.DataFrame(
         {
@@ -70,7 +71,9 @@ def test_recommend_json_lists_ranking_and_neighbours(kb, data_file):
 
 
 def test_recommend_table_prints_neighbours(kb, data_file):
-    result = CliRunner().invoke(cli, ["recommend", str(data_file), "--target", "label", "--k", "all"])
+    result = CliRunner().invoke(
+        cli, ["recommend", str(data_file), "--target", "label", "--k", "all"]
+    )
     assert result.exit_code == 0, result.output
     assert "Neighbouring datasets" in result.stdout
     assert "large" in result.stdout
@@ -89,9 +92,7 @@ def test_recommend_tried_and_budget(kb, data_file):
     assert not any(line.startswith("slow,") for line in lines)  # 5-90 s does not fit
 
 
-@pytest.mark.parametrize(
-    "bad", ["fast", "fast=0.7", "fast=x:1", "fast=1.5:1", "=0.5:1"]
-)
+@pytest.mark.parametrize("bad", ["fast", "fast=0.7", "fast=x:1", "fast=1.5:1", "=0.5:1"])
 def test_recommend_rejects_bad_tried(kb, data_file, bad):
     result = CliRunner().invoke(cli, ["recommend", str(data_file), "--tried", bad])
     assert result.exit_code == 2
@@ -105,7 +106,9 @@ def test_recommend_missing_file_is_an_error(kb, tmp_path):
 
 
 def test_rank_dataset_and_all(kb):
-    result = CliRunner().invoke(cli, ["rank", "--dataset", "large", "--method", "ar", "--format", "json"])
+    result = CliRunner().invoke(
+        cli, ["rank", "--dataset", "large", "--method", "ar", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert [r["algorithm"] for r in doc["results"]] == ["slow", "fast", "mid"]
