@@ -67,6 +67,7 @@ def metric() -> None:
       metarec metric surface --metric f1 --metric tau --ratio 5 -o surfaces.png
       metarec metric sensitivity -o sensitivity.svg
       metarec metric a3r-vs-arr -o a3r.png
+      metarec metric nosimple -o nosimple.png
     """
 
 
@@ -230,3 +231,49 @@ def a3r_vs_arr(n_values, acc_d_values, output, fmt):
             + ", ".join(f"{k}: {v:.3g}" for k, v in poles.items())
         )
     emit(rows, fmt, title="A3R and ARR with success-rate ratio 1", json_extra={"arr_poles": poles})
+
+
+@metric.command()
+@click.option(
+    "--max-added",
+    type=click.IntRange(min=1, max=10**6),
+    default=1000,
+    show_default=True,
+    help="Largest number of simple objects added.",
+)
+@_OUTPUT
+@format_option()
+def nosimple(max_added, output, fmt):
+    """Simple objects inflate ROC AUC; NoSimple does not (the NoSimple paper's Fig. 1).
+
+    Labels {0,0,0,1,1}; classifier 1 scores {1,2,110,6,120}, classifier 2 scores
+    {100,150,2,130,3}.  Negatives scored 0 by both are added: plain ROC AUC of both rises
+    towards 1, NoSimple ROC AUC (without the standard simple objects) stays at 5/6 and 1/2.
+
+    \b
+    Example:
+      metarec metric nosimple --max-added 100 -o nosimple.svg
+    """
+    import numpy as np
+
+    from metarec.evaluation import simple_objects_effect
+
+    labels = np.array([0, 0, 0, 1, 1])
+    scores = np.array([[1, 100], [2, 150], [110, 2], [6, 130], [120, 3]], dtype=float)
+    steps = np.unique(np.r_[0, np.round(np.geomspace(1, max_added, 12)).astype(int)])
+    effect = simple_objects_effect(labels, scores, steps)
+    rows = [
+        {
+            "added": int(m),
+            "auc_1": float(effect.plain_auc[i, 0]),
+            "auc_2": float(effect.plain_auc[i, 1]),
+            "nosimple_auc_1": float(effect.nosimple_auc[i, 0]),
+            "nosimple_auc_2": float(effect.nosimple_auc[i, 1]),
+        }
+        for i, m in enumerate(effect.n_added)
+    ]
+    if output:
+        from metarec.evaluation.plots import plot_simple_objects_effect
+
+        _save(plot_simple_objects_effect(effect), output)
+    emit(rows, fmt, title="ROC AUC with and without simple objects")

@@ -14,7 +14,7 @@ the benchmark runner or the command line.
 * Contingency space: :func:`metric_surface`, :func:`imbalance_sensitivity`,
   :func:`learning_path`, :func:`learning_path_length`.
 * NoSimple: :func:`local_simple_objects`, :func:`standard_simple_objects`,
-  :func:`nosimple_score`, :func:`nosimple_roc_auc_score`.
+  :func:`nosimple_score`, :func:`nosimple_roc_auc_score`, :func:`simple_objects_effect`.
 * Protocols: :func:`get_protocol`, :func:`bootstrap632_estimate`, :func:`summarize`.
 * Accuracy and time: :func:`a3r`, :func:`arr`, :func:`pairwise_a3r`, :func:`pairwise_arr`.
 * Dataset-adaptive normalized metric: :func:`normalized_metric` and one function per task.
@@ -62,10 +62,12 @@ from metarec.evaluation._normalized import (
     snr_factor,
 )
 from metarec.evaluation._nosimple import (
+    SimpleObjectsEffect,
     local_simple_objects,
     nosimple_roc_auc_score,
     nosimple_score,
     roc_auc_columns,
+    simple_objects_effect,
     standard_simple_objects,
 )
 from metarec.evaluation._probabilistic import (
@@ -96,6 +98,7 @@ __all__ = [
     "PROTOCOLS",
     "SURFACE_METRICS",
     "LearningPath",
+    "SimpleObjectsEffect",
     "Surface",
     "imbalance_sensitivity",
     "learning_path",
@@ -138,6 +141,7 @@ __all__ = [
     "recall_score",
     "regression_snr",
     "roc_auc_columns",
+    "simple_objects_effect",
     "snr_factor",
     "standard_simple_objects",
     "summarize",

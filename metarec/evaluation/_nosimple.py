@@ -33,6 +33,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,8 @@ __all__ = [
     "nosimple_score",
     "nosimple_roc_auc_score",
     "roc_auc_columns",
+    "SimpleObjectsEffect",
+    "simple_objects_effect",
 ]
 
 
@@ -315,3 +318,73 @@ def nosimple_roc_auc_score(
         sc[:, ~valid] = np.nan  # a classifier failing on one class takes no part at all
         per_class[row] = _nosimple_auc_binary(y == classes[c], sc)
     return per_class.mean(axis=0)
+
+
+@dataclass(frozen=True)
+class SimpleObjectsEffect:
+    """Plain and NoSimple ROC AUC as simple objects are added (the paper's Fig. 1).
+
+    Attributes
+    ----------
+    n_added : ndarray of shape (s,)
+        Number of simple objects added.
+    plain_auc, nosimple_auc : ndarray of shape (s, n_classifiers)
+    """
+
+    n_added: np.ndarray
+    plain_auc: np.ndarray
+    nosimple_auc: np.ndarray
+
+
+def simple_objects_effect(
+    y_true: Any,
+    scores: Any,
+    n_added: Any,
+    *,
+    simple_label: Any = None,
+    simple_score: float = 0.0,
+    pos_label: Any = None,
+) -> SimpleObjectsEffect:
+    """Add simple objects to a binary evaluation and measure plain and NoSimple ROC AUC.
+
+    Reproduces the experiment of the paper's Fig. 1: ``m`` objects of class ``simple_label``
+    (the negative class by default) all scored ``simple_score`` by every classifier are
+    appended, for each ``m`` in ``n_added``.  When ``simple_score`` lies below every
+    positive score (or, for positive added objects, above every negative score) of every
+    classifier, the added objects are standard simple objects: plain AUC climbs towards 1
+    for all classifiers (Eq. 6) while NoSimple AUC does not move.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+    scores : array-like of shape (n, n_classifiers)
+    n_added : array-like of int
+    simple_label : label, optional
+        Class of the added objects; the negative class by default.
+    simple_score : float, default=0
+    pos_label : label, optional
+
+    Returns
+    -------
+    SimpleObjectsEffect
+
+    References
+    ----------
+    .. [1] Rahardja and Fränti, "NoSimple: Data Bias Evaluation Metrics", Fig. 1, Eq. (6).
+    """
+    y = as_1d(y_true, "y_true")
+    positive = _binary_target(y, pos_label)
+    s = _scores_2d(scores, len(y))
+    added = np.asarray(n_added)
+    if added.ndim != 1 or added.size == 0 or np.any(added < 0) or np.any(added != np.round(added)):
+        raise InvalidInputError(f"n_added must be a non-empty list of counts >= 0, got {n_added!r}")
+    pos_value = np.unique(y)[1] if pos_label is None else pos_label
+    added_positive = simple_label is not None and bool(simple_label == pos_value)
+    plain = np.empty((len(added), s.shape[1]))
+    nosimple = np.empty_like(plain)
+    for i, m in enumerate(added.astype(int)):  # a handful of sizes; each step vectorised
+        pos_m = np.r_[positive, np.full(m, added_positive)]
+        s_m = np.r_[s, np.full((m, s.shape[1]), float(simple_score))]
+        plain[i] = roc_auc_columns(pos_m, s_m)
+        nosimple[i] = _nosimple_auc_binary(pos_m, s_m)
+    return SimpleObjectsEffect(added.astype(int), plain, nosimple)

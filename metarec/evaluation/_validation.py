@@ -130,12 +130,21 @@ def confusion_matrix(
     check_same_length(y_true=y_true, y_pred=y_pred)
     labels_arr = _labels_of(y_true, y_pred, labels)
     k = len(labels_arr)
-    index = {lab: i for i, lab in enumerate(labels_arr.tolist())}
-    ti = np.fromiter((index[v] for v in y_true.tolist()), dtype=np.intp, count=len(y_true))
-    pi = np.fromiter((index[v] for v in y_pred.tolist()), dtype=np.intp, count=len(y_pred))
-    matrix = np.zeros((k, k), dtype=np.int64)
-    np.add.at(matrix, (ti, pi), 1)
+    ti = _codes(y_true, labels_arr)
+    pi = _codes(y_pred, labels_arr)
+    matrix = np.bincount(ti * k + pi, minlength=k * k).reshape(k, k).astype(np.int64)
     return matrix, labels_arr
+
+
+def _codes(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Index of every value in ``labels`` (all values are known to be among the labels)."""
+    try:
+        order = np.argsort(labels, kind="stable")
+        positions = np.searchsorted(labels[order], values)
+        return order[positions]
+    except TypeError:  # mixed, unorderable labels: fall back to a dictionary
+        index = {lab: i for i, lab in enumerate(labels.tolist())}
+        return np.fromiter((index[v] for v in values.tolist()), dtype=np.intp, count=len(values))
 
 
 def check_confusion(confusion: Any, *, square: bool = True) -> np.ndarray:

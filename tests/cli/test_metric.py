@@ -81,6 +81,18 @@ def test_bad_output_extension_and_metric(tmp_path):
 
 
 def test_help_has_examples():
-    for sub in ("surface", "sensitivity", "a3r-vs-arr"):
+    for sub in ("surface", "sensitivity", "a3r-vs-arr", "nosimple"):
         result = _run(sub, "--help")
         assert result.exit_code == 0 and "Example:" in result.output
+
+
+def test_nosimple_table(tmp_path):
+    out = tmp_path / "n.png"
+    result = _run("nosimple", "--max-added", "100", "-o", str(out), "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert rows[0]["added"] == 0 and rows[-1]["added"] == 100
+    assert abs(rows[0]["auc_1"] - 5 / 6) < 1e-12
+    assert rows[-1]["auc_2"] > 0.98
+    assert all(abs(r["nosimple_auc_2"] - 0.5) < 1e-12 for r in rows)
+    assert out.exists()

@@ -127,3 +127,15 @@ def test_bad_input():
         balanced_accuracy_score([1, 1], [1, 0])
     with pytest.raises(InvalidInputError, match="confidence"):
         accuracy_confidence_interval(accuracy=0.5, n=10, confidence=1.5)
+
+
+def test_confusion_matrix_label_order():
+    from metarec.evaluation._validation import confusion_matrix
+
+    cm, labels = confusion_matrix(
+        ["b", "a", "c", "a"], ["a", "a", "c", "b"], labels=["c", "b", "a"]
+    )
+    assert labels.tolist() == ["c", "b", "a"]
+    np.testing.assert_array_equal(cm, [[1, 0, 0], [0, 0, 1], [0, 1, 1]])
+    with pytest.raises(InvalidInputError, match="not listed"):
+        confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1])

@@ -125,3 +125,19 @@ def test_multiclass_class_absent_from_fold_is_left_out():
     np.testing.assert_allclose(got, np.mean(per_class, axis=0))
     with pytest.raises(InvalidInputError, match="two classes"):
         nosimple_roc_auc_score(np.zeros(30, int), s, labels=[0, 1, 2])
+
+
+def test_simple_objects_effect_reproduces_fig1():
+    from metarec.evaluation import simple_objects_effect
+
+    effect = simple_objects_effect(LABELS, SCORES, [0, 3, 30])
+    np.testing.assert_array_equal(effect.n_added, [0, 3, 30])
+    np.testing.assert_allclose(effect.plain_auc[:, 0], [5 / 6, 1 - 1 / 12, 1 - 1 / 66])
+    np.testing.assert_allclose(effect.plain_auc[:, 1], [1 / 2, 1 - 3 / 12, 1 - 3 / 66])
+    np.testing.assert_allclose(effect.nosimple_auc, [[5 / 6, 1 / 2]] * 3)
+    # positive simple objects scored above every negative behave the same way (Eq. 6, w)
+    up = simple_objects_effect(LABELS, SCORES, [4], simple_label=1, simple_score=1000)
+    np.testing.assert_allclose(up.plain_auc[0], [1 - 1 / (6 * 3), 1 - 3 / (6 * 3)])
+    np.testing.assert_allclose(up.nosimple_auc[0], [5 / 6, 1 / 2])
+    with pytest.raises(InvalidInputError, match="n_added"):
+        simple_objects_effect(LABELS, SCORES, [-1])

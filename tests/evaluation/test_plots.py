@@ -60,3 +60,17 @@ def test_bad_figure_input(plots, tmp_path):
         plots.plot_metric_surfaces(())
     with pytest.raises(InvalidInputError, match="shape"):
         plots.plot_learning_path(np.zeros((3, 3)))
+
+
+def test_simple_objects_figure(plots, tmp_path):
+    from metarec.evaluation import simple_objects_effect
+
+    effect = simple_objects_effect(
+        [0, 0, 0, 1, 1], np.array([[1, 100], [2, 150], [110, 2], [6, 130], [120, 3]]), [0, 10, 100]
+    )
+    fig = plots.plot_simple_objects_effect(effect, names=["good", "poor"])
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts[0] == "good: ROC AUC" and texts[3] == "poor: NoSimple ROC AUC"
+    plots.save_figure(fig, tmp_path / "n.png")
+    with pytest.raises(InvalidInputError, match="names"):
+        plots.plot_simple_objects_effect(effect, names=["one"])
