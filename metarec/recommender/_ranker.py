@@ -70,7 +70,7 @@ class Recommender(BaseEstimator):
     ----------
     k : int or None, default=20
         Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
-    n : float, default=64
+    n : float, default=32
         Root of the time ratio in A3R (the larger, the less time matters).  Also used by
         ``"ar*"``.
     metric : str, default="accuracy"
@@ -80,13 +80,20 @@ class Recommender(BaseEstimator):
     normalize : bool, default=False
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
+
+    Notes
+    -----
+    The defaults (``k=20, n=32, weights="distance", distance="l1-range", normalize=False``)
+    were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
+    (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
     method : {"a3r", "arr", "ar", "ar*"}, default="a3r"
         ``"a3r"``: pairwise A3R; ``"arr"``: pairwise ARR with parameter ``acc_d`` (Brazdil et
         al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``: average rank of A3R.
     distance : {"l1-range", "standardized"}, default="l1-range"
         Metafeature distance.
-    weights : {None, "distance"}, default=None
-        Similarity weights of the neighbours.
+    weights : {None, "distance"}, default="distance"
+        Similarity weights of the neighbours (see
+        :func:`metarec.recommender._neighbours.similarity_weights`).
     acc_d : float, default=0.1
         ARR's AccD: the accuracy traded for a tenfold speed-up (``method="arr"`` only).
     features : sequence of str or None, default=None
@@ -119,13 +126,13 @@ class Recommender(BaseEstimator):
         self,
         *,
         k: int | None = 20,
-        n: float = 64,
+        n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
         normalize: bool = False,
         method: str = "a3r",
         distance: str = "l1-range",
-        weights: str | None = None,
+        weights: str | None = "distance",
         acc_d: float = 0.1,
         features=None,
         tried_scale: float = 0.05,

@@ -30,7 +30,7 @@ def test_bound_is_best_single_run_within_t():
 
 
 def test_evaluation_by_hand_on_tiny_kb():
-    rec = Recommender(k=1, n=4)
+    rec = Recommender(k=1, n=4, weights=None)
     result = evaluate_recommender(tiny_kb(), rec, n_random=5)
     per = result.per_dataset.set_index(["method", "dataset"])
     # D2 left out: nearest other dataset is D1 (x=0), whose A3R order is A, C, B -> on D2: A, B
@@ -53,7 +53,9 @@ def test_evaluation_by_hand_on_tiny_kb():
 
 
 def test_bound_below_every_method_and_summary_means():
-    result = evaluate_recommender(random_kb(seed=2), Recommender(k=5, n=16), n_random=3)
+    result = evaluate_recommender(
+        random_kb(seed=2), Recommender(k=5, n=16, weights=None), n_random=3
+    )
     summary = result.summary.set_index("method")
     per = result.per_dataset
     for method in summary.index:
@@ -77,7 +79,7 @@ def test_evaluate_errors():
 def test_plot_writes_png(tmp_path):
     from metarec.recommender.plots import plot_loss_time
 
-    result = evaluate_recommender(tiny_kb(), Recommender(k=1), n_random=2)
+    result = evaluate_recommender(tiny_kb(), Recommender(k=1, weights=None), n_random=2)
     path = tmp_path / "curves.png"
     fig = plot_loss_time(result, path=path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

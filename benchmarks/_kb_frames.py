@@ -1,0 +1,68 @@
+"""Knowledge bases for the recommender benchmarks: the built-in one, or run/metafeature files.
+
+Run files may hold one row per fold (as written by the benchmark runner) or one row per
+(dataset, algorithm); fold rows are aggregated as ``KnowledgeBase.runs()`` does (means over ok
+runs, times over all runs, ``n_runs``, ``n_failed``, ``status``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+class FrameKB:
+    """An in-memory stand-in for a KnowledgeBase: ``runs()`` and ``metafeatures()``."""
+
+    def __init__(self, runs: pd.DataFrame, metafeatures: pd.DataFrame) -> None:
+        self._runs, self._metafeatures = runs, metafeatures
+
+    def runs(self, **kwargs) -> pd.DataFrame:
+        return self._runs.copy()
+
+    def metafeatures(self, **kwargs) -> pd.DataFrame:
+        return self._metafeatures.copy()
+
+
+def aggregate_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, algorithm) from per-run rows."""
+    runs = runs.copy()
+    if "fit_time" not in runs.columns and "time" in runs.columns:
+        runs["fit_time"] = runs["time"]
+    if "status" not in runs.columns:
+        runs["status"] = "ok"
+    runs["status"] = runs["status"].fillna("ok")
+    runs["_ok"] = runs["status"].eq("ok") & runs["accuracy"].notna()
+    runs["_acc_ok"] = runs["accuracy"].where(runs["_ok"])
+    grouped = runs.groupby(["dataset", "algorithm"], sort=False)
+    out = grouped.agg(
+        accuracy=("_acc_ok", "mean"),
+        fit_time=("fit_time", "mean"),
+        n_runs=("_ok", "size"),
+        n_ok=("_ok", "sum"),
+        first_status=("status", lambda s: next((v for v in s if v != "ok"), "ok")),
+    ).reset_index()
+    out["n_failed"] = out["n_runs"] - out["n_ok"]
+    out["status"] = np.where(out["n_ok"] > 0, "ok", out["first_status"])
+    return out.drop(columns=["n_ok", "first_status"])
+
+
+def load_kb(runs_path: str | None = None, metafeatures_path: str | None = None):
+    """The built-in KB, or a FrameKB from files (Parquet or CSV)."""
+    if runs_path is None:
+        from metarec.storage import KnowledgeBase
+
+        return KnowledgeBase.builtin()
+
+    def read(path):
+        return pd.read_parquet(path) if str(path).endswith(".parquet") else pd.read_csv(path)
+
+    runs = read(runs_path)
+    if runs.duplicated(["dataset", "algorithm"]).any():
+        runs = aggregate_runs(runs)
+    meta = (
+        read(metafeatures_path)
+        if metafeatures_path
+        else pd.DataFrame({"dataset": runs["dataset"].unique()})
+    )
+    return FrameKB(runs, meta)
