@@ -15,7 +15,8 @@ the benchmark runner or the command line.
   :func:`learning_path`, :func:`learning_path_length`.
 * NoSimple: :func:`local_simple_objects`, :func:`standard_simple_objects`,
   :func:`nosimple_score`, :func:`nosimple_roc_auc_score`, :func:`simple_objects_effect`.
-* Protocols: :func:`get_protocol`, :func:`bootstrap632_estimate`, :func:`summarize`.
+* Protocols: :func:`get_protocol`, :func:`run_protocol`, :func:`bootstrap632_estimate`,
+  :func:`summarize`.
 * Accuracy and time: :func:`a3r`, :func:`arr`, :func:`pairwise_a3r`, :func:`pairwise_arr`.
 * Dataset-adaptive normalized metric: :func:`normalized_metric` and one function per task.
 
@@ -78,9 +79,11 @@ from metarec.evaluation._probabilistic import (
 )
 from metarec.evaluation._protocols import (
     PROTOCOLS,
+    ProtocolResult,
     Summary,
     bootstrap632_estimate,
     get_protocol,
+    run_protocol,
     summarize,
 )
 from metarec.evaluation._tau import (
@@ -98,6 +101,7 @@ __all__ = [
     "PROTOCOLS",
     "SURFACE_METRICS",
     "LearningPath",
+    "ProtocolResult",
     "SimpleObjectsEffect",
     "Surface",
     "imbalance_sensitivity",
@@ -141,6 +145,7 @@ __all__ = [
     "recall_score",
     "regression_snr",
     "roc_auc_columns",
+    "run_protocol",
     "simple_objects_effect",
     "snr_factor",
     "standard_simple_objects",

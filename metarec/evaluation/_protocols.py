@@ -37,7 +37,7 @@ References
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,8 @@ __all__ = [
     "bootstrap632_estimate",
     "Summary",
     "summarize",
+    "ProtocolResult",
+    "run_protocol",
 ]
 
 PROTOCOLS = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
@@ -417,3 +419,53 @@ def summarize(
         factor += float(test_train_ratio)
     half = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * sd * np.sqrt(factor)
     return Summary(mean, sd, float(mean - half), float(mean + half), n)
+
+
+@dataclass(frozen=True)
+class ProtocolResult:
+    """Per-fold scores of a protocol run and their summary."""
+
+    protocol: str
+    fold_scores: np.ndarray
+    summary: Summary
+
+
+def run_protocol(
+    protocol: Any,
+    X: Any,
+    y: Any,
+    score: Callable[[np.ndarray, np.ndarray], float],
+    *,
+    confidence: float = 0.95,
+) -> ProtocolResult:
+    """Run ``score(train_index, test_index)`` on every split and summarise the scores.
+
+    ``score`` fits a model on the training indices and returns its score on the test
+    indices (higher or lower is better, as the caller decides).  For the 0.632 bootstrap the
+    score of a round is :func:`bootstrap632_estimate` of ``score(train, oob)`` and the
+    resubstitution score ``score(train, train)``, so ``score`` is called twice per round.
+    A score of NaN marks a failed fold; :func:`summarize` ignores it.
+
+    Parameters
+    ----------
+    protocol : protocol object or str
+        From :func:`get_protocol`, or its name.
+    X, y : array-like
+    score : callable
+    confidence : float, default=0.95
+
+    Returns
+    -------
+    ProtocolResult
+    """
+    if isinstance(protocol, str):
+        protocol = get_protocol(protocol)
+    bootstrap = isinstance(protocol, Bootstrap632Protocol)
+    values = []
+    for train, test in protocol.split(X, y):
+        value = float(score(train, test))
+        if bootstrap:
+            value = float(bootstrap632_estimate(value, float(score(train, train))))
+        values.append(value)
+    scores = np.asarray(values, dtype=float)
+    return ProtocolResult(protocol.name, scores, summarize(scores, confidence=confidence))

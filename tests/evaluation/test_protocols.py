@@ -112,3 +112,25 @@ def test_summarize_nan_corrected_and_errors():
         summarize([])
     with pytest.raises(InvalidInputError, match="finite"):
         summarize([np.nan])
+
+
+def test_run_protocol_per_fold_and_summary():
+    from metarec.evaluation import run_protocol
+
+    def share_positive(train, test):  # a "score" that is easy to compute by hand
+        return float(np.mean(Y[test] == 1))
+
+    result = run_protocol("cv10", X, Y, share_positive)
+    assert result.protocol == "cv10" and result.fold_scores.shape == (10,)
+    np.testing.assert_allclose(result.fold_scores, 0.4)  # stratified folds: 2 of 5 positive
+    assert result.summary.mean == pytest.approx(0.4) and result.summary.sd == pytest.approx(0)
+
+    calls = []
+
+    def constant(train, test):
+        calls.append(len(test))
+        return 1.0 if len(test) == len(train) else 0.5  # resubstitution 1, out-of-bag 0.5
+
+    boot = run_protocol(get_protocol("bootstrap632", n_splits=4, random_state=0), X, Y, constant)
+    np.testing.assert_allclose(boot.fold_scores, 0.632 * 0.5 + 0.368)
+    assert len(calls) == 8
