@@ -105,6 +105,7 @@ def openml_command(
     """
     from metarec.ingest import OpenMLClient, ingest_openml
 
+    task_ids, flow_ids = _ids(tasks, "task"), _ids(flows, "flow")
     kb = open_kb(ctx)
     client = OpenMLClient(server=server, cache_dir=cache_dir)
     no_time = time_measure.strip().lower() in ("", "none")
@@ -112,8 +113,8 @@ def openml_command(
         report = ingest_openml(
             kb,
             suite=suite,
-            tasks=_ids(tasks, "task"),
-            flows=_ids(flows, "flow"),
+            tasks=task_ids,
+            flows=flow_ids,
             measure=measure,
             time_measure=None if no_time else time_measure,
             limit=limit,
