@@ -3,22 +3,25 @@
 ``get_protocol(name)`` returns an object with ``.name``, ``.n_splits`` and
 ``.split(X, y)`` yielding ``(train_index, test_index)`` pairs:
 
-========== ==========================================================================
-name       protocol
-========== ==========================================================================
-cv10x10    stratified 10-fold cross-validation repeated 10 times (100 folds), the
-           standard procedure for limited data (scikit-learn RepeatedStratifiedKFold)
-cv10       stratified 10-fold cross-validation (StratifiedKFold, shuffled)
-cv5        stratified 5-fold cross-validation
-loo        leave-one-out (LeaveOneOut); ``n_splits`` is ``None`` until the data are
-           known, use ``get_n_splits(X, y)``
-bootstrap632
-           0.632 bootstrap: each of ``n_splits`` rounds trains on a stratified sample
-           drawn with replacement and tests on the out-of-bag objects; combine the
-           out-of-bag score with the resubstitution score by :func:`bootstrap632_estimate`
-holdout    stratified train / validation / test split (60 / 20 / 20 by default);
-           ``split`` yields the one (train, test) pair, ``split_three`` all three parts
-========== ==========================================================================
+============ ========================================================================
+name         protocol
+============ ========================================================================
+cv10x10      stratified 10-fold cross-validation repeated 10 times (100 folds), the
+             standard procedure for limited data (scikit-learn RepeatedStratifiedKFold)
+cv10         stratified 10-fold cross-validation (StratifiedKFold, shuffled)
+cv5          stratified 5-fold cross-validation
+loo          leave-one-out (LeaveOneOut); ``n_splits`` is ``None`` until the data are
+             known, use ``get_n_splits(X, y)``
+bootstrap632 0.632 bootstrap: each of ``n_splits`` rounds trains on a stratified sample
+             drawn with replacement and tests on the out-of-bag objects; combine the
+             out-of-bag score with the resubstitution score by
+             :func:`bootstrap632_estimate`
+holdout      stratified train / validation / test split (60 / 20 / 20 by default);
+             ``split`` yields the one (train, test) pair, ``split_three`` all three parts
+============ ========================================================================
+
+:func:`run_protocol` runs a scoring function on every split and returns the per-fold
+scores with their :func:`summarize` summary.
 
 Stratification needs a categorical ``y``; for a regression target (float values with many
 distinct values) the protocols fall back to unstratified splitting.

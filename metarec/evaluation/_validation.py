@@ -17,12 +17,11 @@ from metarec.exceptions import InvalidInputError
 __all__ = [
     "as_1d",
     "check_same_length",
-    "check_nonnegative",
-    "check_positive",
     "binary_confusion",
     "confusion_matrix",
     "check_probabilities",
     "ConfusionCounts",
+    "check_confusion",
 ]
 
 
@@ -46,26 +45,6 @@ def check_same_length(**arrays: np.ndarray) -> None:
     if len(set(lengths.values())) > 1:
         described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
         raise InvalidInputError(f"mismatched lengths: {described}")
-
-
-def check_nonnegative(values: Any, name: str) -> np.ndarray:
-    """Return ``values`` as a float array, raising if any finite entry is negative."""
-    arr = np.asarray(values, dtype=float)
-    bad = arr < 0
-    if np.any(bad):
-        first = arr[bad].flat[0]
-        raise InvalidInputError(f"{name} must be non-negative, got {first!r}")
-    return arr
-
-
-def check_positive(values: Any, name: str) -> np.ndarray:
-    """Return ``values`` as a float array, raising if any non-NaN entry is <= 0."""
-    arr = np.asarray(values, dtype=float)
-    bad = arr <= 0
-    if np.any(bad):
-        first = arr[bad].flat[0]
-        raise InvalidInputError(f"{name} must be positive, got {first!r}")
-    return arr
 
 
 class ConfusionCounts:
@@ -188,6 +167,11 @@ def binary_confusion(
                 f"a binary metric needs a 2 x 2 confusion matrix, got shape {cm.shape}"
             )
         tn, fp, fn, tp = cm.ravel()
+        if tp + fn == 0 or tn + fp == 0:
+            raise InvalidInputError(
+                "the confusion matrix has a class without true objects (a row of zeros); "
+                "a binary metric needs both classes"
+            )
         return ConfusionCounts(tp, fn, tn, fp)
     y_true = as_1d(y_true, "y_true")
     y_pred = as_1d(y_pred, "y_pred")

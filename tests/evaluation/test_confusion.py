@@ -121,6 +121,8 @@ def test_bad_input():
         recall_score([0, 0, 2], [0, 1, 2])
     with pytest.raises(InvalidInputError, match="2 x 2"):
         precision_score(confusion=np.eye(3))
+    with pytest.raises(InvalidInputError, match="row of zeros"):
+        recall_score(confusion=[[0, 0], [3, 4]])
     with pytest.raises(InvalidInputError, match="non-negative"):
         precision_score(confusion=[[1, -1], [0, 2]])
     with pytest.raises(InvalidInputError, match="two classes"):
