@@ -273,3 +273,23 @@ def test_every_pair_of_methods_runs():
             .recommend(metafeatures={"f1": 0.0, "f2": 0.0})
         )
         assert sorted(ranking.algorithms) == [f"alg{j}" for j in range(4)]
+
+
+def test_recommend_from_X_y_uses_extracted_metafeatures():
+    from metarec.metafeatures import extract
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    mf = extract(X, y)
+    kb = tiny_kb()
+    meta = kb._metafeatures
+    meta["n_instances"] = [60, 600, 6000]
+    meta["n_features"] = [3, 30, 300]
+    rec = Recommender(k=1, n=4, features=["n_instances", "n_features"], weights=None).fit(kb)
+    from_xy = rec.recommend(X, y)
+    from_mf = rec.recommend(metafeatures=dict(mf))
+    assert from_xy.to_frame().equals(from_mf.to_frame())
+    assert from_xy.neighbours[0].name == "D1" and from_xy.neighbours[0].distance == pytest.approx(0.0)
+    with pytest.raises(InvalidInputError):
+        rec.recommend(X)
