@@ -13,7 +13,7 @@ jobs share the machine; wall-clock times are stored beside them (``fit_wall_time
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from metarec.benchmark._isolation import run_isolated
 from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
-__all__ = ["FoldRecord", "JobSpec", "JobResult", "run_job", "score_predictions"]
+__all__ = ["FoldRecord", "JobSpec", "JobResult", "run_job", "score_predictions", "fold_metrics"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,11 @@ class JobSpec:
 
 @dataclass(frozen=True)
 class FoldRecord:
-    """The outcome of one fold: status, times, metrics, and the scores NoSimple needs."""
+    """The raw outcome of one fold: status, times and predictions (metrics come later).
+
+    Keeping predictions rather than metrics means a cached job stays valid when a metric is
+    added or changed: :func:`fold_metrics` scores it when the dataset's runs are stored.
+    """
 
     fold: int
     status: str
@@ -52,9 +56,11 @@ class FoldRecord:
     predict_time: float
     fit_wall_time: float
     predict_wall_time: float
-    metrics: dict[str, float] = field(default_factory=dict)
     test_index: np.ndarray | None = None
-    scores: np.ndarray | None = None  # (n_test,) binary or (n_test, K) multiclass
+    y_pred: np.ndarray | None = None
+    proba: np.ndarray | None = None  # (n_test, K) over all classes, or None
+    scores: np.ndarray | None = None  # (n_test,) binary or (n_test, K) multiclass, or None
+    resubstitution_accuracy: float | None = None
 
 
 @dataclass(frozen=True)
@@ -146,12 +152,19 @@ def score_predictions(
     """
     from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
-    from metarec.evaluation import informational_loss, quadratic_loss, tau_score
+    from metarec.evaluation import (
+        informational_loss,
+        multiclass_tau_score,
+        quadratic_loss,
+        tau_score,
+    )
 
     labels = np.arange(n_classes)
     metrics: dict[str, float] = {
         "balanced_accuracy": float(balanced_accuracy_score(y_test, y_pred)),
-        "tau": float(tau_score(y_test, y_pred, labels=labels)),
+        "tau": float(
+            (tau_score if n_classes == 2 else multiclass_tau_score)(y_test, y_pred, labels=labels)
+        ),
         "roc_auc": np.nan,
         "log_loss": np.nan,
         "quadratic_loss": np.nan,
@@ -177,6 +190,23 @@ def score_predictions(
     return metrics
 
 
+def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str, float]:
+    """Score one successful fold; for the 0.632 bootstrap ``accuracy`` is the .632 estimate."""
+    from metarec.evaluation import bootstrap632_estimate
+
+    y_test = y[record.test_index]
+    accuracy = float(np.mean(record.y_pred == y_test))
+    metrics = score_predictions(
+        y_test, record.y_pred, record.proba, record.scores, n_classes=n_classes
+    )
+    if record.resubstitution_accuracy is not None:
+        metrics["oob_accuracy"] = accuracy
+        metrics["resubstitution_accuracy"] = record.resubstitution_accuracy
+        accuracy = float(bootstrap632_estimate(accuracy, record.resubstitution_accuracy))
+    metrics["accuracy"] = accuracy
+    return metrics
+
+
 def run_job(spec: JobSpec) -> JobResult:
     """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``.
 
@@ -184,7 +214,7 @@ def run_job(spec: JobSpec) -> JobResult:
     folds are recorded as timed out without being run (their time is the limit), since the
     same algorithm on the same data would hit the limit again.
     """
-    from metarec.evaluation import bootstrap632_estimate, get_protocol
+    from metarec.evaluation import get_protocol
 
     protocol = get_protocol(spec.protocol, random_state=spec.seed)
     bootstrap = spec.protocol == "bootstrap632"
@@ -192,14 +222,15 @@ def run_job(spec: JobSpec) -> JobResult:
     timed_out = False
     for index, (train, test) in enumerate(protocol.split(spec.X, spec.y)):
         if timed_out:
+            limit = float(spec.timeout or 0.0)
             folds.append(
                 FoldRecord(
                     index,
                     "timeout",
                     "not run: an earlier fold hit the time limit",
-                    float(spec.timeout),
+                    limit,
                     0.0,
-                    float(spec.timeout),
+                    limit,
                     0.0,
                     test_index=test,
                 )
@@ -230,17 +261,7 @@ def run_job(spec: JobSpec) -> JobResult:
             )
             continue
         out = outcome.value
-        y_test = spec.y[test]
         proba, scores = _scores(out, spec.n_classes)
-        accuracy = float(np.mean(out["y_pred"] == y_test))
-        metrics = score_predictions(y_test, out["y_pred"], proba, scores, n_classes=spec.n_classes)
-        if bootstrap:
-            metrics["oob_accuracy"] = accuracy
-            metrics["resubstitution_accuracy"] = out["resubstitution_accuracy"]
-            accuracy = float(bootstrap632_estimate(accuracy, out["resubstitution_accuracy"]))
-        metrics["accuracy"] = accuracy
-        metrics["fit_wall_time"] = out["fit_wall_time"]
-        metrics["predict_wall_time"] = out["predict_wall_time"]
         folds.append(
             FoldRecord(
                 index,
@@ -250,9 +271,11 @@ def run_job(spec: JobSpec) -> JobResult:
                 out["predict_time"],
                 out["fit_wall_time"],
                 out["predict_wall_time"],
-                metrics,
                 test_index=test,
+                y_pred=out["y_pred"],
+                proba=proba,
                 scores=scores,
+                resubstitution_accuracy=out.get("resubstitution_accuracy"),
             )
         )
     return JobResult(spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(folds))

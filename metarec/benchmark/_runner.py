@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from metarec.benchmark._folds import JobResult, JobSpec, run_job
+from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, run_job
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.exceptions import BenchmarkError
 
@@ -126,7 +126,15 @@ class _Cache:
 
 
 def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> dict:
-    """NoSimple ROC AUC of every (algorithm, fold) across the algorithms run on one dataset."""
+    """NoSimple ROC AUC of every (algorithm, fold) across the algorithms run on one dataset.
+
+    The standard simple objects of a fold are those every algorithm with informative scores
+    ranks correctly (Eq. 1 and 2 of the NoSimple paper).  An algorithm whose scores are the
+    same for every object of the fold (the majority baseline) ranks nothing, so it has no
+    simple objects; letting it take part would leave the intersection always empty and make
+    NoSimple AUC equal plain AUC.  Such algorithms are therefore left out of finding the
+    simple objects, and their NoSimple AUC is 0.5, the AUC of constant scores.
+    """
     from metarec.evaluation import nosimple_roc_auc_score
 
     values: dict[tuple[str, int], float] = {}
@@ -139,25 +147,34 @@ def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> di
             and r.folds[fold].status == "ok"
             and r.folds[fold].scores is not None
         ]
-        if len(members) < 2:
+        if not members:
             continue
-        test = members[0].folds[fold].test_index
-        y_test = y[test]
+        y_test = y[members[0].folds[fold].test_index]
         if len(np.unique(y_test)) < 2:
             continue
-        stacked = np.stack([r.folds[fold].scores for r in members], axis=1)
+        informative = []
+        for r in members:
+            scores = r.folds[fold].scores
+            if np.ptp(scores, axis=0).max() > 0:
+                informative.append(r)
+            else:
+                values[(r.algorithm, fold)] = 0.5
+        if not informative:
+            continue
+        stacked = np.stack([r.folds[fold].scores for r in informative], axis=1)
         try:
-            scores = nosimple_roc_auc_score(y_test, stacked)
+            auc = nosimple_roc_auc_score(y_test, stacked, labels=np.arange(n_classes))
         except ValueError:
-            continue  # undefined on this fold (e.g. every object simple)
-        for r, value in zip(members, np.asarray(scores, dtype=float), strict=True):
+            continue  # undefined on this fold
+        for r, value in zip(informative, np.asarray(auc, dtype=float), strict=True):
             values[(r.algorithm, fold)] = float(value)
     return values
 
 
-def _rows(result: JobResult, nosimple: dict) -> list[dict[str, Any]]:
+def _rows(result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int) -> list[dict]:
     rows = []
     for fold in result.folds:
+        metrics = fold_metrics(fold, y, n_classes) if fold.status == "ok" else {}
         row = {
             "dataset": result.dataset,
             "algorithm": result.algorithm,
@@ -165,19 +182,25 @@ def _rows(result: JobResult, nosimple: dict) -> list[dict[str, Any]]:
             "seed": result.seed,
             "fold": fold.fold,
             "status": fold.status,
-            "accuracy": fold.metrics.get("accuracy", np.nan) if fold.status == "ok" else np.nan,
+            "accuracy": metrics.pop("accuracy", np.nan),
             "time": fold.fit_time,
             "predict_time": fold.predict_time,
             "source": SOURCE,
-            "source_run_id": f"{result.dataset}/{result.algorithm}/{result.protocol}/{result.seed}/{fold.fold}",
+            "source_run_id": "/".join(
+                [
+                    result.dataset,
+                    result.algorithm,
+                    result.protocol,
+                    str(result.seed),
+                    str(fold.fold),
+                ]
+            ),
             "error": fold.error,
             "fit_wall_time": fold.fit_wall_time,
             "predict_wall_time": fold.predict_wall_time,
+            **metrics,
+            "nosimple_auc": nosimple.get((result.algorithm, fold.fold), np.nan),
         }
-        for name, value in fold.metrics.items():
-            if name not in ("accuracy", "fit_wall_time", "predict_wall_time"):
-                row[name] = value
-        row["nosimple_auc"] = nosimple.get((result.algorithm, fold.fold), np.nan)
         rows.append(row)
     return rows
 
@@ -364,7 +387,7 @@ def run_benchmark(
             return
         codes, n_classes = encoded[name]
         nosimple = _nosimple(batch, codes, n_classes)
-        rows = [row for result in batch for row in _rows(result, nosimple)]
+        rows = [row for result in batch for row in _rows(result, nosimple, codes, n_classes)]
         report = kb.import_runs(pd.DataFrame(rows), source=SOURCE, protocol=protocol)
         runs_stored += report.added
         for result in batch:
