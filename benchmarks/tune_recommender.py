@@ -66,6 +66,12 @@ def main(argv=None) -> None:
     print("\nheld-out half, leave-one-dataset-out (the figures to report):")
     print(result.heldout.summary.round(3).to_string(index=False))
     print("targets:", targets(result.heldout.summary))
+    if result.active_table is not None:
+        print("\nactive testing, tuning half: mean loss over steps 2-4 per tried_scale")
+        print(result.active_table.round(3).to_string(index=False))
+        print(f"chosen tried_scale: {result.best_params['tried_scale']}")
+        print("active testing on the held-out half (static ranking vs re-ranking after each run):")
+        print(result.heldout_active.round(3).to_string(index=False))
     for label, model in (
         ("chosen configuration", Recommender(**result.best_params)),
         ("shipped defaults", Recommender()),

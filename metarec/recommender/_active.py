@@ -5,10 +5,17 @@ Active testing (after Leite, Brazdil & Vanschoren 2012)
     results agree with what was observed are the better guides for what to try next.  For
     neighbour ``d`` let ``delta_d`` be the mean, over the tried algorithms it has a result for,
     of ``|acc_observed - acc_d|`` (accuracy units); its weight is multiplied by
-    ``exp(-delta_d / scale)`` (``scale`` = ``Recommender.tried_scale``, 0.05 by default: a
-    neighbour that is 5 points off on average counts ``1/e`` as much).  A neighbour with
+    ``exp(-delta_d / scale)`` (``scale`` = ``Recommender.tried_scale``, 0.2 by default: a
+    neighbour that is 20 points off on average counts ``1/e`` as much).  A neighbour with
     none of the tried algorithms keeps ``delta`` = the mean ``delta`` of the others (neutral).
-    The tried algorithms are dropped from the ranking.
+    The candidates are then ordered, as in active testing, by how much they are expected to
+    improve on the incumbent ``b`` (the tried algorithm with the best observed accuracy):
+    ``gain_c = sum_d w_d max(0, log A3R_cb^d) / sum_d w_d`` over the neighbours where both ran
+    (Abdulrahman, Brazdil, van Rijn & Vanschoren 2018 use A3R in active testing the same way;
+    ``method="ar"`` uses ``max(0, acc_c - acc_b)``).  The ranking's ``score`` is this gain;
+    equal gains keep the plain ranking's order; candidates never compared with the incumbent
+    come last.  The tried algorithms are dropped from the ranking.  ``tried_scale`` is chosen
+    by the held-out procedure of :mod:`metarec.recommender._tune`.
 
 Budgeted plan
     ``budget`` asks for the sequence expected to reach the lowest loss within ``budget``
@@ -30,7 +37,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["agreement_weights", "budget_plan"]
+__all__ = ["agreement_weights", "budget_plan", "incumbent_gain"]
 
 
 def agreement_weights(
@@ -128,3 +135,35 @@ def budget_plan(recommender, idx, w, order, expected_time, tried, budget):
     if single_plan and (not ratio_plan or single_plan[-1][1] < ratio_plan[-1][1] - 1e-12):
         return np.asarray(single_steps, dtype=int), single_plan
     return np.asarray(ratio_steps, dtype=int), ratio_plan
+
+
+def incumbent_gain(recommender, idx, w, tried):
+    """Expected gain of each algorithm over the incumbent (the best tried algorithm).
+
+    ``gain_c = sum_d w_d max(0, log A3R_{c,b}^d) / sum_d w_d`` over the neighbours where both
+    ``c`` and the incumbent ``b`` have a result (``method="ar"``: ``max(0, acc_c - acc_b)``
+    instead, accuracy only).  NaN where no neighbour has both.  See the module documentation.
+    """
+    best_j, best_acc = None, -np.inf
+    for name, result in tried.items():
+        j = recommender.algorithm_index_.get(str(name))
+        try:
+            accuracy = float(result[0] if isinstance(result, (tuple, list)) else result)
+        except (TypeError, ValueError, IndexError):
+            continue
+        if j is not None and np.isfinite(accuracy) and accuracy > best_acc:
+            best_j, best_acc = j, accuracy
+    if best_j is None:
+        return None
+    m = recommender.present_[idx]
+    both = m & m[:, [best_j]]
+    if recommender.method != "ar":
+        z = recommender.log_sr_[idx] - recommender.log_time_[idx] / float(recommender.n)
+        gain = np.maximum(z - z[:, [best_j]], 0.0)
+    else:
+        acc = np.nan_to_num(recommender.accuracy_[idx])
+        gain = np.maximum(acc - acc[:, [best_j]], 0.0)
+    wb = both * w[:, None]
+    total = wb.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, (wb * gain).sum(axis=0) / total, np.nan)

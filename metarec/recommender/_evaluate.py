@@ -45,7 +45,13 @@ from metarec.exceptions import InvalidInputError
 from metarec.recommender._compat import a3r
 from metarec.recommender._ranker import Recommender
 
-__all__ = ["EvaluationResult", "evaluate_recommender", "loss_curve", "mean_interval_loss"]
+__all__ = [
+    "EvaluationResult",
+    "evaluate_recommender",
+    "evaluate_active_testing",
+    "loss_curve",
+    "mean_interval_loss",
+]
 
 N_GRID = 200
 
@@ -339,3 +345,79 @@ def _refit_like(rec: Recommender, **params) -> Recommender:
         setattr(other, name, value)
     other._validate_params()
     return other
+
+
+def evaluate_active_testing(
+    kb,
+    recommender: Recommender | None = None,
+    *,
+    steps: int = 4,
+    datasets=None,
+    extra_exclude=(),
+    fitted: bool = False,
+):
+    """Does re-ranking after each result (``tried=``) help?  Leave-one-dataset-out.
+
+    For every dataset ``d``, two sequences of ``steps`` algorithms are run on it: *static*
+    follows the initial ranking; *active* runs the first recommended algorithm, then asks
+    ``recommend(..., tried=results so far)`` for the next one, and so on.  Both use only
+    algorithms that ran on ``d`` and the KB without ``d`` (and without ``extra_exclude``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per step: ``step``, mean ``static_loss`` and ``active_loss`` (best accuracy
+        minus best reached so far, percentage points), mean cumulative ``static_time`` and
+        ``active_time`` (seconds), and ``n_datasets``.
+    """
+    import pandas as pd
+    from sklearn.base import clone
+
+    if steps < 1:
+        raise InvalidInputError(f"steps must be >= 1; got {steps!r}")
+    rec = recommender if recommender is not None else Recommender()
+    if not fitted:
+        rec = clone(rec).fit(kb)
+    raw = rec.raw_metafeatures_
+    extra = [str(d) for d in ([extra_exclude] if isinstance(extra_exclude, str) else extra_exclude)]
+    names = rec.datasets_ if datasets is None else [str(d) for d in datasets]
+    keys = ("static_loss", "active_loss", "static_time", "active_time")
+    results = {key: np.zeros(steps) for key in keys}
+    n = 0
+    for d in names:
+        i = rec.dataset_index_[d]
+        ran = rec.present_[i]
+        if ran.sum() < 2 or d in extra:
+            continue
+        n += 1
+        query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
+        best = np.nanmax(np.where(ran, rec.accuracy_[i], np.nan))
+        exclude = [d, *extra]
+        static = _runnable(rec, rec.recommend(metafeatures=query, exclude=exclude), ran, set())
+        static = static[:steps]
+        active: list[int] = []
+        for _ in range(min(steps, int(ran.sum()))):
+            tried = {rec.algorithms_[j]: (rec.accuracy_[i, j], rec.time_[i, j]) for j in active}
+            ranking = rec.recommend(metafeatures=query, exclude=exclude, tried=tried or None)
+            active.append(_runnable(rec, ranking, ran, set(active))[0])
+        for name, seq in (("static", static), ("active", active)):
+            seq = seq + [seq[-1]] * (steps - len(seq))
+            reached = np.maximum.accumulate(rec.accuracy_[i, seq])
+            results[f"{name}_loss"] += 100.0 * (best - reached)
+            results[f"{name}_time"] += np.cumsum(rec.time_[i, seq])
+    if n == 0:
+        raise InvalidInputError("no dataset has results of two or more algorithms to evaluate on")
+    frame = pd.DataFrame({key: value / n for key, value in results.items()})
+    frame.insert(0, "step", np.arange(1, steps + 1))
+    frame["n_datasets"] = n
+    return frame
+
+
+def _runnable(rec, ranking, ran, done):
+    """Indices of the ranked algorithms that ran on the dataset and are not done yet."""
+    out = []
+    for name in ranking.algorithms:
+        j = rec.algorithm_index_[name]
+        if ran[j] and j not in done:
+            out.append(j)
+    return out

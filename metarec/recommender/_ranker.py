@@ -98,7 +98,7 @@ class Recommender(BaseEstimator):
         ARR's AccD: the accuracy traded for a tenfold speed-up (``method="arr"`` only).
     features : sequence of str or None, default=None
         Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB.
-    tried_scale : float, default=0.05
+    tried_scale : float, default=0.2
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms.
     random_state : int, RandomState or None, default=None
@@ -135,7 +135,7 @@ class Recommender(BaseEstimator):
         weights: str | None = "distance",
         acc_d: float = 0.1,
         features=None,
-        tried_scale: float = 0.05,
+        tried_scale: float = 0.2,
         random_state=None,
     ) -> None:
         self.k = k
@@ -331,7 +331,7 @@ class Recommender(BaseEstimator):
         -------
         Ranking
         """
-        from metarec.recommender._active import agreement_weights, budget_plan
+        from metarec.recommender._active import agreement_weights, budget_plan, incumbent_gain
 
         self._check_fitted()
         query = self._query_metafeatures(X, y, metafeatures)
@@ -371,6 +371,14 @@ class Recommender(BaseEstimator):
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
         order = self._order(scores, exp_acc, keep)
+        if tried:
+            gain = incumbent_gain(self, idx, w, tried)
+            if gain is not None:
+                # most expected gain over the best tried algorithm first; no evidence last;
+                # equal gains keep the order of the plain ranking
+                key = np.where(np.isfinite(gain[order]), -gain[order], np.inf)
+                order = order[np.argsort(key, kind="stable")]
+                scores = gain
         neighbours = tuple(
             Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
             for i, wi in zip(idx, w, strict=True)

@@ -11,7 +11,11 @@ Procedure (held-out split of datasets):
    points; the mean interval loss rewards fast good answers, the top-3 loss rewards accurate
    ones: their sum favours the time/accuracy frontier) is chosen; ties go to the higher
    Spearman correlation, then to the grid order.
-4. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
+4. Active testing's ``tried_scale`` is then chosen the same way, on the tuning half, with the
+   chosen configuration: the scale with the lowest mean loss over steps 2 to 4 of
+   :func:`~metarec.recommender._evaluate.evaluate_active_testing` wins (``inf`` = no
+   re-weighting of neighbours).
+5. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
    held-out half (the knowledge base then holds every dataset but the one left out).  These
    are the figures to report.
 
@@ -29,10 +33,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._evaluate import EvaluationResult, evaluate_recommender
+from metarec.recommender._evaluate import (
+    EvaluationResult,
+    _refit_like,
+    evaluate_active_testing,
+    evaluate_recommender,
+)
 from metarec.recommender._ranker import Recommender
 
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender"]
+
+TRIED_SCALES = (0.02, 0.05, 0.1, 0.2, float("inf"))
 
 DEFAULT_GRID: Mapping[str, tuple] = {
     "k": (5, 10, 20, 40, None),
@@ -57,6 +68,11 @@ class TuningResult:
         The split.
     heldout : EvaluationResult
         Evaluation of the chosen configuration and the baselines on the held-out half.
+    active_table : pandas.DataFrame or None
+        Tuning-half figures of each ``tried_scale`` (mean loss over steps 2-4).
+    heldout_active : pandas.DataFrame or None
+        Active testing with the chosen scale on the held-out half
+        (:func:`~metarec.recommender._evaluate.evaluate_active_testing`).
     """
 
     table: object
@@ -64,6 +80,8 @@ class TuningResult:
     tuning_datasets: tuple
     heldout_datasets: tuple
     heldout: EvaluationResult
+    active_table: object = None
+    heldout_active: object = None
 
 
 def tune_recommender(
@@ -73,6 +91,7 @@ def tune_recommender(
     base: Recommender | None = None,
     test_size: float = 0.5,
     random_state=0,
+    tried_scales=TRIED_SCALES,
     progress=None,
 ) -> TuningResult:
     """Tune the recommender's parameters on half of the datasets, evaluate on the other half.
@@ -88,6 +107,8 @@ def tune_recommender(
         Fraction of datasets held out.
     random_state : int, default=0
         Seed of the split.
+    tried_scales : sequence of float, default=TRIED_SCALES
+        Candidate ``tried_scale`` values for active testing (empty: not tuned).
     progress : callable, optional
         ``progress(n=1, total=None)``, called once per configuration.
 
@@ -125,8 +146,6 @@ def tune_recommender(
         if key not in fitted:
             fitted[key] = clone(model).fit(kb)
         data = fitted[key]
-        from metarec.recommender._evaluate import _refit_like
-
         ranker = _refit_like(data, **{p: v for p, v in params.items() if p not in fit_keys})
         result = evaluate_recommender(
             kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
@@ -151,6 +170,25 @@ def tune_recommender(
     )
     best = dict(table["_params"].iloc[0])
     chosen = clone(base).set_params(**best)
+    active_table = heldout_active = None
+    if tried_scales:
+        fitted_best = clone(chosen).fit(kb)
+        active_rows = []
+        for scale in tried_scales:
+            steps = evaluate_active_testing(
+                kb,
+                _refit_like(fitted_best, tried_scale=scale),
+                datasets=tuning,
+                extra_exclude=heldout,
+                fitted=True,
+            )
+            active_rows.append({"tried_scale": scale, "loss": steps["active_loss"].iloc[1:].mean()})
+        active_table = pd.DataFrame(active_rows)
+        best["tried_scale"] = float(
+            active_table.sort_values("loss", kind="stable")["tried_scale"].iloc[0]
+        )
+        chosen = clone(base).set_params(**best)
+        heldout_active = evaluate_active_testing(kb, chosen, datasets=heldout)
     evaluation = evaluate_recommender(kb, chosen, baselines=True, datasets=heldout)
     return TuningResult(
         table=table.drop(columns=["_order", "_params"]).reset_index(drop=True),
@@ -158,6 +196,8 @@ def tune_recommender(
         tuning_datasets=tuning,
         heldout_datasets=heldout,
         heldout=evaluation,
+        active_table=active_table,
+        heldout_active=heldout_active,
     )
 
 

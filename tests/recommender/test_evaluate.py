@@ -7,7 +7,12 @@ import pytest
 
 from metarec.exceptions import InvalidInputError
 from metarec.recommender import Recommender, evaluate_recommender
-from metarec.recommender._evaluate import bound_curve, loss_curve, mean_interval_loss
+from metarec.recommender._evaluate import (
+    bound_curve,
+    evaluate_active_testing,
+    loss_curve,
+    mean_interval_loss,
+)
 from metarec.recommender._tune import tune_recommender
 from tests.recommender._fakes import random_kb, tiny_kb
 
@@ -92,15 +97,30 @@ def test_tuning_never_sees_heldout_results():
     result = tune_recommender(kb, grid, random_state=1)
     assert set(result.tuning_datasets).isdisjoint(result.heldout_datasets)
     assert len(result.table) == 4
-    assert result.best_params == {
-        k: (None if v == "None" else v) for k, v in result.table.iloc[0][["k", "n"]].items()
-    }
+    top = result.table.iloc[0]
+    assert result.best_params["k"] == (None if top["k"] == "None" else top["k"])
+    assert result.best_params["n"] == top["n"]
+    assert result.best_params["tried_scale"] in list(result.active_table["tried_scale"])
+    assert len(result.heldout_active) == 4
     assert set(result.heldout.per_dataset["dataset"]) == set(result.heldout_datasets)
     # changing the held-out datasets' results does not change the tuning table
     runs = kb._runs
     runs.loc[runs.dataset.isin(result.heldout_datasets), "accuracy"] = 0.01
     again = tune_recommender(kb, grid, random_state=1)
+    np.testing.assert_allclose(again.active_table["loss"], result.active_table["loss"])
     np.testing.assert_allclose(
         again.table[["mil", "top3_loss"]].to_numpy(float),
         result.table[["mil", "top3_loss"]].to_numpy(float),
     )
+
+
+def test_active_testing_evaluation_by_hand():
+    # D1 left out: neighbours D2 (x=1) and D3; the static and active sequences both start with
+    # the first recommended algorithm, so step 1 is identical
+    steps = evaluate_active_testing(tiny_kb(), Recommender(k=2, n=4, weights=None), steps=2)
+    assert list(steps["step"]) == [1, 2]
+    assert steps.loc[0, "static_loss"] == pytest.approx(steps.loc[0, "active_loss"])
+    assert (steps["active_loss"].diff().dropna() <= 1e-12).all()
+    assert steps["n_datasets"].iloc[0] == 3
+    with pytest.raises(InvalidInputError):
+        evaluate_active_testing(tiny_kb(), steps=0)

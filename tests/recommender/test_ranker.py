@@ -197,8 +197,13 @@ def test_tried_drops_algorithms_and_reweights():
     assert "A" not in ranking.algorithms and ranking.tried == ("A",)
     weights = {nb.name: nb.weight for nb in ranking.neighbours}
     # D1 is .2 off on A, D2 agrees exactly
-    assert weights["D1"] == pytest.approx(math.exp(-0.2 / 0.05))
+    assert weights["D1"] == pytest.approx(math.exp(-0.2 / 0.2))
     assert weights["D2"] == pytest.approx(1.0)
+    # candidates by expected log-A3R gain over the incumbent A, over neighbours where both ran:
+    # B: D1 max(0, log(.9/.8) - log(16)/4) = 0, D2 log(.9/.6); C: D1 max(0, log(.5/.8)) = 0
+    w1 = math.exp(-1)
+    assert ranking.algorithms == ["B", "C"]
+    assert ranking.to_frame()["score"].tolist() == pytest.approx([math.log(1.5) / (1 + w1), 0.0])
 
 
 def test_budget_plan_by_hand():
@@ -290,6 +295,8 @@ def test_recommend_from_X_y_uses_extracted_metafeatures():
     from_xy = rec.recommend(X, y)
     from_mf = rec.recommend(metafeatures=dict(mf))
     assert from_xy.to_frame().equals(from_mf.to_frame())
-    assert from_xy.neighbours[0].name == "D1" and from_xy.neighbours[0].distance == pytest.approx(0.0)
+    assert from_xy.neighbours[0].name == "D1" and from_xy.neighbours[0].distance == pytest.approx(
+        0.0
+    )
     with pytest.raises(InvalidInputError):
         rec.recommend(X)
