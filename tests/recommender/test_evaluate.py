@@ -124,3 +124,33 @@ def test_active_testing_evaluation_by_hand():
     assert steps["n_datasets"].iloc[0] == 3
     with pytest.raises(InvalidInputError):
         evaluate_active_testing(tiny_kb(), steps=0)
+
+
+def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
+    import pandas as pd
+
+    from tests.recommender._fakes import FrameKB
+
+    rng = np.random.default_rng(0)
+    rows, meta = [], []
+    for i in range(24):
+        cluster = i % 2
+        meta.append(
+            {
+                "dataset": f"d{i}",
+                "cluster_feature": cluster + rng.normal(0, 0.05),
+                "majority_class_pct": 50.0,
+            }
+        )
+        for j in range(4):
+            # in cluster 0 algorithm 0 is best, in cluster 1 algorithm 3; all equally fast
+            good = (cluster == 0 and j == 0) or (cluster == 1 and j == 3)
+            acc = (0.9 if good else 0.7 - 0.02 * j) + rng.normal(0, 0.005)
+            rows.append((f"d{i}", f"alg{j}", acc, 1.0 + rng.normal(0, 0.01), "ok"))
+    runs = pd.DataFrame(rows, columns=["dataset", "algorithm", "accuracy", "fit_time", "status"])
+    result = evaluate_recommender(FrameKB(runs, pd.DataFrame(meta)), Recommender(k=5), n_random=2)
+    s = result.summary.set_index("method")
+    assert s.loc["metarec", "top1_loss"] == pytest.approx(0.0, abs=1e-9)
+    assert s.loc["global AR*", "top1_loss"] > 5.0
+    assert s.loc["metarec", "spearman"] > s.loc["global AR*", "spearman"]
+    assert s.loc["metarec", "mil"] < s.loc["global AR*", "mil"]
