@@ -25,8 +25,9 @@ Missing and failed results: a pair counts only on datasets where both algorithms
 result.  A failed or timed-out run counts as the majority-class accuracy of its dataset
 (``majority_class_pct / 100``, else ``majority_class_size / n_instances``; for other metrics,
 the worst value observed on the dataset) at the cost of the time it used (if that is unknown,
-the longest time observed on the dataset).  When only some runs of an (algorithm, dataset)
-failed, the success rate is the mean over all runs with failed runs counted that way.
+the longest time observed on the dataset).  Per-run rows (several per dataset and
+algorithm) are first aggregated as ``KnowledgeBase.runs()`` does.  When only some runs of an
+(algorithm, dataset) failed, the success rate is the mean over all runs with failed runs counted that way.
 
 With ``normalize=True`` the success rates of each dataset are first passed through
 :func:`metarec.evaluation.normalized_metric` with that dataset's metafeatures (task from
@@ -204,7 +205,8 @@ class Recommender(BaseEstimator):
         runs = runs.copy()
         runs["dataset"] = runs["dataset"].astype(str)
         runs["algorithm"] = runs["algorithm"].astype(str)
-        runs = runs.drop_duplicates(["dataset", "algorithm"], keep="last")
+        if runs.duplicated(["dataset", "algorithm"]).any():
+            runs = _aggregate_runs(runs, self.metric, self.time)
         datasets = np.array(sorted(runs["dataset"].unique()), dtype=object)
         algorithms = np.array(sorted(runs["algorithm"].unique()), dtype=object)
         d_index = pd.Index(datasets)
@@ -598,6 +600,38 @@ def average_rank(values: np.ndarray, w: np.ndarray) -> np.ndarray:
         return np.where(wsum > 0, (ranks * wm).sum(axis=0) / wsum, np.nan)
 
 
+def _aggregate_runs(runs, metric: str, time: str):
+    """One row per (dataset, algorithm) from per-run rows, as ``KnowledgeBase.runs()`` does.
+
+    The metric is the mean over ok runs, the time the mean over all runs; ``n_runs``,
+    ``n_failed`` and ``status`` ("ok" if any run is ok, else the first failure status).
+    """
+    import pandas as pd
+
+    status = runs["status"].fillna("ok").astype(str) if "status" in runs.columns else None
+    ok = runs[metric].notna() if status is None else status.eq("ok") & runs[metric].notna()
+    frame = pd.DataFrame(
+        {
+            "dataset": runs["dataset"],
+            "algorithm": runs["algorithm"],
+            metric: pd.to_numeric(runs[metric], errors="coerce").where(ok),
+            time: pd.to_numeric(runs[time], errors="coerce"),
+            "_ok": ok.astype(int),
+            "_fail": status.where(~ok, None) if status is not None else None,
+        }
+    )
+    grouped = frame.groupby(["dataset", "algorithm"], sort=False)
+    out = grouped.agg(
+        **{metric: (metric, "mean"), time: (time, "mean")},
+        n_runs=("_ok", "size"),
+        n_ok=("_ok", "sum"),
+        failure=("_fail", "first"),
+    ).reset_index()
+    out["n_failed"] = out["n_runs"] - out["n_ok"]
+    out["status"] = np.where(out["n_ok"] > 0, "ok", out["failure"].fillna("error"))
+    return out.drop(columns=["n_ok", "failure"])
+
+
 def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Value a failed run counts as, per dataset (see the module documentation)."""
     n = len(meta)
@@ -618,7 +652,12 @@ def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 
 def _normalize(acc: np.ndarray, meta) -> np.ndarray:
-    """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed."""
+    """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed.
+
+    Datasets are grouped by task and by which optional inputs (``snr``, the imbalance ratio of
+    the task) they have; each group is one call of the evaluation library's
+    ``normalized_metric``, given only the inputs every dataset of the group has.
+    """
     out = acc.copy()
 
     def column(name):
@@ -631,23 +670,27 @@ def _normalize(acc: np.ndarray, meta) -> np.ndarray:
     snr, ci, acir = column("snr"), column("class_imbalance_ratio"), column("acir")
     tasks = np.array([task_from_n_classes(c) for c in n_classes], dtype=object)
     for task in ("binary", "multiclass"):
-        rows = (tasks == task) & np.isfinite(n_inst) & np.isfinite(n_feat)
-        if not rows.any():
-            continue
-        kwargs = {}
-        if np.isfinite(snr[rows]).all():
-            kwargs["snr"] = snr[rows][:, None]
-        if task == "binary" and np.isfinite(ci[rows]).all():
-            kwargs["imbalance_ratio"] = ci[rows][:, None]
-        if task == "multiclass" and np.isfinite(acir[rows]).all():
-            kwargs["acir"] = acir[rows][:, None]
-        values = normalized_metric(
-            np.nan_to_num(acc[rows], nan=0.0),
-            task=task,
-            n_instances=n_inst[rows][:, None],
-            n_features=n_feat[rows][:, None],
-            **kwargs,
-        )
-        values = np.asarray(values, dtype=float)
-        out[rows] = np.where(np.isnan(acc[rows]) | ~np.isfinite(values), acc[rows], values)
+        imbalance_name, imbalance = ("imbalance_ratio", ci) if task == "binary" else ("acir", acir)
+        base = (tasks == task) & np.isfinite(n_inst) & np.isfinite(n_feat)
+        for has_snr in (True, False):
+            for has_imbalance in (True, False):
+                rows = (
+                    base & (np.isfinite(snr) == has_snr) & (np.isfinite(imbalance) == has_imbalance)
+                )
+                if not rows.any():
+                    continue
+                kwargs = {}
+                if has_snr:
+                    kwargs["snr"] = snr[rows][:, None]
+                if has_imbalance:
+                    kwargs[imbalance_name] = imbalance[rows][:, None]
+                values = normalized_metric(
+                    np.nan_to_num(acc[rows], nan=0.0),
+                    task=task,
+                    n_instances=n_inst[rows][:, None],
+                    n_features=n_feat[rows][:, None],
+                    **kwargs,
+                )
+                values = np.asarray(values, dtype=float)
+                out[rows] = np.where(np.isnan(acc[rows]) | ~np.isfinite(values), acc[rows], values)
     return out

@@ -300,3 +300,44 @@ def test_recommend_from_X_y_uses_extracted_metafeatures():
     )
     with pytest.raises(InvalidInputError):
         rec.recommend(X)
+
+
+def test_per_run_rows_are_aggregated():
+    import pandas as pd
+
+    from tests.recommender._fakes import FrameKB
+
+    kb = tiny_kb()
+    folds = pd.DataFrame(
+        [
+            ("D1", "A", 0.7, 1.0, "ok"),
+            ("D1", "A", 0.9, 1.0, "ok"),
+            ("D1", "A", np.nan, 4.0, "timeout"),
+            ("D1", "B", np.nan, 10.0, "timeout"),
+            ("D1", "B", np.nan, 30.0, "timeout"),
+        ],
+        columns=["dataset", "algorithm", "accuracy", "fit_time", "status"],
+    )
+    rec = Recommender().fit(FrameKB(folds, kb._metafeatures))
+    i, a, b = rec.dataset_index_["D1"], rec.algorithm_index_["A"], rec.algorithm_index_["B"]
+    # A: two ok folds averaging .8, one failure counted as the majority class (.5)
+    assert rec.accuracy_[i, a] == pytest.approx((0.8 * 2 + 0.5) / 3)
+    assert rec.time_[i, a] == pytest.approx(2.0)
+    assert rec.failed_[i, b] and rec.accuracy_[i, b] == pytest.approx(0.5)
+    assert rec.time_[i, b] == pytest.approx(20.0)
+
+
+def test_normalize_uses_the_evaluation_library_per_dataset():
+    from metarec.evaluation import normalized_metric
+
+    kb = tiny_kb()
+    kb._metafeatures.loc[2, "class_imbalance_ratio"] = np.nan  # D3 without imbalance ratio
+    rec = Recommender(normalize=True).fit(kb)
+    i = rec.dataset_index_["D1"]
+    expected = normalized_metric(
+        0.8, task="binary", n_instances=100, n_features=4, imbalance_ratio=1.0
+    )
+    assert np.exp(rec.log_sr_[i, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
+    k = rec.dataset_index_["D3"]
+    expected = normalized_metric(0.9, task="binary", n_instances=100, n_features=4)
+    assert np.exp(rec.log_sr_[k, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
