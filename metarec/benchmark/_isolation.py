@@ -8,7 +8,12 @@ sends its pickled result back through a pipe.  The parent waits at most ``timeou
 then kills the child.
 
 ``os.fork`` is used rather than :mod:`multiprocessing` because it also works inside daemonic
-worker processes (Dask's) and inside loky workers.  The parent must not have started OpenMP
+worker processes and inside loky workers.  Forking a process that runs other threads is not
+safe (the child may inherit a lock another thread held, and wait on it forever), and a Dask
+worker runs an event loop and a thread pool: there (:func:`_threaded_host`) the call runs in a
+fresh interpreter instead (``python -m metarec.benchmark._isolation``), which receives the
+pickled function and arguments on standard input and answers on standard output, with the
+same time limit and memory cap.  The parent must not have started OpenMP
 thread pools before forking (it only loads data), and the child limits BLAS/OpenMP to one
 thread, so that the CPU time it measures is the work of the fit alone.  On platforms without
 ``fork`` the function runs in-process and neither limit applies.
@@ -61,9 +66,12 @@ def _child(func: Callable[..., Any], args: tuple, memory_limit_mb: float | None,
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         warnings.simplefilter("ignore")
         try:
+            import joblib
             from threadpoolctl import threadpool_limits
 
-            with threadpool_limits(1):
+            # one thread, and no inherited joblib backend (a Dask client cannot be used
+            # from a forked child): the fit's CPU time is its own work
+            with threadpool_limits(1), joblib.parallel_config(backend="sequential"):
                 payload = ("ok", func(*args), None)
         except MemoryError:
             payload = (
@@ -84,6 +92,53 @@ def _child(func: Callable[..., Any], args: tuple, memory_limit_mb: float | None,
         code = 1
     finally:
         os._exit(code)
+
+
+def _threaded_host() -> bool:
+    """Whether this process runs inside a Dask worker (threads, an event loop)."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        return False
+    return True
+
+
+def _run_subprocess(func, args, timeout, memory_limit_mb, start) -> IsolatedOutcome:
+    """Run ``func(*args)`` in a new interpreter (see the module docstring)."""
+    import subprocess
+    import sys
+
+    payload = pickle.dumps((func, args, memory_limit_mb), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "metarec.benchmark._isolation"],
+            input=payload,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        elapsed = time.perf_counter() - start
+        return IsolatedOutcome(
+            "timeout", None, f"killed after the {timeout:g} s time limit", elapsed
+        )
+    elapsed = time.perf_counter() - start
+    if not done.stdout:
+        tail = " ".join(done.stderr.decode(errors="replace").split())[-300:]
+        return IsolatedOutcome(
+            "error",
+            None,
+            f"worker process exited ({done.returncode}) without a result: {tail}",
+            elapsed,
+        )
+    state, value, error = pickle.loads(done.stdout)
+    return IsolatedOutcome(state, value, error, elapsed)
 
 
 def run_isolated(
@@ -117,6 +172,8 @@ def run_isolated(
             return IsolatedOutcome("error", None, f"{type(exc).__name__}: {exc}", 0.0)
         return IsolatedOutcome("ok", value, None, time.perf_counter() - start)
 
+    if _threaded_host():
+        return _run_subprocess(func, args, timeout, memory_limit_mb, start)
     read_fd, write_fd = os.pipe()
     with warnings.catch_warnings():
         # Python >= 3.12 warns about fork() in multi-threaded processes; the child only
@@ -161,3 +218,12 @@ def run_isolated(
         return IsolatedOutcome("error", None, "worker process exited without a result", elapsed)
     state, value, error = pickle.loads(b"".join(chunks))
     return IsolatedOutcome(state, value, error, elapsed)
+
+
+if __name__ == "__main__":  # pragma: no cover - the fresh interpreter of _run_subprocess
+    import sys
+
+    _func, _args, _limit = pickle.loads(sys.stdin.buffer.read())
+    _result_fd = os.dup(1)
+    os.dup2(2, 1)  # anything the algorithm prints goes to stderr, not into the result
+    _child(_func, _args, _limit, _result_fd)

@@ -217,6 +217,19 @@ def _load(source: Any, target: str | None):
     return source if isinstance(source, Dataset) else load_dataset(source, target=target)
 
 
+def _unsplittable(ds, protocol: str, random_state: int) -> str | None:
+    """Why ``protocol`` cannot split ``ds`` (a class smaller than the folds...), or None."""
+    from metarec.evaluation import get_protocol
+    from metarec.exceptions import InvalidInputError
+
+    codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)[1]
+    try:
+        next(iter(get_protocol(protocol, random_state=random_state).split(ds.X, codes)))
+    except InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
 def run_benchmark(
     datasets: Iterable[Any],
     kb,
@@ -250,7 +263,8 @@ def run_benchmark(
         Restrict to these names of the portfolio.
     protocol : {"cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout"}, default="cv10"
     n_jobs : int, default=1
-        Parallel jobs (joblib; -1 for all cores).
+        Parallel jobs (joblib; -1 for all cores).  With ``scheduler`` the default 1 means every
+        worker thread of the Dask cluster.
     timeout : float, optional
         Seconds allowed per fit; a fit that takes longer is killed and recorded as ``timeout``.
     memory_limit_mb : float, optional
@@ -297,6 +311,12 @@ def run_benchmark(
         loaded[ds.name] = ds
     if not loaded:
         raise BenchmarkError("no datasets given")
+    failures: list[Failure] = []
+    for name in list(loaded):
+        problem = _unsplittable(loaded[name], protocol, random_state)
+        if problem is not None:  # e.g. a class smaller than the number of folds
+            failures.append(Failure(name, "*", "error", 0, f"dataset skipped: {problem}"))
+            del loaded[name]
 
     stored = kb.datasets()
     known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
@@ -378,7 +398,6 @@ def run_benchmark(
 
     results = defaultdict(list, {k: list(v) for k, v in cached.items()})
     runs_stored = 0
-    failures: list[Failure] = []
 
     def flush(name: str) -> None:
         nonlocal runs_stored
@@ -424,6 +443,8 @@ def run_benchmark(
                     f"cannot reach the Dask scheduler at {scheduler}: {exc}"
                 ) from exc
             backend = "dask"
+            if n_jobs == 1:  # the default: as many jobs as the cluster has worker threads
+                n_jobs = -1
         try:
             with joblib.parallel_config(
                 backend=backend,

@@ -107,9 +107,10 @@ def summarize(
     if values.size == 0:
         out.nan_all(summary_names(base, stats), empty_reason)
         return
+    scale = float(np.max(np.abs(values))) or 1.0  # keeps sums of huge values finite
     quartiles = np.quantile(values, [0.25, 0.5, 0.75])
     computed = {
-        "mean": values.mean(),
+        "mean": (values / scale).mean() * scale,
         "min": values.min(),
         "max": values.max(),
         "q1": quartiles[0],
@@ -122,7 +123,11 @@ def summarize(
             if values.size < 2:
                 out.nan(name, "standard deviation needs at least two attributes")
             else:
-                out.set(name, values.std(ddof=1))
+                sd = (values / scale).std(ddof=1) * scale
+                if math.isfinite(sd):
+                    out.set(name, sd)
+                else:
+                    out.nan(name, "exceeds the floating-point range")
         else:
             out.set(name, computed[stat])
 
@@ -159,23 +164,34 @@ class PreparedData:
     def n_classes(self) -> int:
         return 0 if self.class_counts is None else int(self.class_counts.size)
 
+    def scaled(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(numeric / max|column|, max|column|)``: values in [-1, 1], so that sums of
+        powers cannot overflow whatever the magnitude (1e300 is a valid value); cached."""
+        if "scaled" not in self.cache:
+            x = self.numeric
+            if x.shape[1] == 0:
+                self.cache["scaled"] = (x, np.ones(0))
+            else:
+                maxabs = np.max(np.where(np.isnan(x), 0.0, np.abs(x)), axis=0)
+                maxabs = np.where(maxabs > 0, maxabs, 1.0)
+                self.cache["scaled"] = (x / maxabs, maxabs)
+        return self.cache["scaled"]
+
     def standardized(self) -> np.ndarray:
         """Numeric attributes z-scored column-wise, missing -> 0 (the mean), constant -> 0."""
         if "standardized" not in self.cache:
-            x = self.numeric
+            x, _ = self.scaled()
             if x.shape[1] == 0:
                 z = np.zeros((self.n, 0))
             else:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    finite_count = np.sum(~np.isnan(x), axis=0)
-                    mean = np.where(
-                        finite_count > 0, np.nansum(x, axis=0) / np.maximum(finite_count, 1), 0.0
-                    )
-                    z = x - mean
-                    z[np.isnan(z)] = 0.0
-                    sd = np.sqrt(np.sum(z * z, axis=0) / np.maximum(finite_count, 1))
-                scale = np.where(sd > 1e-12 * np.maximum(np.abs(mean), 1.0), sd, np.inf)
-                z /= scale
+                finite_count = np.sum(~np.isnan(x), axis=0)
+                safe = np.maximum(finite_count, 1)
+                mean = np.nansum(x, axis=0) / safe
+                z = x - mean
+                z[np.isnan(z)] = 0.0
+                sd = np.sqrt(np.sum(z * z, axis=0) / safe)
+                # values lie in [-1, 1]: an sd below 1e-12 is a constant up to rounding
+                z /= np.where(sd > 1e-12, sd, np.inf)
             self.cache["standardized"] = z
         return self.cache["standardized"]
 

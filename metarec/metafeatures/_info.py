@@ -79,7 +79,7 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
 
 def _numeric_tables(data: PreparedData):
     """Per-numeric-attribute (entropy, MI with class) arrays (MI None without classes)."""
-    x = data.numeric
+    x, _ = data.scaled()  # bins are scale-free; scaling keeps max - min finite
     p = x.shape[1]
     if p == 0:
         return np.zeros(0), (np.zeros(0) if data.is_classification else None)

@@ -173,18 +173,48 @@ def naive_bayes(data: PreparedData, out: Collector) -> None:
     _evaluate(data, out, "naive_bayes", GaussianNB)
 
 
+class _DegenerateSafeLDA:
+    """LDA, or its limit when no attribute varies within any class.
+
+    With zero within-class variance LDA's covariance is singular in every direction and
+    scikit-learn's solver fails; the limit of LDA with a vanishing isotropic covariance is
+    the nearest class mean, which is used instead.
+    """
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> _DegenerateSafeLDA:
+        classes, inverse = np.unique(y, return_inverse=True)
+        sums = np.zeros((classes.size, x.shape[1]))
+        np.add.at(sums, inverse, x)
+        means = sums / np.bincount(inverse)[:, None]
+        if np.any(x != means[inverse]):
+            from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+            self.model_ = LinearDiscriminantAnalysis().fit(x, y)
+        else:
+            self.model_ = None
+            self.classes_, self.means_ = classes, means
+        return self
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        if self.model_ is not None:
+            return self.model_.predict(x)
+        distances = ((x[:, None, :] - self.means_[None, :, :]) ** 2).sum(axis=2)
+        return self.classes_[np.argmin(distances, axis=1)]
+
+
 @metafeature(GROUP, *_names("lda"))
 def linear_discriminant(data: PreparedData, out: Collector) -> None:
     """Linear discriminant analysis landmarker (SVD solver, robust to collinearity).
+
+    When no attribute varies within any class (LDA's covariance is zero) the landmarker
+    predicts the nearest class mean, the limit of LDA as the covariance vanishes.
 
     References
     ----------
     .. [1] Pfahringer et al. (2000), landmarking with LDA.
     .. [2] Rivolli et al. (2022), "linear_discr".
     """
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-
-    _evaluate(data, out, "lda", LinearDiscriminantAnalysis)
+    _evaluate(data, out, "lda", _DegenerateSafeLDA)
 
 
 @metafeature(GROUP, *_names("random_node"))

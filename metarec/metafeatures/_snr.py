@@ -124,6 +124,9 @@ def model_snr(data: PreparedData, out: Collector) -> None:
         )
         return
     x = data.model_matrix(rows)
+    if x.shape[1] == 0:
+        out.nan("snr", "no feature has a usable value (no features, or all entirely missing)")
+        return
     if data.is_classification:
         from sklearn.naive_bayes import GaussianNB
 

@@ -45,9 +45,14 @@ _NO_NUMERIC = "no numeric attribute"
 
 
 def _moments(data: PreparedData):
-    """Per-attribute (count, mean, m2, m3, m4) over present values, cached."""
+    """Per-attribute (count, mean, m2, m3, m4) over present values, cached.
+
+    Computed on the attributes divided by their largest absolute value (so powers cannot
+    overflow): ``mean`` and ``m2`` are therefore in units of that scale, which the
+    scale-free skewness and kurtosis do not mind; :func:`means_and_deviations` rescales.
+    """
     if "moments" not in data.cache:
-        x = data.numeric
+        x, _ = data.scaled()
         count = np.sum(~np.isnan(x), axis=0).astype("float64")
         safe = np.maximum(count, 1.0)
         mean = np.nansum(x, axis=0) / safe
@@ -61,8 +66,11 @@ def _moments(data: PreparedData):
 
 
 def _varying(count, mean, m2) -> np.ndarray:
-    """Attributes with at least two present values that are not (numerically) constant."""
-    return (count >= 2) & (m2 > (1e-12 * np.maximum(np.abs(mean), 1.0)) ** 2)
+    """Attributes with at least two present values that are not (numerically) constant.
+
+    Moments are of values scaled into [-1, 1]: a standard deviation below 1e-12 is rounding.
+    """
+    return (count >= 2) & (m2 > 1e-24)
 
 
 @metafeature(GROUP, *summary_names("skewness"))
@@ -113,10 +121,12 @@ def means_and_deviations(data: PreparedData, out: Collector) -> None:
     .. [2] Rivolli et al. (2022), "mean", "sd".
     """
     count, mean, m2, _, _ = _moments(data)
+    _, scale = data.scaled()
     present = count >= 1
-    summarize(out, "numeric_mean", mean[present], _NO_NUMERIC)
+    summarize(out, "numeric_mean", (mean * scale)[present], _NO_NUMERIC)
     several = count >= 2
-    sd = np.sqrt(m2[several] * count[several] / (count[several] - 1))
+    sd = np.sqrt(m2[several] * count[several] / (count[several] - 1)) * scale[several]
+    # an attribute whose sd exceeds the float range (values near +-1.8e308) is left out
     summarize(out, "numeric_sd", sd, "no numeric attribute with two present values")
 
 
@@ -135,7 +145,7 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
     .. [1] Tukey, J. W. (1977). Exploratory Data Analysis. Addison-Wesley (fences).
     .. [2] Rivolli et al. (2022), "outliers" (pymfe counts attributes beyond 1.5 IQR fences).
     """
-    x = data.numeric
+    x, _ = data.scaled()  # fences are scale-free; scaling keeps them finite
     if x.shape[1] == 0:
         out.nan("pct_attributes_with_outliers", _NO_NUMERIC)
         return

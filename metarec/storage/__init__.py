@@ -1,1 +1,19 @@
-"""placeholder"""
+"""The knowledge base: datasets, metafeatures, algorithms and runs in any SQLAlchemy database.
+
+:class:`KnowledgeBase` is the only way into the store; every other part of metarec reads its
+DataFrames and writes through its import methods.
+"""
+
+from metarec.storage._importers import ImportReport
+from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, aggregate_runs
+from metarec.storage._migrate import HEAD as SCHEMA_REVISION
+from metarec.storage._models import TABLES
+
+__all__ = [
+    "KnowledgeBase",
+    "ImportReport",
+    "RUN_COLUMNS",
+    "SCHEMA_REVISION",
+    "TABLES",
+    "aggregate_runs",
+]

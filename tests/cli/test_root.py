@@ -36,7 +36,7 @@ def test_help_does_not_import_heavy_libraries():
         "from metarec.cli import cli\n"
         "try:\n    cli.main(['--help'], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('sklearn', 'openml', 'matplotlib', 'pandas', 'sqlalchemy') if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
+        "print('heavy:' + ','.join(heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == ""
+    assert out.stdout.strip().splitlines()[-1] == "heavy:"

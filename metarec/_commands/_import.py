@@ -1,0 +1,84 @@
+"""``metarec import runs|metafeatures FILE``: load run histories and metafeatures from files."""
+
+from __future__ import annotations
+
+import click
+
+from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
+
+
+@click.group("import")
+def import_group() -> None:
+    """Import run histories or metafeatures from CSV, TSV (optionally .gz) or Parquet files.
+
+    An import is one transaction: a bad row rejects the whole file (nothing is stored) unless
+    --skip-invalid is given. Re-importing the same file adds nothing.
+
+    \b
+    Example:
+      metarec import runs results.csv
+      metarec import metafeatures qualities.parquet
+    """
+
+
+def _report(report, fmt: str) -> None:
+    for problem in report.problems:
+        echo_note(f"rejected: {problem}")
+    for note in report.notes:
+        echo_note(f"note: {note}")
+    row = {
+        "file": report.source,
+        "added": report.added,
+        "present": report.present,
+        "updated": report.updated,
+        "rejected": report.rejected,
+    }
+    emit([row], fmt, title="Import", json_extra={"problems": list(report.problems)})
+
+
+@import_group.command("runs")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--skip-invalid", is_flag=True, help="Import the valid rows and report the others.")
+@click.option("--source", help="Source recorded for rows without one (e.g. 'lab-2024').")
+@click.option("--protocol", help="Protocol recorded for rows without one (e.g. 'cv10').")
+@format_option()
+@click.pass_context
+def runs(ctx, file, skip_invalid, source, protocol, fmt):
+    """Import runs: long format, one row per run (fold, seed).
+
+    Required columns: dataset, algorithm, accuracy, time (seconds; or fit_time). Optional:
+    protocol, seed, fold, status (ok/timeout/error), predict_time, source, source_run_id,
+    error. Any other numeric column is stored as a per-run metric.
+
+    \b
+    Example:
+      metarec import runs results.csv
+      metarec --db sqlite:///team.sqlite import runs folds.parquet --skip-invalid
+    """
+    kb = open_kb(ctx)
+    with progress("Importing runs") as advance:
+        report = kb.import_runs(
+            file, skip_invalid=skip_invalid, source=source, protocol=protocol, progress=advance
+        )
+    _report(report, fmt)
+
+
+@import_group.command("metafeatures")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--skip-invalid", is_flag=True, help="Import the valid rows and report the others.")
+@format_option()
+@click.pass_context
+def metafeatures(ctx, file, skip_invalid, fmt):
+    """Import metafeatures: wide format, a 'dataset' column and one column per metafeature.
+
+    The datasets must already be in the knowledge base (import their runs first). OpenML
+    quality names (NumberOfInstances, ClassEntropy, ...) are translated to metarec's names.
+
+    \b
+    Example:
+      metarec import metafeatures metafeatures.csv
+    """
+    kb = open_kb(ctx)
+    with progress("Importing metafeatures") as advance:
+        report = kb.import_metafeatures(file, skip_invalid=skip_invalid, progress=advance)
+    _report(report, fmt)

@@ -1,0 +1,86 @@
+"""The built-in knowledge base: resource files shipped in the package, loaded on first use.
+
+The package carries the built-in KB as four zstd-compressed Parquet files in
+``metarec/_resources/`` (``builtin_runs``, ``builtin_metafeatures``, ``builtin_datasets``,
+``builtin_algorithms``; written by :func:`metarec.benchmark.export_builtin`).  The first
+:meth:`KnowledgeBase.builtin` call imports them, through the ordinary import path, into a
+SQLite file ``builtin-<version>-<digest>.sqlite`` in metarec's data directory; the digest of
+the resource files names the file, so a new release (or rebuilt resources) never reads a stale
+copy.  The file is built under a temporary name and renamed into place, so two processes
+starting at once never see half a knowledge base.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from metarec.exceptions import KnowledgeBaseError
+
+__all__ = ["builtin_path", "resource_files", "BUILTIN_TABLES"]
+
+BUILTIN_TABLES = ("datasets", "algorithms", "runs", "metafeatures")
+
+
+def _resources() -> Path:
+    return Path(__file__).resolve().parent.parent / "_resources"
+
+
+def resource_files() -> dict[str, Path]:
+    """Return the built-in resource files, or raise when this installation has none."""
+    files = {name: _resources() / f"builtin_{name}.parquet" for name in BUILTIN_TABLES}
+    missing = [str(p.name) for p in files.values() if not p.is_file()]
+    if missing:
+        raise KnowledgeBaseError(
+            "this installation of metarec carries no built-in knowledge base "
+            f"(missing {', '.join(missing)}); give a knowledge base with --db or METAREC_DB"
+        )
+    return files
+
+
+def _digest(files: dict[str, Path]) -> str:
+    h = hashlib.sha256()
+    for name in BUILTIN_TABLES:
+        h.update(files[name].read_bytes())
+    return h.hexdigest()[:16]
+
+
+def builtin_path() -> Path:
+    """Return the SQLite file of the built-in knowledge base, building it if needed."""
+    from metarec._config import data_dir
+    from metarec._version import __version__
+
+    files = resource_files()
+    target = data_dir() / f"builtin-{__version__}-{_digest(files)}.sqlite"
+    if target.is_file() and target.stat().st_size > 0:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".builtin-", suffix=".sqlite", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        _load(files, tmp_path)
+        os.replace(tmp_path, target)
+    finally:
+        for leftover in (tmp_path, *(Path(f"{tmp}{s}") for s in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+    return target
+
+
+def _load(files: dict[str, Path], path: Path) -> None:
+    import pandas as pd
+
+    from metarec.storage._kb import KnowledgeBase
+
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    try:
+        kb.add_datasets(pd.read_parquet(files["datasets"]))
+        kb.add_algorithms(pd.read_parquet(files["algorithms"]))
+        kb.import_runs(files["runs"])
+        kb.import_metafeatures(files["metafeatures"])
+        with kb.engine.connect() as conn:  # fold the WAL into the file before it is renamed
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        kb.close()

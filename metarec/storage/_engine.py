@@ -1,0 +1,181 @@
+"""Database engines for the knowledge base: SQLite tuning and clear connection errors.
+
+Any SQLAlchemy URL works.  SQLite files get, on every new connection (a ``connect`` event):
+
+* ``PRAGMA journal_mode=WAL`` - readers never block the writer, a crash never corrupts;
+* ``PRAGMA foreign_keys=ON`` - SQLite does not enforce foreign keys otherwise;
+* ``PRAGMA busy_timeout`` of :data:`BUSY_TIMEOUT_S` seconds - a second writer waits for the
+  first instead of failing with "database is locked";
+* ``PRAGMA synchronous=NORMAL`` - durable at every checkpoint, the usual WAL setting.
+
+The Python ``sqlite3`` driver's own transaction handling is switched off and SQLAlchemy
+emits ``BEGIN`` itself (the recipe of SQLAlchemy's SQLite documentation), so that a write
+transaction can start with ``BEGIN IMMEDIATE``: it takes the write lock at once, waiting up
+to the busy timeout, instead of failing half-way when two processes import at the same time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+
+from metarec._config import redact_url
+from metarec.exceptions import KnowledgeBaseError
+
+__all__ = ["BUSY_TIMEOUT_S", "make_engine", "write_transaction", "database_errors"]
+
+#: Seconds a SQLite writer waits for another writer before giving up.
+BUSY_TIMEOUT_S = 30.0
+
+_WRITE_OPTION = "metarec_write"
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """Return the file of a SQLite URL, or ``None`` for in-memory / non-SQLite URLs."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def _check_sqlite_file(path: Path, shown_url: str) -> None:
+    """Reject a file that is not a SQLite database before SQLite itself complains."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise KnowledgeBaseError(f"{shown_url}: {path} is a directory, not a knowledge base file")
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with path.open("rb") as handle:
+        header = handle.read(16)
+    if header != b"SQLite format 3\x00":
+        raise KnowledgeBaseError(
+            f"{path} is not a metarec knowledge base: it is not a SQLite database "
+            "(wrong file header); give another file with --db or METAREC_DB"
+        )
+
+
+def make_engine(url: str, *, create_dirs: bool = True) -> Engine:
+    """Return an engine for ``url``, with the SQLite settings described in the module.
+
+    Parameters
+    ----------
+    url : str
+        A full SQLAlchemy URL (see :func:`metarec._config.resolve_db_url`).
+    create_dirs : bool, default=True
+        Create the parent directory of a SQLite file if it is missing.
+
+    Raises
+    ------
+    KnowledgeBaseError
+        The URL cannot be parsed, its driver is missing, or the file is not SQLite.
+    """
+    shown = redact_url(url)
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise KnowledgeBaseError(f"invalid database URL {shown!r}: {exc}") from None
+    path = _sqlite_path(url)
+    if path is not None:
+        _check_sqlite_file(path, shown)
+        if create_dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    kwargs: dict = {}
+    if is_sqlite:
+        kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
+        if path is None:
+            # an in-memory database lives as long as its one connection
+            from sqlalchemy.pool import StaticPool
+
+            kwargs["poolclass"] = StaticPool
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except Exception as exc:
+        raise KnowledgeBaseError(f"cannot use database {shown}: {exc}") from None
+    if is_sqlite:
+        _install_sqlite_events(engine, in_memory=path is None)
+    return engine
+
+
+def _install_sqlite_events(engine: Engine, *, in_memory: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # pragma: no cover - trivial
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if not in_memory:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(_WRITE_OPTION):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+@contextlib.contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """Yield a connection inside one write transaction, committed on success.
+
+    On SQLite the transaction starts with ``BEGIN IMMEDIATE`` (see the module docstring);
+    any exception rolls everything back, so an import either lands whole or not at all.
+    """
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{_WRITE_OPTION: True})
+        with conn.begin():
+            yield conn
+
+
+def describe_error(exc: BaseException) -> str:
+    """Return the database's own message of ``exc`` on one line."""
+    original = getattr(exc, "orig", None) or exc
+    return " ".join(str(original).split())
+
+
+@contextlib.contextmanager
+def database_errors(shown_url: str, action: str) -> Iterator[None]:
+    """Translate SQLAlchemy / driver errors into :class:`KnowledgeBaseError`.
+
+    Parameters
+    ----------
+    shown_url : str
+        The redacted URL, named in the message.
+    action : str
+        What was being done ("open", "import runs into"...).
+    """
+    try:
+        yield
+    except KnowledgeBaseError:
+        raise
+    except OperationalError as exc:
+        message = describe_error(exc)
+        if "not a database" in message or "malformed" in message:
+            raise KnowledgeBaseError(
+                f"{shown_url} is not a metarec knowledge base or is corrupt ({message})"
+            ) from None
+        raise KnowledgeBaseError(f"cannot {action} {shown_url}: {message}") from None
+    except DBAPIError as exc:
+        message = describe_error(exc)
+        if "not a database" in message or "malformed" in message:
+            raise KnowledgeBaseError(
+                f"{shown_url} is not a metarec knowledge base or is corrupt ({message})"
+            ) from None
+        raise KnowledgeBaseError(f"cannot {action} {shown_url}: {message}") from None
+    except SQLAlchemyError as exc:
+        raise KnowledgeBaseError(f"cannot {action} {shown_url}: {describe_error(exc)}") from None

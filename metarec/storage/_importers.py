@@ -1,0 +1,656 @@
+"""Bulk, idempotent, all-or-nothing imports of run histories and metafeatures.
+
+An import streams its input in chunks (:mod:`metarec.storage._readers`) inside ONE write
+transaction.  Each chunk is validated with vectorised pandas operations, then written with
+executemany-style Core inserts using the dialect's ``INSERT ... ON CONFLICT DO NOTHING``
+(SQLite, PostgreSQL), so rows already stored are skipped by the database itself.  A problem
+anywhere rejects the whole input (:class:`~metarec.exceptions.ImportRejectedError`, the
+transaction is rolled back and the knowledge base is exactly as before) unless
+``skip_invalid=True``, in which case the valid rows are stored and the rest reported.
+
+Run rows
+--------
+Required columns: ``dataset, algorithm, accuracy`` and ``time`` (``fit_time`` is an alias;
+when both are present ``time`` wins and ``fit_time`` fills its gaps).  Optional:
+``protocol, seed, fold, status, predict_time, source, source_run_id, error``.  Any other
+column holding numbers is a per-run metric; a column whose values in the first chunk are all
+non-numeric text is ignored (and named in the report's notes).  A row is invalid when:
+dataset or algorithm is empty; accuracy or a time or a metric value is not a number;
+accuracy is outside [0, 1]; a time is negative; seed or fold is not an integer; status is not
+``ok``, ``timeout`` or ``error``; or status is ``ok`` and accuracy is missing.  A missing
+status is inferred: ``ok`` when the accuracy is present, ``error`` otherwise.
+
+Metafeature rows
+----------------
+A ``dataset`` column naming datasets already in the knowledge base, and one column per
+metafeature.  Columns named like OpenML qualities (``NumberOfInstances``, ...) are translated
+with :func:`metarec.metafeatures.translate_openml_qualities`; a metarec-named column given
+in the same file wins over a translated one.  Missing cells are skipped (they never erase a
+stored value).  Re-importing updates values in place: the report counts *values* (one per
+dataset and metafeature) as ``added`` (new), ``updated`` (stored with another value) or
+``present`` (stored with the same value); ``rejected`` counts rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
+from metarec.storage._readers import ChunkSource, open_source
+from metarec.storage._runkeys import OccurrenceCounter, run_keys
+
+__all__ = ["ImportReport", "import_runs", "import_metafeatures", "MAX_PROBLEMS"]
+
+#: At most this many problems are listed (the counts stay exact).
+MAX_PROBLEMS = 1000
+STATUSES = ("ok", "timeout", "error")
+RUN_STRING_COLUMNS = (
+    "dataset",
+    "algorithm",
+    "protocol",
+    "status",
+    "source",
+    "source_run_id",
+    "error",
+)
+RUN_KNOWN_COLUMNS = (
+    *RUN_STRING_COLUMNS,
+    "accuracy",
+    "time",
+    "fit_time",
+    "predict_time",
+    "seed",
+    "fold",
+)
+RUN_COLUMNS = (
+    "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
+    "fit_time", "predict_time", "source", "source_run_id", "error",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did.
+
+    Attributes
+    ----------
+    added : int
+        Rows (runs) or values (metafeatures) newly stored.
+    present : int
+        Rows or values that were already stored, unchanged.
+    rejected : int
+        Invalid rows left out (only non-zero with ``skip_invalid=True``).
+    problems : tuple of str
+        One line per problem, naming file, line/row and column (at most
+        :data:`MAX_PROBLEMS`, then a summary line).
+    updated : int
+        Metafeature values that were stored with another value and were replaced.
+    source : str
+        The file imported, or ``"<DataFrame>"``.
+    notes : tuple of str
+        Remarks that are not problems (ignored columns...).
+    """
+
+    added: int
+    present: int
+    rejected: int
+    problems: tuple[str, ...] = ()
+    updated: int = 0
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report as a plain dictionary."""
+        out = asdict(self)
+        out["problems"] = list(self.problems)
+        out["notes"] = list(self.notes)
+        return out
+
+
+class _Problems:
+    """Collects problems of an import, keeping at most MAX_PROBLEMS messages."""
+
+    def __init__(self, source: ChunkSource) -> None:
+        self.source = source
+        self.messages: list[str] = []
+        self.n_rows = 0
+        self.first: str | None = None
+
+    def add_chunk(self, start: int, found: list[tuple[int, str, str]], n_bad_rows: int) -> None:
+        self.n_rows += n_bad_rows
+        for position, column, message in sorted(found, key=lambda item: item[0]):
+            if len(self.messages) >= MAX_PROBLEMS:
+                break
+            text = f"{self.source.label}, {self.source.where(start + position)}, column {column!r}: {message}"
+            self.messages.append(text)
+
+    def finish(self) -> tuple[str, ...]:
+        if self.n_rows > len(self.messages) and len(self.messages) >= MAX_PROBLEMS:
+            return (*self.messages, f"... and more: {self.n_rows} invalid rows in all")
+        return tuple(self.messages)
+
+    def reject(self, what: str) -> ImportRejectedError:
+        first = self.messages[0] if self.messages else "invalid rows"
+        message = (
+            f"{self.source.label}: {what} rejected, nothing was imported: {self.n_rows} invalid "
+            f"row(s); first: {first}. Fix the file, or use --skip-invalid (skip_invalid=True) "
+            "to import the valid rows."
+        )
+        return ImportRejectedError(message, list(self.finish()))
+
+
+class _Checks:
+    """Accumulates per-row failures of one chunk as boolean masks (vectorised)."""
+
+    def __init__(self, n: int) -> None:
+        self.bad = np.zeros(n, dtype=bool)
+        self.found: list[tuple[int, str, str]] = []
+
+    def fail(self, mask, column: str, describe: Callable[[int], str]) -> None:
+        mask = np.asarray(mask, dtype=bool)
+        if not mask.any():
+            return
+        self.bad |= mask
+        for position in np.flatnonzero(mask)[:MAX_PROBLEMS]:
+            self.found.append((int(position), column, describe(int(position))))
+
+
+def _text(series):
+    """Strings with surrounding blanks removed; missing or empty -> None (object array)."""
+    import pandas as pd
+
+    if pd.api.types.is_float_dtype(series.dtype):
+        # integral floats (ids read with missing values) print without ".0"
+        values = series.to_numpy(dtype="float64", na_value=np.nan)
+        integral = np.isfinite(values) & (np.floor(values) == values)
+        if integral.all() or not np.isfinite(values).any() or integral[np.isfinite(values)].all():
+            series = series.astype("Int64")
+    text = series.astype("string").str.strip()
+    out = text.to_numpy(dtype=object, na_value=None)
+    out[out == ""] = None
+    return out
+
+
+def _numeric(series, checks: _Checks, column: str) -> np.ndarray:
+    """float64 values of ``series``; values that are not numbers fail the row."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        return series.to_numpy(dtype="float64", na_value=np.nan)
+    coerced = pd.to_numeric(series, errors="coerce")
+    values = coerced.to_numpy(dtype="float64", na_value=np.nan)
+    missing = (
+        series.isna().to_numpy()
+        | (series.astype("string").str.strip() == "").fillna(True).to_numpy()
+    )
+    raw = series.to_numpy(dtype=object)
+    checks.fail(~missing & np.isnan(values), column, lambda i: f"{raw[i]!r} is not a number")
+    return values
+
+
+def _objects(values: np.ndarray, *, integer: bool = False) -> list:
+    """Python values for the database driver: NaN -> None, integers as int."""
+    out = np.empty(len(values), dtype=object)
+    present = ~np.isnan(values)
+    if integer:
+        out[present] = values[present].astype(np.int64).tolist()
+    else:
+        out[present] = values[present].tolist()
+    return out.tolist()
+
+
+def _dialect_insert(conn):
+    name = conn.dialect.name
+    if name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        raise KnowledgeBaseError(f"imports need a SQLite or PostgreSQL knowledge base, not {name}")
+    return insert
+
+
+class _NameIds:
+    """name -> id cache of the datasets or algorithms table, creating missing names."""
+
+    def __init__(self, conn, table, *, create: bool) -> None:
+        self.conn, self.table, self.create = conn, table, create
+        self.ids: dict[str, int] = {}
+
+    def lookup(self, names) -> None:
+        from sqlalchemy import select
+
+        todo = [n for n in dict.fromkeys(names) if n not in self.ids]
+        for start in range(0, len(todo), 500):
+            part = todo[start : start + 500]
+            query = select(self.table.c.name, self.table.c.id).where(self.table.c.name.in_(part))
+            self.ids.update(dict(self.conn.execute(query).all()))
+
+    def ensure(self, names, sources) -> None:
+        """Create the names not stored yet (``sources``: the source to record for each)."""
+        self.lookup(names)
+        if not self.create:
+            return
+        missing: dict[str, Any] = {}
+        for name, source in zip(names, sources, strict=True):
+            if name not in self.ids and name not in missing:
+                missing[name] = source
+        if not missing:
+            return
+        insert = _dialect_insert(self.conn)
+        rows = [
+            {"name": n, **({"source": s} if "source" in self.table.c else {})}
+            for n, s in missing.items()
+        ]
+        self.conn.execute(insert(self.table).on_conflict_do_nothing(index_elements=["name"]), rows)
+        self.lookup(list(missing))
+
+
+# --------------------------------------------------------------------------------- runs
+
+
+def _run_header(source: ChunkSource) -> None:
+    columns = set(source.columns)
+    missing = [c for c in ("dataset", "algorithm", "accuracy") if c not in columns]
+    if "time" not in columns and "fit_time" not in columns:
+        missing.append("time")
+    if missing:
+        raise ImportRejectedError(
+            f"{source.label}, {source.header_where}: missing required column(s) "
+            f"{', '.join(repr(c) for c in missing)} (found: {', '.join(source.columns) or 'none'}); "
+            "run files need dataset, algorithm, accuracy and time (or fit_time)",
+            [f"{source.label}: missing required column {c!r}" for c in missing],
+        )
+
+
+def _metric_columns(source: ChunkSource, first_chunk) -> tuple[list[str], list[str]]:
+    """Split the extra columns into metrics and ignored text columns (decided on chunk 1)."""
+    import pandas as pd
+
+    metrics, ignored = [], []
+    for column in source.columns:
+        if column in RUN_KNOWN_COLUMNS:
+            continue
+        values = first_chunk[column]
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
+            values.dtype
+        ):
+            metrics.append(column)
+            continue
+        present = values.dropna()
+        coerced = pd.to_numeric(present, errors="coerce")
+        if len(present) and coerced.isna().all():
+            ignored.append(column)
+        else:
+            metrics.append(column)
+    return metrics, ignored
+
+
+def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
+    """Validate a chunk; return the normalised frame (all rows) and the failures."""
+    import pandas as pd
+
+    n = len(chunk)
+    checks = _Checks(n)
+    empty = pd.Series([None] * n, dtype=object)
+    col = {c: (chunk[c] if c in chunk.columns else empty) for c in RUN_KNOWN_COLUMNS}
+    out: dict[str, Any] = {}
+    for name in RUN_STRING_COLUMNS:
+        out[name] = _text(col[name])
+    for name in ("dataset", "algorithm"):
+        checks.fail(pd.isna(out[name]), name, lambda i, name=name: f"{name} is missing")
+    for name in ("protocol", "source"):
+        if defaults.get(name) is not None:
+            values = out[name]
+            values[pd.isna(values)] = defaults[name]
+
+    accuracy = _numeric(col["accuracy"], checks, "accuracy")
+    checks.fail(
+        ~np.isnan(accuracy) & ((accuracy < 0) | (accuracy > 1)),
+        "accuracy",
+        lambda i: f"accuracy {accuracy[i]!r} is outside [0, 1]",
+    )
+    times = {}
+    for name in ("time", "fit_time", "predict_time"):
+        if name not in chunk.columns:
+            times[name] = np.full(n, np.nan)
+            continue
+        values = _numeric(col[name], checks, name)
+        checks.fail(
+            ~np.isnan(values) & ((values < 0) | np.isinf(values)),
+            name,
+            lambda i, values=values, name=name: f"{name} {values[i]!r} is negative or infinite",
+        )
+        times[name] = values
+    fit_time = np.where(np.isnan(times["time"]), times["fit_time"], times["time"])
+    if "time" not in chunk.columns:
+        fit_time = times["fit_time"]
+    ints = {}
+    for name in ("seed", "fold"):
+        values = _numeric(col[name], checks, name) if name in chunk.columns else np.full(n, np.nan)
+        with np.errstate(invalid="ignore"):
+            fractional = ~np.isnan(values) & (
+                np.isinf(values) | (np.floor(values) != values) | (np.abs(values) > 2**62)
+            )
+        checks.fail(
+            fractional,
+            name,
+            lambda i, values=values, name=name: f"{name} {values[i]!r} is not an integer",
+        )
+        ints[name] = values
+
+    status = out["status"]
+    lowered = np.array([s.lower() if s is not None else None for s in status], dtype=object)
+    unknown = np.array([s is not None and s not in STATUSES for s in lowered], dtype=bool)
+    checks.fail(
+        unknown, "status", lambda i: f"status {status[i]!r} is not one of ok, timeout, error"
+    )
+    inferred = np.where(np.isnan(accuracy), "error", "ok").astype(object)
+    missing_status = pd.isna(lowered)
+    lowered[missing_status] = inferred[missing_status]
+    checks.fail(
+        (lowered == "ok") & np.isnan(accuracy) & ~missing_status,
+        "accuracy",
+        lambda i: (
+            "accuracy is missing for a run with status 'ok' (mark failed runs with status "
+            "'error' or 'timeout')"
+        ),
+    )
+    metric_values = {}
+    for name in metrics:
+        metric_values[name] = _numeric(chunk[name], checks, name)
+
+    frame = pd.DataFrame(
+        {
+            "dataset": out["dataset"],
+            "algorithm": out["algorithm"],
+            "protocol": out["protocol"],
+            "seed": ints["seed"],
+            "fold": ints["fold"],
+            "status": lowered,
+            "accuracy": accuracy,
+            "fit_time": fit_time,
+            "predict_time": times["predict_time"],
+            "source": out["source"],
+            "source_run_id": out["source_run_id"],
+            "error": out["error"],
+            **metric_values,
+        }
+    )
+    return frame, checks
+
+
+def import_runs(
+    conn,
+    tables,
+    path_or_frame,
+    *,
+    skip_invalid: bool = False,
+    source: str | None = None,
+    protocol: str | None = None,
+    progress: Callable[..., None] | None = None,
+    chunksize: int | None = None,
+) -> ImportReport:
+    """Import run rows into the open write transaction ``conn`` (see the module docstring).
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        A connection inside the import's single write transaction.
+    tables : mapping of str to sqlalchemy.Table
+        The knowledge-base tables.
+    path_or_frame : str, path-like or DataFrame
+        The run rows.
+    skip_invalid : bool, default=False
+        Store the valid rows and report the others instead of rejecting the input.
+    source, protocol : str, optional
+        Values for rows whose ``source`` / ``protocol`` is missing.
+    progress : callable, optional
+        Called as ``progress(n_rows, total=None)`` after each chunk.
+    chunksize : int, optional
+        Rows per chunk (default :data:`metarec.storage._readers.DEFAULT_CHUNKSIZE`).
+    """
+    from sqlalchemy import bindparam, select
+
+    kwargs = {"chunksize": chunksize} if chunksize else {}
+    reader = open_source(path_or_frame, string_columns=RUN_STRING_COLUMNS, **kwargs)
+    _run_header(reader)
+    problems = _Problems(reader)
+    insert = _dialect_insert(conn)
+    runs, run_metrics = tables["runs"], tables["run_metrics"]
+    run_insert = (
+        insert(runs).on_conflict_do_nothing(index_elements=["run_key"]).returning(runs.c.id)
+    )
+    metric_insert = (
+        insert(run_metrics)
+        .values(
+            run_id=select(runs.c.id).where(runs.c.run_key == bindparam("m_key")).scalar_subquery(),
+            metric=bindparam("m_metric"),
+            value=bindparam("m_value"),
+        )
+        .on_conflict_do_nothing(index_elements=["run_id", "metric"])
+    )
+    datasets = _NameIds(conn, tables["datasets"], create=True)
+    algorithms = _NameIds(conn, tables["algorithms"], create=True)
+    counter = OccurrenceCounter()
+    defaults = {"source": source, "protocol": protocol}
+    metrics: list[str] | None = None
+    notes: list[str] = []
+    added = valid_total = 0
+    if progress is not None and reader.n_rows is not None:
+        progress(0, total=reader.n_rows)
+    for start, chunk in reader.chunks():
+        if metrics is None:
+            metrics, ignored = _metric_columns(reader, chunk)
+            if ignored:
+                notes.append(f"ignored non-numeric column(s): {', '.join(ignored)}")
+        frame, checks = _normalise_runs(chunk, metrics, defaults)
+        if checks.bad.any():
+            problems.add_chunk(start, checks.found, int(checks.bad.sum()))
+            frame = frame.loc[~checks.bad].reset_index(drop=True)
+        if progress is not None:
+            progress(len(chunk))
+        if problems.n_rows and not skip_invalid:
+            continue  # keep validating to report every problem, store nothing more
+        if frame.empty:
+            continue
+        valid_total += len(frame)
+        keys = run_keys(frame, metrics, counter)
+        datasets.ensure(frame["dataset"].tolist(), frame["source"].tolist())
+        algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
+        dataset_ids = frame["dataset"].map(datasets.ids).to_numpy(dtype="int64")
+        algorithm_ids = frame["algorithm"].map(algorithms.ids).to_numpy(dtype="int64")
+        columns = [
+            keys.tolist(),
+            dataset_ids.tolist(),
+            algorithm_ids.tolist(),
+            frame["protocol"].tolist(),
+            _objects(frame["seed"].to_numpy(), integer=True),
+            _objects(frame["fold"].to_numpy(), integer=True),
+            frame["status"].tolist(),
+            _objects(frame["accuracy"].to_numpy()),
+            _objects(frame["fit_time"].to_numpy()),
+            _objects(frame["predict_time"].to_numpy()),
+            frame["source"].tolist(),
+            frame["source_run_id"].tolist(),
+            frame["error"].tolist(),
+        ]
+        rows = [
+            dict(zip(RUN_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)
+        ]
+        # RETURNING counts what was really inserted (rowcount of an executemany with
+        # ON CONFLICT DO NOTHING is not reliable across drivers)
+        added += len(conn.execute(run_insert, rows).all())
+        if metrics:
+            long = (
+                frame[metrics]
+                .assign(m_key=keys)
+                .melt(id_vars="m_key", var_name="m_metric", value_name="m_value")
+            )
+            long = long[long["m_value"].notna()]
+            if len(long):
+                conn.execute(metric_insert, long.to_dict(orient="records"))
+    if problems.n_rows and not skip_invalid:
+        raise problems.reject("run file")
+    return ImportReport(
+        added=added,
+        present=valid_total - added,
+        rejected=problems.n_rows,
+        problems=problems.finish(),
+        source=reader.label,
+        notes=tuple(notes),
+    )
+
+
+# -------------------------------------------------------------------------- metafeatures
+
+
+def _openml_translation(columns: list[str]):
+    """Return (OpenML-named columns, translate function) or ((), None) when none apply."""
+    try:
+        from metarec.metafeatures import OPENML_QUALITY_MAP, translate_openml_qualities
+    except ImportError:  # the metafeatures package does not publish the translation
+        return [], None
+    openml = [c for c in columns if c in OPENML_QUALITY_MAP and OPENML_QUALITY_MAP[c] != c]
+    return openml, (translate_openml_qualities if openml else None)
+
+
+def _translate(frame, openml_columns, translate):
+    """Replace OpenML-named columns by metarec names (one translation per dataset row)."""
+    import pandas as pd
+
+    if not openml_columns:
+        return frame
+    qualities = frame[openml_columns].to_dict(orient="records")
+    translated = pd.DataFrame(
+        [translate({k: v for k, v in row.items() if not pd.isna(v)}) for row in qualities],
+        index=frame.index,
+    )
+    rest = frame.drop(columns=openml_columns)
+    extra = [c for c in translated.columns if c not in rest.columns]
+    merged = pd.concat([rest, translated[extra]], axis=1)
+    for column in translated.columns:
+        if column in rest.columns:  # an explicit metarec-named column wins, gaps filled
+            merged[column] = rest[column].where(rest[column].notna(), translated[column])
+    return merged
+
+
+def import_metafeatures(
+    conn,
+    tables,
+    path_or_frame,
+    *,
+    skip_invalid: bool = False,
+    progress: Callable[..., None] | None = None,
+    chunksize: int | None = None,
+) -> ImportReport:
+    """Import a wide metafeature file or frame into the open write transaction ``conn``.
+
+    See the module docstring for the rules and for what the report counts.
+    """
+    import pandas as pd
+    from sqlalchemy import select
+
+    kwargs = {"chunksize": chunksize} if chunksize else {}
+    reader = open_source(path_or_frame, string_columns=("dataset",), **kwargs)
+    if "dataset" not in reader.columns:
+        raise ImportRejectedError(
+            f"{reader.label}, {reader.header_where}: missing required column 'dataset' "
+            f"(found: {', '.join(reader.columns) or 'none'}); metafeature files are wide: a "
+            "dataset column and one column per metafeature",
+            [f"{reader.label}: missing required column 'dataset'"],
+        )
+    openml_columns, translate = _openml_translation(reader.columns)
+    problems = _Problems(reader)
+    insert = _dialect_insert(conn)
+    table = tables["metafeatures"]
+    datasets = _NameIds(conn, tables["datasets"], create=False)
+    seen: dict[str, int] = {}
+    added = updated = present = 0
+    if progress is not None and reader.n_rows is not None:
+        progress(0, total=reader.n_rows)
+    for start, chunk in reader.chunks():
+        checks = _Checks(len(chunk))
+        names = _text(chunk["dataset"])
+        checks.fail(pd.isna(names), "dataset", lambda i: "dataset is missing")
+        datasets.lookup([n for n in names if n is not None])
+        unknown = np.array([n is not None and n not in datasets.ids for n in names], dtype=bool)
+        checks.fail(
+            unknown,
+            "dataset",
+            lambda i, names=names: (
+                f"unknown dataset {names[i]!r} (create it first: KnowledgeBase.add_dataset "
+                "or import runs for it)"
+            ),
+        )
+        duplicate = np.zeros(len(chunk), dtype=bool)
+        for i, name in enumerate(names):
+            if name is None:
+                continue
+            if name in seen:
+                duplicate[i] = True
+            else:
+                seen[name] = start + i
+        checks.fail(
+            duplicate,
+            "dataset",
+            lambda i, names=names: (
+                f"dataset {names[i]!r} appears again (first at {reader.where(seen[names[i]])})"
+            ),
+        )
+        values = {c: _numeric(chunk[c], checks, c) for c in chunk.columns if c != "dataset"}
+        if checks.bad.any():
+            problems.add_chunk(start, checks.found, int(checks.bad.sum()))
+        if progress is not None:
+            progress(len(chunk))
+        if problems.n_rows and not skip_invalid:
+            continue
+        keep = ~checks.bad
+        frame = pd.DataFrame(values).loc[keep]
+        frame = _translate(frame, openml_columns, translate)
+        ids = pd.Series(names[keep]).map(datasets.ids).to_numpy(dtype="int64")
+        frame.insert(0, "dataset_id", ids)
+        long = frame.melt(id_vars="dataset_id", var_name="name", value_name="value")
+        long = long[long["value"].notna()].reset_index(drop=True)
+        if long.empty:
+            continue
+        stored = pd.DataFrame(
+            conn.execute(
+                select(table.c.dataset_id, table.c.name, table.c.value).where(
+                    table.c.dataset_id.in_(sorted(set(ids.tolist())))
+                )
+            ).all(),
+            columns=["dataset_id", "name", "stored"],
+        )
+        merged = long.merge(stored, on=["dataset_id", "name"], how="left")
+        is_new = merged["stored"].isna().to_numpy()
+        same = ~is_new & (merged["stored"].to_numpy(dtype="float64") == merged["value"].to_numpy())
+        changed = ~is_new & ~same
+        added += int(is_new.sum())
+        updated += int(changed.sum())
+        present += int(same.sum())
+        todo = merged.loc[is_new | changed, ["dataset_id", "name", "value"]]
+        if len(todo):
+            statement = insert(table)
+            statement = statement.on_conflict_do_update(
+                index_elements=["dataset_id", "name"], set_={"value": statement.excluded.value}
+            )
+            rows = [
+                {"dataset_id": int(d), "name": str(n), "value": float(v)}
+                for d, n, v in todo.itertuples(index=False)
+            ]
+            conn.execute(statement, rows)
+    if problems.n_rows and not skip_invalid:
+        raise problems.reject("metafeature file")
+    return ImportReport(
+        added=added,
+        present=present,
+        updated=updated,
+        rejected=problems.n_rows,
+        problems=problems.finish(),
+        source=reader.label,
+    )

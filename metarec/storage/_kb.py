@@ -1,0 +1,600 @@
+"""The :class:`KnowledgeBase`: metarec's store of datasets, metafeatures, algorithms and runs.
+
+Everything else in metarec reads and writes the knowledge base (KB) through this class, whose
+reading methods return pandas DataFrames; nobody else writes SQL.  See
+:mod:`metarec.storage._models` for the tables and the natural keys that make imports
+idempotent, :mod:`metarec.storage._importers` for the import rules, and
+:mod:`metarec.storage._engine` for the SQLite settings (WAL, foreign keys, busy timeout).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from metarec._config import redact_url, resolve_db_url
+from metarec.exceptions import KnowledgeBaseError
+from metarec.storage._engine import database_errors, make_engine, write_transaction
+from metarec.storage._importers import ImportReport, import_metafeatures, import_runs
+from metarec.storage._migrate import HEAD, schema_state, upgrade
+from metarec.storage._models import TABLES, metadata
+
+__all__ = ["KnowledgeBase", "RUN_COLUMNS"]
+
+#: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
+RUN_COLUMNS = (
+    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+    "predict_time", "source", "source_run_id", "error",
+)  # fmt: skip
+DATASET_COLUMNS = (
+    "name", "source", "source_id", "task", "n_instances", "n_features", "fingerprint",
+)  # fmt: skip
+ALGORITHM_COLUMNS = ("name", "family", "library", "parameters")
+EXPORT_FORMATS = ("csv", "parquet")
+
+
+def _chunks(values: list, size: int = 500) -> Iterable[list]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+class KnowledgeBase:
+    """A knowledge base of algorithm results on datasets, in any SQLAlchemy database.
+
+    Parameters
+    ----------
+    url : str or path-like, optional
+        An SQLAlchemy URL (``sqlite:///kb.sqlite``, ``postgresql+psycopg://user@host/db``) or
+        the path of a SQLite file.  ``None``: the ``METAREC_DB`` environment variable, else
+        ``kb.sqlite`` in metarec's data directory (see :mod:`metarec._config`).
+    create : bool, default=True
+        Create the schema when the database is empty.  With ``False`` an empty database
+        raises :class:`~metarec.exceptions.KnowledgeBaseError`.
+
+    Raises
+    ------
+    KnowledgeBaseError
+        The database is unreachable, is not a metarec knowledge base, is corrupt, or was made
+        by a newer metarec.  An older schema asks for ``metarec db upgrade``.
+
+    Examples
+    --------
+    >>> kb = KnowledgeBase("sqlite:///:memory:")
+    >>> report = kb.import_runs(frame)          # doctest: +SKIP
+    >>> kb.runs().head()                        # doctest: +SKIP
+    """
+
+    def __init__(self, url: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
+        self._url = resolve_db_url(url)
+        self.url = redact_url(self._url)
+        self.is_builtin = False
+        self.engine = make_engine(self._url)
+        self._tables = {name: metadata.tables[name] for name in TABLES}
+        self.revision = self._open(create=create)
+
+    # ----------------------------------------------------------------------- opening
+    def _open(self, *, create: bool) -> str | None:
+        with database_errors(self.url, "open"):
+            with self.engine.connect() as conn:
+                state = schema_state(conn, self.url)
+            if state.kind == "current":
+                return state.revision
+            if state.kind == "old":
+                raise KnowledgeBaseError(
+                    f"{self.url} has schema revision {state.revision}, older than this "
+                    f"metarec's {HEAD}: run 'metarec db upgrade' (KnowledgeBase.upgrade) first"
+                )
+            if not create:
+                raise KnowledgeBaseError(f"{self.url} is empty: it is not a knowledge base yet")
+            # Create under the write lock and look again: another process may have won.
+            with write_transaction(self.engine) as conn:
+                state = schema_state(conn, self.url)
+                if state.kind == "empty":
+                    from alembic import command
+
+                    from metarec.storage._migrate import _config
+
+                    command.upgrade(_config(conn), "head")
+            return HEAD
+
+    @classmethod
+    def open_for_upgrade(cls, url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
+        """Open a knowledge base of any known schema revision and migrate it to the newest."""
+        kb = cls.__new__(cls)
+        kb._url = resolve_db_url(url)
+        kb.url = redact_url(kb._url)
+        kb.is_builtin = False
+        kb.engine = make_engine(kb._url)
+        kb._tables = {name: metadata.tables[name] for name in TABLES}
+        kb.revision = None
+        kb.upgrade()
+        return kb
+
+    def upgrade(self) -> str:
+        """Migrate the schema to the newest revision (``metarec db upgrade``); return it."""
+        with database_errors(self.url, "upgrade"):
+            with self.engine.connect() as conn:
+                state = schema_state(conn, self.url)
+            if state.kind != "current":
+                upgrade(self.engine)
+        self.revision = HEAD
+        return HEAD
+
+    @classmethod
+    def builtin(cls) -> KnowledgeBase:
+        """Return the knowledge base shipped with metarec (read it, do not write to it).
+
+        The resource files in ``metarec/_resources/`` are loaded once into a SQLite file in
+        metarec's data directory, named after the package version and the files' contents,
+        and reused afterwards.
+
+        Raises
+        ------
+        KnowledgeBaseError
+            This installation carries no built-in knowledge base.
+        """
+        from metarec.storage._builtin import builtin_path
+
+        kb = cls(f"sqlite:///{builtin_path()}")
+        kb.is_builtin = True
+        return kb
+
+    @classmethod
+    def open_or_builtin(cls, url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
+        """Open ``url`` (or the default KB); fall back to :meth:`builtin` when it has no runs.
+
+        A default SQLite file that does not exist is not created by this call.
+        """
+        resolved = resolve_db_url(url)
+        if resolved.startswith("sqlite:///") and ":memory:" not in resolved:
+            path = Path(resolved[len("sqlite:///") :])
+            if not path.exists() or path.stat().st_size == 0:
+                return cls.builtin()
+        kb = cls(resolved)
+        if kb.count("runs") == 0:
+            kb.close()
+            return cls.builtin()
+        return kb
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"KnowledgeBase({self.url!r})"
+
+    # ----------------------------------------------------------------------- writing
+    def add_dataset(
+        self,
+        name: str,
+        *,
+        source: str | None = None,
+        source_id: str | None = None,
+        task: str | None = None,
+        n_instances: int | None = None,
+        n_features: int | None = None,
+        fingerprint: str | None = None,
+    ) -> None:
+        """Record a dataset, or fill in / update the given fields of a stored one.
+
+        Fields passed as ``None`` never erase stored values.
+        """
+        values = {
+            "source": source,
+            "source_id": None if source_id is None else str(source_id),
+            "task": task,
+            "n_instances": None if n_instances is None else int(n_instances),
+            "n_features": None if n_features is None else int(n_features),
+            "fingerprint": fingerprint,
+        }
+        self._upsert("datasets", [(str(name), values)])
+
+    def add_algorithm(
+        self,
+        name: str,
+        *,
+        family: str | None = None,
+        library: str | None = None,
+        parameters: Mapping[str, Any] | str | None = None,
+    ) -> None:
+        """Record an algorithm, or update the given fields of a stored one.
+
+        ``parameters`` (a mapping) is stored as canonical JSON (sorted keys), so the same
+        configuration always gives the same text.
+        """
+        if parameters is not None and not isinstance(parameters, str):
+            parameters = json.dumps(parameters, sort_keys=True, default=str)
+        values = {"family": family, "library": library, "parameters": parameters}
+        self._upsert("algorithms", [(str(name), values)])
+
+    def add_datasets(self, frame) -> None:
+        """Record many datasets at once (a frame with the columns of :meth:`datasets`)."""
+        self._upsert_many("datasets", frame, DATASET_COLUMNS)
+
+    def add_algorithms(self, frame) -> None:
+        """Record many algorithms at once (a frame with the columns of :meth:`algorithms`)."""
+        self._upsert_many("algorithms", frame, ALGORITHM_COLUMNS)
+
+    def _upsert_many(self, table_name: str, frame, columns) -> None:
+        import pandas as pd
+
+        if "name" not in frame.columns:
+            raise KnowledgeBaseError(f"{table_name}: a 'name' column is required")
+        rows = []
+        for record in frame.to_dict(orient="records"):
+            values = {c: record.get(c) for c in columns if c != "name"}
+            values = {
+                k: (None if v is None or (not isinstance(v, str) and pd.isna(v)) else v)
+                for k, v in values.items()
+            }
+            for key in ("n_instances", "n_features"):
+                if values.get(key) is not None:
+                    values[key] = int(values[key])
+            rows.append((str(record["name"]), values))
+        self._upsert(table_name, rows)
+
+    def _upsert(self, table_name: str, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        from sqlalchemy import select, update
+
+        table = self._tables[table_name]
+        for name, _ in rows:
+            if not name.strip():
+                raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
+        with database_errors(self.url, f"write {table_name} to"):
+            with write_transaction(self.engine) as conn:
+                for name, values in rows:
+                    given = {k: v for k, v in values.items() if v is not None}
+                    found = conn.execute(select(table.c.id).where(table.c.name == name)).first()
+                    if found is None:
+                        conn.execute(table.insert().values(name=name, **given))
+                    elif given:
+                        conn.execute(update(table).where(table.c.id == found[0]).values(**given))
+
+    def import_runs(
+        self,
+        path_or_frame,
+        *,
+        skip_invalid: bool = False,
+        source: str | None = None,
+        protocol: str | None = None,
+        progress: Callable[..., None] | None = None,
+        chunksize: int | None = None,
+    ) -> ImportReport:
+        """Import run rows from a CSV / TSV / Parquet file or a DataFrame, in one transaction.
+
+        Long format: columns ``dataset, algorithm, accuracy, time`` (or ``fit_time``), optional
+        ``protocol, seed, fold, status, predict_time, source, source_run_id, error``, and any
+        further numeric column as a per-run metric.  New datasets and algorithms are created.
+        Re-importing the same rows adds nothing.
+
+        Parameters
+        ----------
+        path_or_frame : str, path-like or DataFrame
+            What to import.
+        skip_invalid : bool, default=False
+            Store the valid rows and report the invalid ones instead of rejecting the input.
+        source, protocol : str, optional
+            Values for rows that do not say.
+        progress : callable, optional
+            ``progress(n_rows, total=None)`` after each chunk.
+        chunksize : int, optional
+            Rows read and written at a time (memory stays bounded by it).
+
+        Returns
+        -------
+        ImportReport
+            Rows added, already present, rejected, and the problems found.
+
+        Raises
+        ------
+        ImportRejectedError
+            An invalid row (without ``skip_invalid``), a missing column, an unreadable file;
+            nothing was stored.
+        """
+        with database_errors(self.url, "import runs into"):
+            with write_transaction(self.engine) as conn:
+                return import_runs(
+                    conn,
+                    self._tables,
+                    path_or_frame,
+                    skip_invalid=skip_invalid,
+                    source=source,
+                    protocol=protocol,
+                    progress=progress,
+                    chunksize=chunksize,
+                )
+
+    def import_metafeatures(
+        self,
+        path_or_frame,
+        *,
+        skip_invalid: bool = False,
+        progress: Callable[..., None] | None = None,
+        chunksize: int | None = None,
+    ) -> ImportReport:
+        """Import wide metafeatures (a ``dataset`` column, one column per metafeature).
+
+        The datasets must already be in the knowledge base.  OpenML quality names are
+        translated to metarec's (:data:`metarec.metafeatures.OPENML_QUALITY_MAP`).  Values are
+        replaced in place; missing cells never erase a stored value.  One transaction.
+        """
+        with database_errors(self.url, "import metafeatures into"):
+            with write_transaction(self.engine) as conn:
+                return import_metafeatures(
+                    conn,
+                    self._tables,
+                    path_or_frame,
+                    skip_invalid=skip_invalid,
+                    progress=progress,
+                    chunksize=chunksize,
+                )
+
+    # ----------------------------------------------------------------------- reading
+    def _read(self, statement, columns: Iterable[str]):
+        import pandas as pd
+
+        with database_errors(self.url, "read"):
+            with self.engine.connect() as conn:
+                rows = conn.execute(statement).all()
+        return pd.DataFrame.from_records(rows, columns=list(columns))
+
+    def count(self, table: str) -> int:
+        """Number of rows of one table (``"runs"``, ``"datasets"``...)."""
+        from sqlalchemy import func, select
+
+        if table not in self._tables:
+            raise KnowledgeBaseError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
+        with database_errors(self.url, "read"):
+            with self.engine.connect() as conn:
+                return int(
+                    conn.execute(select(func.count()).select_from(self._tables[table])).scalar()
+                )
+
+    def info(self) -> dict[str, Any]:
+        """URL (password hidden), dialect, schema revision, and the row count of every table."""
+        return {
+            "url": self.url,
+            "dialect": self.engine.dialect.name,
+            "revision": self.revision,
+            "builtin": self.is_builtin,
+            **{table: self.count(table) for table in TABLES},
+        }
+
+    def datasets(self):
+        """All datasets: name, source, source_id, task, n_instances, n_features, fingerprint."""
+        from sqlalchemy import select
+
+        table = self._tables["datasets"]
+        frame = self._read(
+            select(*(table.c[c] for c in DATASET_COLUMNS)).order_by(table.c.name), DATASET_COLUMNS
+        )
+        for column in ("n_instances", "n_features"):
+            frame[column] = frame[column].astype("Int64")
+        return frame
+
+    def algorithms(self):
+        """All algorithms: name, family, library, parameters (canonical JSON text)."""
+        from sqlalchemy import select
+
+        table = self._tables["algorithms"]
+        return self._read(
+            select(*(table.c[c] for c in ALGORITHM_COLUMNS)).order_by(table.c.name),
+            ALGORITHM_COLUMNS,
+        )
+
+    def metafeatures(
+        self, *, datasets: Iterable[str] | None = None, names: Iterable[str] | None = None
+    ):
+        """Metafeatures, wide: one row per dataset, a ``dataset`` column and one per metafeature.
+
+        Parameters
+        ----------
+        datasets : iterable of str, optional
+            Only these datasets.
+        names : iterable of str, optional
+            Only these metafeatures.
+        """
+        import pandas as pd
+        from sqlalchemy import select
+
+        mf, ds = self._tables["metafeatures"], self._tables["datasets"]
+        query = select(ds.c.name, mf.c.name, mf.c.value).join(ds, mf.c.dataset_id == ds.c.id)
+        if names is not None:
+            query = query.where(mf.c.name.in_(list(names)))
+        frames = []
+        for part in self._name_filter(datasets):
+            q = query if part is None else query.where(ds.c.name.in_(part))
+            frames.append(self._read(q, ("dataset", "name", "value")))
+        long = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if long.empty:
+            return pd.DataFrame({"dataset": pd.Series(dtype=object)})
+        long["value"] = long["value"].astype("float64")
+        wide = long.pivot(index="dataset", columns="name", values="value")
+        wide = wide.reindex(sorted(wide.columns), axis=1)
+        wide.columns.name = None
+        return wide.reset_index()
+
+    @staticmethod
+    def _name_filter(names: Iterable[str] | None) -> list[list[str] | None]:
+        if names is None:
+            return [None]
+        names = [str(n) for n in dict.fromkeys(names)]
+        return list(_chunks(names))
+
+    def runs(
+        self,
+        *,
+        aggregate: bool = True,
+        datasets: Iterable[str] | None = None,
+        algorithms: Iterable[str] | None = None,
+        metrics: Iterable[str] | None = None,
+    ):
+        """Stored runs as a DataFrame.
+
+        Parameters
+        ----------
+        aggregate : bool, default=True
+            ``False``: one row per stored run (fold, seed) with the columns of
+            :data:`RUN_COLUMNS` and one column per per-run metric.  ``True``: one row per
+            (dataset, algorithm): ``accuracy`` and every metric are means over the ``ok`` runs,
+            ``fit_time`` and ``predict_time`` means over all runs that recorded one (a failed
+            run used its time too), ``n_runs``, ``n_failed``, and ``status`` (``ok`` when any
+            run is ok, else the first failure's status).
+        datasets, algorithms : iterable of str, optional
+            Only these.
+        metrics : iterable of str, optional
+            Only these per-run metrics (``[]``: none); all by default.
+        """
+        runs = self._run_rows(datasets, algorithms, metrics)
+        if not aggregate:
+            return runs
+        return aggregate_runs(runs)
+
+    def _run_rows(self, datasets, algorithms, metrics):
+        import pandas as pd
+        from sqlalchemy import select
+
+        runs, ds, alg = self._tables["runs"], self._tables["datasets"], self._tables["algorithms"]
+        rm = self._tables["run_metrics"]
+        base = (
+            select(
+                runs.c.id,
+                ds.c.name,
+                alg.c.name,
+                runs.c.protocol,
+                runs.c.seed,
+                runs.c.fold,
+                runs.c.status,
+                runs.c.accuracy,
+                runs.c.fit_time,
+                runs.c.predict_time,
+                runs.c.source,
+                runs.c.source_run_id,
+                runs.c.error,
+            )  # fmt: skip
+            .join(ds, runs.c.dataset_id == ds.c.id)
+            .join(alg, runs.c.algorithm_id == alg.c.id)
+        )
+        metric_query = (
+            select(rm.c.run_id, rm.c.metric, rm.c.value)
+            .join(runs, rm.c.run_id == runs.c.id)
+            .join(ds, runs.c.dataset_id == ds.c.id)
+            .join(alg, runs.c.algorithm_id == alg.c.id)
+        )
+        if algorithms is not None:
+            wanted = [str(a) for a in algorithms]
+            base = base.where(alg.c.name.in_(wanted))
+            metric_query = metric_query.where(alg.c.name.in_(wanted))
+        metric_names = None if metrics is None else [str(m) for m in metrics]
+        if metric_names is not None:
+            metric_query = metric_query.where(rm.c.metric.in_(metric_names))
+        frames, metric_frames = [], []
+        for part in self._name_filter(datasets):
+            q = base if part is None else base.where(ds.c.name.in_(part))
+            frames.append(self._read(q.order_by(runs.c.id), ("id", *RUN_COLUMNS)))
+            if metric_names != []:
+                mq = metric_query if part is None else metric_query.where(ds.c.name.in_(part))
+                metric_frames.append(self._read(mq, ("id", "metric", "value")))
+        frame = pd.concat(frames, ignore_index=True)
+        for column in ("accuracy", "fit_time", "predict_time"):
+            frame[column] = frame[column].astype("float64")
+        for column in ("seed", "fold"):
+            frame[column] = frame[column].astype("Int64")
+        if metric_frames:
+            long = pd.concat(metric_frames, ignore_index=True)
+            if len(long):
+                long["value"] = long["value"].astype("float64")
+                wide = long.pivot(index="id", columns="metric", values="value")
+                wide = wide.reindex(sorted(wide.columns), axis=1)
+                frame = frame.join(wide, on="id")
+        if metric_names:
+            for name in metric_names:
+                if name not in frame.columns:
+                    frame[name] = float("nan")
+        return frame.drop(columns="id")
+
+    # ----------------------------------------------------------------------- export
+    def export(
+        self, directory: str | os.PathLike[str], *, format: str = "parquet"
+    ) -> dict[str, Path]:
+        """Write the whole knowledge base as four files that ``metarec import`` reads back.
+
+        ``runs`` (long, one row per run, metrics as columns), ``metafeatures`` (wide),
+        ``datasets`` and ``algorithms``, as ``<directory>/<table>.<format>``.
+
+        Returns
+        -------
+        dict of str to Path
+            The files written.
+        """
+        if format not in EXPORT_FORMATS:
+            raise KnowledgeBaseError(
+                f"unknown export format {format!r}; choose one of {', '.join(EXPORT_FORMATS)}"
+            )
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        frames = {
+            "datasets": self.datasets(),
+            "algorithms": self.algorithms(),
+            "runs": self.runs(aggregate=False),
+            "metafeatures": self.metafeatures(),
+        }
+        written = {}
+        for name, frame in frames.items():
+            path = directory / f"{name}.{format}"
+            if format == "csv":
+                frame.to_csv(path, index=False)
+            else:
+                frame.to_parquet(path, index=False)
+            written[name] = path
+        return written
+
+
+def aggregate_runs(runs):
+    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
+    import numpy as np
+    import pandas as pd
+
+    keys = ["dataset", "algorithm"]
+    value_columns = [c for c in runs.columns if c not in (*RUN_COLUMNS,) or c == "accuracy"]
+    status = runs["status"].astype(str)
+    ok = status.eq("ok").to_numpy()
+    frame = runs[keys].copy()
+    for column in value_columns:
+        frame[column] = runs[column].where(ok)
+    frame["fit_time"] = runs["fit_time"]
+    frame["predict_time"] = runs["predict_time"]
+    frame["_ok"] = ok.astype(np.int64)
+    frame["_failure"] = status.where(~ok)
+    grouped = frame.groupby(keys, sort=True)
+    out = grouped[[*value_columns, "fit_time", "predict_time"]].mean()
+    out["n_runs"] = grouped.size()
+    n_ok = grouped["_ok"].sum()
+    out["n_failed"] = out["n_runs"] - n_ok
+    failure = grouped["_failure"].first()
+    out["status"] = np.where(n_ok > 0, "ok", failure.fillna("error"))
+    out = out.reset_index()
+    ordered = [
+        "dataset",
+        "algorithm",
+        "status",
+        "accuracy",
+        "fit_time",
+        "predict_time",
+        "n_runs",
+        "n_failed",
+    ]
+    rest = [c for c in out.columns if c not in ordered]
+    out = out[ordered + rest]
+    out["n_runs"] = out["n_runs"].astype("int64")
+    out["n_failed"] = out["n_failed"].astype("int64")
+    return out if len(out) else pd.DataFrame(columns=out.columns)

@@ -1,0 +1,191 @@
+"""Stream import files and frames in chunks, remembering where each row came from.
+
+An import never holds a whole file in memory: CSV / TSV (optionally gzip-compressed) are
+read with ``pandas.read_csv(chunksize=...)``, Parquet with ``pyarrow``'s ``iter_batches`` and
+DataFrames are sliced.  Every chunk comes with the position of its first row, so that a
+problem can be reported by location:
+
+* text files (CSV, TSV): ``line N``, the 1-based line in the file with the header as line 1
+  (so the first data row is line 2; a file with quoted multi-line fields or blank lines
+  would shift the count, which metarec does not try to correct);
+* Parquet files and DataFrames: ``row N``, the 1-based position of the data row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metarec.exceptions import ImportRejectedError
+
+__all__ = ["ChunkSource", "open_source", "DEFAULT_CHUNKSIZE", "SUPPORTED_SUFFIXES"]
+
+#: Rows per chunk: large enough for fast executemany, small enough to bound memory.
+DEFAULT_CHUNKSIZE = 100_000
+
+_TEXT_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ","}
+SUPPORTED_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", "(+ .gz for text)")
+
+
+@dataclass
+class ChunkSource:
+    """A chunked view of one file or frame.
+
+    Attributes
+    ----------
+    label : str
+        How problems name the input: the file path, or ``"<DataFrame>"``.
+    kind : {"text", "parquet", "frame"}
+        Decides whether locations are lines (text) or rows.
+    columns : list of str
+        The header.
+    n_rows : int or None
+        Number of data rows when known without reading the data (Parquet, frames).
+    """
+
+    label: str
+    kind: str
+    columns: list[str]
+    n_rows: int | None
+    _factory: Any
+
+    def chunks(self) -> Iterator[tuple[int, Any]]:
+        """Yield ``(start, frame)``: ``start`` is the 0-based position of the chunk's first row."""
+        start = 0
+        for frame in self._factory():
+            frame = frame.reset_index(drop=True)
+            frame.columns = [str(c).strip() for c in frame.columns]
+            yield start, frame
+            start += len(frame)
+
+    def where(self, position: int) -> str:
+        """Return the location of the data row at 0-based ``position``."""
+        if self.kind == "text":
+            return f"line {position + 2}"
+        return f"row {position + 1}"
+
+    @property
+    def header_where(self) -> str:
+        return "line 1 (header)" if self.kind == "text" else "columns"
+
+
+def _split_suffix(path: Path) -> tuple[str, str | None]:
+    suffixes = [s.lower() for s in path.suffixes]
+    compression = None
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+        compression = suffixes.pop()
+    return (suffixes[-1] if suffixes else ""), compression
+
+
+def open_source(
+    path_or_frame: Any,
+    *,
+    string_columns: tuple[str, ...] = (),
+    chunksize: int = DEFAULT_CHUNKSIZE,
+) -> ChunkSource:
+    """Open a file (CSV, TSV, their ``.gz``, Parquet) or a DataFrame for chunked reading.
+
+    Parameters
+    ----------
+    path_or_frame : str, path-like or DataFrame
+        What to import.
+    string_columns : tuple of str
+        Columns read as text whatever they look like (dataset and algorithm names...), so that
+        a dataset called ``"061"`` is not read as the number 61.
+    chunksize : int
+        Rows per chunk.
+
+    Raises
+    ------
+    ImportRejectedError
+        The file is missing, unreadable or of an unsupported type.
+    """
+    import pandas as pd
+
+    if isinstance(path_or_frame, pd.DataFrame):
+        frame = path_or_frame
+
+        def frames():
+            for start in range(0, max(len(frame), 1), chunksize):
+                yield frame.iloc[start : start + chunksize]
+
+        columns = [str(c).strip() for c in frame.columns]
+        return ChunkSource("<DataFrame>", "frame", columns, len(frame), frames)
+
+    if not isinstance(path_or_frame, (str, os.PathLike)):
+        raise ImportRejectedError(
+            f"cannot import a {type(path_or_frame).__name__}: give a file path or a pandas DataFrame"
+        )
+    path = Path(path_or_frame)
+    label = str(path)
+    if not path.is_file():
+        raise ImportRejectedError(f"{label}: no such file")
+    suffix, compression = _split_suffix(path)
+    try:
+        if suffix in (".parquet", ".pq") and compression is None:
+            return _parquet_source(path, label, chunksize)
+        if suffix in _TEXT_SEPARATORS:
+            return _text_source(path, label, _TEXT_SEPARATORS[suffix], string_columns, chunksize)
+    except ImportRejectedError:
+        raise
+    except Exception as exc:
+        raise ImportRejectedError(f"{label}: cannot read the file ({exc})") from None
+    raise ImportRejectedError(
+        f"{label}: unsupported file type {''.join(path.suffixes) or '(none)'}; "
+        f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
+    )
+
+
+def _precision() -> dict:
+    """pandas < 3 needs ``float_precision="round_trip"`` to read floats exactly (pandas 3
+    reads them exactly by default and deprecates the option): exact floats keep run keys, and
+    so re-imports of exported files, identical."""
+    import pandas as pd
+
+    major = int(pd.__version__.split(".")[0])
+    return {"float_precision": "round_trip"} if major < 3 else {}
+
+
+def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
+    import pandas as pd
+
+    header = pd.read_csv(path, sep=sep, nrows=0, compression="infer")
+    columns = [str(c).strip() for c in header.columns]
+    raw_names = {str(c).strip(): c for c in header.columns}
+    dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
+
+    _PRECISION = _precision()
+
+    def frames():
+        try:
+            reader = pd.read_csv(
+                path,
+                sep=sep,
+                chunksize=chunksize,
+                compression="infer",
+                dtype=dtype,
+                **_PRECISION,
+                skipinitialspace=True,
+            )
+            with reader:
+                yield from reader
+        except (ValueError, UnicodeDecodeError, OSError) as exc:
+            raise ImportRejectedError(f"{label}: cannot read the file ({exc})") from None
+
+    return ChunkSource(label, "text", columns, None, frames)
+
+
+def _parquet_source(path, label, chunksize) -> ChunkSource:
+    import pyarrow.parquet as pq
+
+    handle = pq.ParquetFile(path)
+    columns = [str(c).strip() for c in handle.schema_arrow.names]
+
+    def frames():
+        for batch in handle.iter_batches(batch_size=chunksize):
+            yield batch.to_pandas()
+
+    return ChunkSource(label, "parquet", columns, handle.metadata.num_rows, frames)

@@ -1,0 +1,38 @@
+"""Alembic environment of metarec's knowledge base.
+
+metarec runs these migrations itself (:func:`metarec.storage._migrate.upgrade`), passing an
+open connection in ``config.attributes["connection"]``; no ``alembic.ini`` is needed.  For
+developers, ``alembic -c metarec/storage/migrations/alembic.ini revision --autogenerate``
+works against the URL in ``METAREC_DB``.
+"""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine
+
+from metarec._config import resolve_db_url
+from metarec.storage._models import metadata
+
+config = context.config
+
+
+def _run(connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+connection = config.attributes.get("connection")
+if connection is not None:
+    _run(connection)
+else:  # pragma: no cover - developer use through the alembic command line
+    engine = create_engine(resolve_db_url(config.get_main_option("sqlalchemy.url") or None))
+    with engine.connect() as conn:
+        _run(conn)
+        conn.commit()

@@ -1,0 +1,226 @@
+"""The knowledge base's behaviour, on SQLite and on PostgreSQL (see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
+from metarec.storage import KnowledgeBase
+
+
+def _runs() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "iris", "iris", "wine", "wine"],
+            "algorithm": ["knn", "knn", "tree", "tree", "knn", "tree"],
+            "fold": [0, 1, 0, 1, 0, 0],
+            "accuracy": [0.9, 0.8, 1.0, np.nan, 0.7, 0.6],
+            "status": ["ok", "ok", "ok", "timeout", "ok", "ok"],
+            "time": [1.0, 3.0, 2.0, 10.0, 0.5, 0.25],
+            "roc_auc": [0.95, 0.85, 1.0, np.nan, np.nan, 0.5],
+        }
+    )
+
+
+def test_new_database_is_created_at_the_newest_revision(kb):
+    info = kb.info()
+    assert info["revision"] == "0001"
+    assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
+        0
+    }
+
+
+def test_import_runs_reports_and_is_idempotent(kb):
+    first = kb.import_runs(_runs())
+    assert (first.added, first.present, first.rejected) == (6, 0, 0)
+    again = kb.import_runs(_runs())
+    assert (again.added, again.present, again.rejected) == (0, 6, 0)
+    assert kb.count("runs") == 6
+    assert kb.count("run_metrics") == 4  # NaN metric values are not stored
+
+
+def test_runs_long_format_round_trip(kb):
+    kb.import_runs(_runs(), protocol="cv2", source="lab")
+    runs = kb.runs(aggregate=False).sort_values(["dataset", "algorithm", "fold"])
+    assert list(runs.columns[:12]) == [
+        "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+        "predict_time", "source", "source_run_id", "error",
+    ]  # fmt: skip
+    assert runs["accuracy"].tolist()[:3] == [0.9, 0.8, 1.0]
+    assert runs["fit_time"].tolist() == [1.0, 3.0, 2.0, 10.0, 0.5, 0.25]
+    assert set(runs["protocol"]) == {"cv2"} and set(runs["source"]) == {"lab"}
+    assert runs["roc_auc"].isna().sum() == 2
+
+
+def test_runs_aggregate_by_hand(kb):
+    kb.import_runs(_runs())
+    agg = kb.runs().set_index(["dataset", "algorithm"])
+    knn = agg.loc[("iris", "knn")]
+    assert knn["accuracy"] == pytest.approx(0.85)  # (0.9 + 0.8) / 2
+    assert knn["fit_time"] == pytest.approx(2.0)  # (1 + 3) / 2
+    assert knn["roc_auc"] == pytest.approx(0.9)
+    assert (knn["n_runs"], knn["n_failed"], knn["status"]) == (2, 0, "ok")
+    tree = agg.loc[("iris", "tree")]
+    assert tree["accuracy"] == pytest.approx(1.0)  # the ok fold only
+    assert tree["fit_time"] == pytest.approx(6.0)  # (2 + 10) / 2: failed runs cost time too
+    assert (tree["n_runs"], tree["n_failed"], tree["status"]) == (2, 1, "ok")
+
+
+def test_all_failed_pair_has_failure_status(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["svm", "svm"],
+            "accuracy": [np.nan, np.nan],
+            "time": [60, 60],
+            "status": ["timeout", "timeout"],
+        }
+    )
+    kb.import_runs(frame)
+    row = kb.runs().iloc[0]
+    assert row["status"] == "timeout" and math.isnan(row["accuracy"]) and row["n_failed"] == 2
+
+
+def test_filters_on_dataset_algorithm_and_metric(kb):
+    kb.import_runs(_runs())
+    assert set(kb.runs(datasets=["wine"])["dataset"]) == {"wine"}
+    assert set(kb.runs(algorithms=["tree"])["algorithm"]) == {"tree"}
+    assert "roc_auc" not in kb.runs(aggregate=False, metrics=[]).columns
+    assert "roc_auc" in kb.runs(aggregate=False, metrics=["roc_auc"]).columns
+
+
+def test_several_identical_rows_are_all_kept(kb):
+    frame = pd.DataFrame(
+        {"dataset": ["d"] * 3, "algorithm": ["a"] * 3, "accuracy": [0.5] * 3, "time": [1.0] * 3}
+    )
+    assert kb.import_runs(frame).added == 3
+    assert kb.import_runs(frame).added == 0
+    assert kb.runs().iloc[0]["n_runs"] == 3
+
+
+def test_source_run_id_is_the_key(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["a", "a"],
+            "accuracy": [0.5, 0.6],
+            "time": [1.0, 1.0],
+            "source": ["openml", "openml"],
+            "source_run_id": ["7", "8"],
+        }
+    )
+    kb.import_runs(frame)
+    changed = frame.assign(accuracy=[0.9, 0.9])  # the same OpenML runs: nothing new
+    report = kb.import_runs(changed)
+    assert (report.added, report.present) == (0, 2)
+
+
+def test_invalid_rows_reject_the_whole_input(kb):
+    kb.import_runs(_runs())
+    bad = _runs().assign(dataset=["x"] * 6)
+    bad.loc[2, "accuracy"] = 1.5
+    bad.loc[4, "time"] = -1.0
+    with pytest.raises(ImportRejectedError) as info:
+        kb.import_runs(bad)
+    message = str(info.value)
+    assert "row 3" in message and "'accuracy'" in message and "outside [0, 1]" in message
+    assert len(info.value.problems) == 2 and "row 5" in info.value.problems[1]
+    assert kb.count("runs") == 6 and "x" not in set(kb.datasets()["name"])
+
+
+def test_skip_invalid_keeps_the_valid_rows(kb):
+    bad = _runs()
+    bad["accuracy"] = bad["accuracy"].astype(object)
+    bad.loc[0, "accuracy"] = "high"
+    report = kb.import_runs(bad, skip_invalid=True)
+    assert (report.added, report.rejected) == (5, 1)
+    assert "'high' is not a number" in report.problems[0]
+
+
+def test_missing_required_column_is_named(kb):
+    with pytest.raises(ImportRejectedError, match="missing required column.*'accuracy'"):
+        kb.import_runs(_runs().drop(columns="accuracy"))
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("accuracy", -0.1, "outside \\[0, 1\\]"),
+        ("time", -2.0, "negative"),
+        ("status", "weird", "not one of ok, timeout, error"),
+        ("fold", 1.5, "not an integer"),
+        ("dataset", None, "dataset is missing"),
+    ],
+)
+def test_each_bad_value_is_reported(kb, column, value, expected):
+    bad = _runs()
+    bad[column] = bad[column].astype(object)
+    bad.loc[1, column] = value
+    with pytest.raises(ImportRejectedError, match=expected):
+        kb.import_runs(bad)
+    assert kb.count("runs") == 0 and kb.count("datasets") == 0
+
+
+def test_metafeatures_wide_round_trip_and_updates(kb):
+    kb.import_runs(_runs())
+    mf = pd.DataFrame(
+        {"dataset": ["iris", "wine"], "n_instances": [150, 178], "snr": [2.5, np.nan]}
+    )
+    report = kb.import_metafeatures(mf)
+    assert (report.added, report.present, report.updated) == (3, 0, 0)
+    stored = kb.metafeatures().set_index("dataset")
+    assert stored.loc["iris", "n_instances"] == 150 and math.isnan(stored.loc["wine", "snr"])
+    again = kb.import_metafeatures(mf.assign(n_instances=[150, 200]))
+    assert (again.added, again.present, again.updated) == (0, 2, 1)
+    assert kb.metafeatures(datasets=["wine"]).iloc[0]["n_instances"] == 200
+
+
+def test_metafeatures_translate_openml_names(kb):
+    kb.import_runs(_runs())
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "NumberOfInstances": [150.0]}))
+    assert kb.metafeatures().iloc[0]["n_instances"] == 150
+
+
+def test_metafeatures_of_unknown_dataset_are_rejected(kb):
+    kb.import_runs(_runs())
+    mf = pd.DataFrame({"dataset": ["iris", "ghost"], "snr": [1.0, 2.0]})
+    with pytest.raises(ImportRejectedError, match="row 2.*unknown dataset 'ghost'"):
+        kb.import_metafeatures(mf)
+    assert kb.count("metafeatures") == 0
+
+
+def test_datasets_and_algorithms_are_upserted(kb):
+    kb.add_dataset("d", source="file", task="binary", n_instances=10, n_features=3)
+    kb.add_dataset("d", fingerprint="abc")  # None never erases
+    row = kb.datasets().iloc[0]
+    assert (row["source"], row["n_instances"], row["fingerprint"]) == ("file", 10, "abc")
+    kb.add_algorithm("knn", family="neighbours", parameters={"n_neighbors": 5, "a": 1})
+    algo = kb.algorithms().iloc[0]
+    assert algo["parameters"] == json.dumps({"a": 1, "n_neighbors": 5})
+
+
+def test_export_and_reimport_adds_nothing(kb, tmp_path):
+    kb.import_runs(_runs())
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "snr": [3.0]}))
+    written = kb.export(tmp_path / "out", format="csv")
+    assert kb.import_runs(written["runs"]).added == 0
+    fresh = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    assert fresh.import_runs(written["runs"]).added == 6
+    fresh.import_metafeatures(written["metafeatures"])
+    pd.testing.assert_frame_equal(fresh.runs(), kb.runs())
+    pd.testing.assert_frame_equal(fresh.metafeatures(), kb.metafeatures())
+
+
+def test_empty_database_reads_as_empty_frames(kb):
+    assert kb.runs().empty and kb.runs(aggregate=False).empty
+    assert kb.metafeatures().empty and kb.datasets().empty and kb.algorithms().empty
+
+
+def test_create_false_refuses_an_empty_database(tmp_path):
+    with pytest.raises(KnowledgeBaseError, match="empty"):
+        KnowledgeBase(f"sqlite:///{tmp_path / 'new.sqlite'}", create=False)
