@@ -19,7 +19,7 @@ def db() -> None:
     Example:
       metarec db info
       metarec --db postgresql+psycopg://me@dbhost/metarec db upgrade
-      metarec db export backup/ --format csv
+      metarec db export backup/ --file-format csv
     """
 
 
@@ -59,7 +59,7 @@ def info(ctx, builtin, fmt):
 @db.command("export")
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option(
-    "--format",
+    "--file-format",
     "file_format",
     type=click.Choice(["parquet", "csv"]),
     default="parquet",
@@ -77,7 +77,7 @@ def export(ctx, directory, file_format, builtin, fmt):
     \b
     Example:
       metarec db export backup/
-      metarec db export --builtin builtin-csv/ --format csv
+      metarec db export --builtin builtin-csv/ --file-format csv
     """
     from metarec.storage import KnowledgeBase
 

@@ -141,3 +141,17 @@ def test_bad_requests(kb, tmp_path):
         run_benchmark(["sklearn:diabetes"], kb, cache_dir=tmp_path)
     with pytest.raises(BenchmarkError, match="no datasets"):
         run_benchmark([], kb)
+
+
+def test_a_dataset_the_protocol_cannot_split_is_skipped_and_reported(kb, tmp_path):
+    frame = pd.DataFrame({"a": np.arange(8.0), "target": [0] * 4 + [1] * 4})  # 4 < 5 folds
+    small = load_dataset(frame, name="tiny_class")
+    report = run_benchmark(
+        [small, _frame(seed=3)], kb, algorithms=["majority"], protocol="cv5", cache_dir=tmp_path
+    )
+    assert report.datasets == 1 and report.jobs_run == 1
+    (failure,) = report.failures
+    assert (failure.dataset, failure.algorithm) == ("tiny_class", "*")
+    assert "dataset skipped" in failure.message and "n_splits=5" in failure.message
+    assert set(kb.runs()["dataset"]) == {"toy3"}
+    assert "tiny_class" not in set(kb.datasets()["name"])

@@ -1,0 +1,284 @@
+"""Speed and memory of ``KnowledgeBase.import_runs`` on a large run CSV (SQLite).
+
+Usage::
+
+    nice -n 10 python benchmarks/import_speed.py [--rows 1000000] [--quick] [--skip-memory]
+
+The script writes a synthetic long-format CSV to a temporary directory: ``--rows`` rows made of
+datasets x 20 algorithms x 50 folds (1,000 datasets for 1M rows), columns
+``dataset, algorithm, fold, accuracy, time`` (accuracy uniform in [0, 1], time exponential
+and positive, both written with 6 decimals).
+
+Speed.  Side by side, in the same process and run (so the ratio survives a loaded machine):
+
+* metarec: ``KnowledgeBase(url).import_runs(csv)`` into a fresh SQLite file (schema created
+  before the clock starts); then a re-import of the same file (must add 0 rows).
+* raw baseline: Python's ``sqlite3`` into a fresh file with the same ``datasets``,
+  ``algorithms`` and ``runs`` tables (same columns, ``UNIQUE(run_key)``, index on
+  ``(dataset_id, algorithm_id)``, foreign keys), the same pragmas as metarec (WAL,
+  ``synchronous=NORMAL``, ``foreign_keys=ON``) and ONE transaction.  The timed part is: read
+  the CSV with the ``csv`` module (streamed, no pandas), convert each row to a tuple
+  ``(run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time)`` (``float``/``int``
+  conversion, name -> id dicts, new names inserted into datasets / algorithms), and
+  ``executemany`` ``INSERT ... ON CONFLICT(run_key) DO NOTHING`` per chunk of the same size
+  as metarec's, then COMMIT.  The run_key is metarec's format ``h:<32 hex>:0`` of a 128-bit
+  ``blake2b`` digest of the row, so the unique index receives keys of the same length and
+  the same random order as metarec's (a sequential natural key would make the baseline's
+  B-tree inserts artificially cheap; ``--raw-key natural`` shows that variant).  The baseline
+  does no validation: whatever metarec spends on checking rows counts against it.
+
+Rows/second are printed from wall-clock and from process CPU time, with metarec/raw ratios
+(target: wall ratio >= 0.5).  ``--profile`` prints the top 25 functions of the metarec import
+by cumulative time (cProfile).
+
+Memory.  The import is run in fresh subprocesses on a ``--rows`` file and a 3x larger one;
+each prints its peak RSS (``resource.getrusage(...).ru_maxrss``) and the growth of the peak
+during the import.  With streamed chunks the growth should hardly depend on the file size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import resource
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+N_ALGORITHMS, N_FOLDS = 20, 50
+CHUNK = 100_000  # metarec's DEFAULT_CHUNKSIZE; the baseline uses the same
+RAW_DDL = """
+CREATE TABLE datasets (id INTEGER NOT NULL, name VARCHAR(255) NOT NULL, source VARCHAR(64),
+  source_id VARCHAR(1024), task VARCHAR(32), n_instances INTEGER, n_features INTEGER,
+  fingerprint VARCHAR(128), PRIMARY KEY (id), CONSTRAINT uq_datasets_name UNIQUE (name));
+CREATE TABLE algorithms (id INTEGER NOT NULL, name VARCHAR(255) NOT NULL, family VARCHAR(128),
+  library VARCHAR(128), parameters TEXT, PRIMARY KEY (id),
+  CONSTRAINT uq_algorithms_name UNIQUE (name));
+CREATE TABLE runs (id INTEGER NOT NULL, run_key VARCHAR(512) NOT NULL,
+  dataset_id INTEGER NOT NULL, algorithm_id INTEGER NOT NULL, protocol VARCHAR(64),
+  seed INTEGER, fold INTEGER, status VARCHAR(16) NOT NULL, accuracy FLOAT, fit_time FLOAT,
+  predict_time FLOAT, source VARCHAR(64), source_run_id VARCHAR(255), error TEXT,
+  PRIMARY KEY (id), CONSTRAINT uq_runs_run_key UNIQUE (run_key),
+  FOREIGN KEY(dataset_id) REFERENCES datasets (id) ON DELETE CASCADE,
+  FOREIGN KEY(algorithm_id) REFERENCES algorithms (id) ON DELETE CASCADE);
+CREATE INDEX ix_runs_dataset_algorithm ON runs (dataset_id, algorithm_id);
+"""
+RAW_INSERT = (
+    "INSERT INTO runs (run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_key) DO NOTHING"
+)
+
+
+def write_csv(path: Path, rows: int, seed: int = 0) -> None:
+    """Write ``rows`` run rows, one block of datasets at a time (bounded memory)."""
+    rng = np.random.default_rng(seed)
+    per_dataset = N_ALGORITHMS * N_FOLDS
+    n_datasets = -(-rows // per_dataset)
+    block = max(1, 200_000 // per_dataset)
+    written = 0
+    for first in range(0, n_datasets, block):
+        d = np.arange(first, min(first + block, n_datasets))
+        n = min(len(d) * per_dataset, rows - written)
+        frame = pd.DataFrame(
+            {
+                "dataset": np.char.add("dataset_", np.repeat(d, per_dataset).astype(str))[:n],
+                "algorithm": np.tile(
+                    np.char.add("algo_", np.repeat(np.arange(N_ALGORITHMS), N_FOLDS).astype(str)),
+                    len(d),
+                )[:n],
+                "fold": np.tile(np.arange(N_FOLDS), len(d) * N_ALGORITHMS)[:n],
+                "accuracy": rng.random(n),
+                "time": rng.exponential(10.0, n) + 1e-3,
+            }
+        )
+        frame.to_csv(path, mode="a", header=written == 0, index=False, float_format="%.6f")
+        written += n
+
+
+def _clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    wall, cpu = _clock()
+    return wall - start[0], cpu - start[1]
+
+
+def raw_import(csv_path: Path, db_path: Path, key: str) -> tuple[int, float, float]:
+    """The baseline (see the module docstring); return (rows stored, wall s, cpu s)."""
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.executescript(RAW_DDL)
+    start = _clock()
+    conn.execute("BEGIN IMMEDIATE")
+    ids: dict[str, dict[str, int]] = {"datasets": {}, "algorithms": {}}
+
+    def name_id(table: str, name: str) -> int:
+        known = ids[table]
+        if name not in known:
+            cursor = conn.execute(f"INSERT INTO {table} (name) VALUES (?)", (name,))
+            known[name] = cursor.lastrowid
+        return known[name]
+
+    with open(csv_path, newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader)
+        col = {name: header.index(name) for name in ("dataset", "algorithm", "fold")}
+        acc, fit = header.index("accuracy"), header.index("time")
+        batch: list[tuple] = []
+        for row in reader:
+            dataset, algorithm, fold = row[col["dataset"]], row[col["algorithm"]], row[col["fold"]]
+            if key == "hash":
+                digest = hashlib.blake2b("\x1f".join(row).encode(), digest_size=16).hexdigest()
+                run_key = f"h:{digest}:0"
+            else:
+                run_key = f"{dataset}:{algorithm}:{fold}"
+            batch.append(
+                (
+                    run_key,
+                    name_id("datasets", dataset),
+                    name_id("algorithms", algorithm),
+                    int(fold),
+                    "ok",
+                    float(row[acc]),
+                    float(row[fit]),
+                )
+            )
+            if len(batch) == CHUNK:
+                conn.executemany(RAW_INSERT, batch)
+                batch = []
+        if batch:
+            conn.executemany(RAW_INSERT, batch)
+    conn.execute("COMMIT")
+    wall, cpu = _since(start)
+    stored = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    conn.close()
+    return stored, wall, cpu
+
+
+def metarec_import(kb, csv_path: Path, profile: bool = False):
+    """Time ``kb.import_runs(csv_path)``; return (report, wall s, cpu s)."""
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    start = _clock()
+    report = kb.import_runs(csv_path)
+    wall, cpu = _since(start)
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    return report, wall, cpu
+
+
+def speed(csv_path: Path, tmp: Path, rows: int, args) -> None:
+    from metarec.storage import KnowledgeBase
+
+    print(f"\n== speed: {rows:,} runs, chunks of {CHUNK:,}, raw key = {args.raw_key}")
+    stored, raw_wall, raw_cpu = raw_import(csv_path, tmp / "raw.db", args.raw_key)
+    assert stored == rows, (stored, rows)
+    kb = KnowledgeBase(f"sqlite:///{tmp / 'metarec.db'}")
+    report, mr_wall, mr_cpu = metarec_import(kb, csv_path)
+    assert report.added == rows and report.rejected == 0, report
+    again, re_wall, re_cpu = metarec_import(kb, csv_path)
+    assert again.added == 0 and again.present == rows, again
+    kb.close()
+    print(f"{'':30}{'wall s':>9}{'rows/s':>12}{'cpu s':>9}{'rows/s (cpu)':>14}")
+    for label, wall, cpu in (
+        ("raw sqlite3 (csv module)", raw_wall, raw_cpu),
+        ("metarec import_runs", mr_wall, mr_cpu),
+        ("metarec re-import (0 added)", re_wall, re_cpu),
+    ):
+        print(f"{label:30}{wall:9.2f}{rows / wall:12,.0f}{cpu:9.2f}{rows / cpu:14,.0f}")
+    ratio = raw_wall / mr_wall
+    verdict = "OK" if ratio >= 0.5 else "BELOW TARGET"
+    print(f"ratio metarec/raw (rows/s): wall {ratio:.2f}, cpu {raw_cpu / mr_cpu:.2f}")
+    print(f"target wall ratio >= 0.50: {verdict}; re-import added {again.added} rows")
+    if args.profile:  # an extra, untimed import into a fresh file
+        print("\n== cProfile of a metarec import into a fresh file (top 25, cumulative)")
+        with KnowledgeBase(f"sqlite:///{tmp / 'profiled.db'}") as profiled:
+            metarec_import(profiled, csv_path, profile=True)
+
+
+def child(csv_path: str, db_path: str) -> None:
+    """Import in this fresh process; print peak RSS before / after as JSON (KiB)."""
+    import sqlalchemy  # noqa: F401  (imports made before the 'before' measure)
+
+    from metarec.storage import KnowledgeBase
+
+    kb = KnowledgeBase(f"sqlite:///{db_path}")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    report = kb.import_runs(csv_path)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kb.close()
+    print(json.dumps({"before": before, "peak": peak, "added": report.added, "s": seconds}))
+
+
+def memory(tmp: Path, rows: int) -> None:
+    print(f"\n== memory: peak RSS of an import in a fresh process (chunks of {CHUNK:,})")
+    print(f"{'rows':>10}{'CSV MiB':>9}{'s':>8}{'peak MiB':>10}{'before':>9}{'growth':>9}")
+    for n in (rows, 3 * rows):
+        path = tmp / f"mem_{n}.csv"
+        write_csv(path, n, seed=1)
+        db = tmp / f"mem_{n}.db"
+        cmd = [sys.executable, __file__, "--child", str(path), str(db)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        assert result["added"] == n, result
+        before, peak = result["before"] / 1024, result["peak"] / 1024
+        size = path.stat().st_size / 2**20
+        print(f"{n:>10,}{size:9.0f}{result['s']:8.1f}{peak:10.0f}{before:9.0f}{peak - before:9.0f}")
+        path.unlink()
+        for extra in tmp.glob(f"mem_{n}.db*"):
+            extra.unlink()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="runs in the speed file")
+    parser.add_argument("--quick", action="store_true", help="100,000-row smoke run")
+    parser.add_argument("--raw-key", choices=("hash", "natural"), default="hash")
+    parser.add_argument("--profile", action="store_true", help="also cProfile an import")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(*args.child)
+        return
+    rows = 100_000 if args.quick else args.rows
+    print(
+        f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, pandas {pd.__version__}"
+    )
+    with tempfile.TemporaryDirectory(prefix="metarec-import-") as name:
+        tmp = Path(name)
+        if not args.skip_speed:
+            csv_path = tmp / "runs.csv"
+            start = time.perf_counter()
+            write_csv(csv_path, rows)
+            size = csv_path.stat().st_size / 2**20
+            print(f"wrote {rows:,} rows ({size:.0f} MiB) in {time.perf_counter() - start:.1f} s")
+            speed(csv_path, tmp, rows, args)
+            csv_path.unlink()
+        if not args.skip_memory:
+            memory(tmp, rows)
+
+
+if __name__ == "__main__":
+    main()

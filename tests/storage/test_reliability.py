@@ -1,0 +1,197 @@
+"""Concurrency, crashes, foreign and corrupt databases, schema revisions (SQLite files)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metarec.exceptions import KnowledgeBaseError
+from metarec.storage import KnowledgeBase
+from metarec.storage._migrate import HEAD, KNOWN_REVISIONS, revisions
+
+
+def _write_runs(path, dataset: str, n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    pd.DataFrame(
+        {
+            "dataset": [f"{dataset}{i % 50}" for i in range(n)],
+            "algorithm": [f"algo{i % 7}" for i in range(n)],
+            "fold": np.arange(n),
+            "accuracy": rng.random(n),
+            "time": rng.random(n) + 0.01,
+        }
+    ).to_csv(path, index=False)
+
+
+_IMPORT = textwrap.dedent(
+    """
+    import sys
+    from metarec.storage import KnowledgeBase
+    kb = KnowledgeBase(sys.argv[1])
+    print(kb.import_runs(sys.argv[2], chunksize=int(sys.argv[3])).added, flush=True)
+    """
+)
+
+
+def test_two_processes_import_at_once_and_lose_nothing(tmp_path):
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    files = []
+    for k in range(2):
+        path = tmp_path / f"runs{k}.csv"
+        _write_runs(path, f"set{k}_", 20_000, k)
+        files.append(path)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _IMPORT, url, str(f), "2000"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for f in files
+    ]
+    outputs = [p.communicate(timeout=240) for p in procs]
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err
+        assert out.strip() == "20000"
+    kb = KnowledgeBase(url)
+    assert kb.count("runs") == 40_000
+    assert kb.count("datasets") == 100
+
+
+_KILLED = textwrap.dedent(
+    """
+    import os, signal, sys
+    from metarec.storage import KnowledgeBase
+    kb = KnowledgeBase(sys.argv[1])
+    seen = [0]
+    def progress(n=0, total=None):
+        seen[0] += n
+        if seen[0] >= 6000:  # half-way: several chunks are written, nothing committed
+            print("killing", flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+    kb.import_runs(sys.argv[2], chunksize=2000, progress=progress)
+    print("not killed", flush=True)
+    """
+)
+
+
+def test_a_process_killed_mid_import_leaves_the_kb_as_before(tmp_path):
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    kb = KnowledgeBase(url)
+    _write_runs(tmp_path / "before.csv", "old", 1000, 1)
+    kb.import_runs(tmp_path / "before.csv")
+    before = kb.runs(aggregate=False)
+    _write_runs(tmp_path / "big.csv", "new", 12_000, 2)
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED, url, str(tmp_path / "big.csv")],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert "killing" in proc.stdout
+    kb.close()
+    reopened = KnowledgeBase(url)
+    pd.testing.assert_frame_equal(reopened.runs(aggregate=False), before)
+    check = sqlite3.connect(tmp_path / "kb.sqlite").execute("PRAGMA integrity_check").fetchone()
+    assert check == ("ok",)
+    assert reopened.import_runs(tmp_path / "big.csv").added == 12_000  # the import can be redone
+
+
+def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 10)
+    with pytest.raises(KnowledgeBaseError, match="not a metarec knowledge base"):
+        KnowledgeBase(f"sqlite:///{path}")
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_a_foreign_sqlite_database_is_refused_untouched(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE customers (id INTEGER, name TEXT)")
+    with pytest.raises(KnowledgeBaseError, match="holds other tables \\(customers\\)"):
+        KnowledgeBase(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == {"customers"}
+
+
+def test_a_corrupt_knowledge_base_is_a_clear_error(tmp_path):
+    path = tmp_path / "kb.sqlite"
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    _write_runs(tmp_path / "r.csv", "d", 2000, 0)
+    kb.import_runs(tmp_path / "r.csv")
+    kb.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    data[100:] = os.urandom(len(data) - 100)  # keep the header, scramble every page
+    path.write_bytes(bytes(data))
+    with pytest.raises(KnowledgeBaseError, match="not a metarec knowledge base|corrupt|cannot"):
+        KnowledgeBase(f"sqlite:///{path}").runs()
+
+
+def test_a_newer_schema_revision_is_refused(tmp_path):
+    path = tmp_path / "kb.sqlite"
+    KnowledgeBase(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    with pytest.raises(KnowledgeBaseError, match="revision 9999.*newer metarec"):
+        KnowledgeBase(f"sqlite:///{path}")
+
+
+def test_sqlite_runs_with_wal_foreign_keys_and_busy_timeout(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    with kb.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
+
+
+def test_migration_scripts_match_the_models(tmp_path):
+    """The shipped migrations end at HEAD and build exactly the tables the models declare."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from metarec.storage._models import metadata
+
+    assert revisions() == list(KNOWN_REVISIONS) and revisions()[-1] == HEAD
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    with kb.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert diff == []
+
+
+def test_default_url_is_a_file_in_the_data_directory(_isolated_home):
+    kb = KnowledgeBase()
+    assert kb.url == f"sqlite:///{_isolated_home / 'kb.sqlite'}"
+    assert (_isolated_home / "kb.sqlite").exists()
+
+
+def test_metarec_db_environment_variable_is_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("METAREC_DB", f"sqlite:///{tmp_path / 'env.sqlite'}")
+    assert KnowledgeBase().url.endswith("env.sqlite")
+
+
+def test_password_never_shown(tmp_path):
+    from metarec._config import redact_url
+
+    shown = redact_url("postgresql+psycopg://me:s3cret@db.example/kb")
+    assert "s3cret" not in shown and "***" in shown
+
+
+def test_unreachable_server_is_a_clear_error():
+    start = time.perf_counter()
+    with pytest.raises(KnowledgeBaseError, match="cannot open"):
+        KnowledgeBase("postgresql+psycopg://nobody:pw@127.0.0.1:1/kb")
+    assert time.perf_counter() - start < 30
