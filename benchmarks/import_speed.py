@@ -71,6 +71,9 @@ CREATE TABLE runs (id INTEGER NOT NULL, run_key VARCHAR(512) NOT NULL,
   FOREIGN KEY(algorithm_id) REFERENCES algorithms (id) ON DELETE CASCADE);
 CREATE INDEX ix_runs_dataset_algorithm ON runs (dataset_id, algorithm_id);
 """
+# Linux keeps a vfork()ed child's ru_maxrss at its parent's peak across exec: a tiny python
+# in between starts each measured import, so its ru_maxrss is its own.
+LAUNCH = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
 RAW_INSERT = (
     "INSERT INTO runs (run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_key) DO NOTHING"
@@ -237,7 +240,16 @@ def memory(tmp: Path, rows: int) -> None:
         path = tmp / f"mem_{n}.csv"
         write_csv(path, n, seed=1)
         db = tmp / f"mem_{n}.db"
-        cmd = [sys.executable, __file__, "--child", str(path), str(db)]
+        cmd = [
+            sys.executable,
+            "-c",
+            LAUNCH,
+            sys.executable,
+            __file__,
+            "--child",
+            str(path),
+            str(db),
+        ]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         assert result["added"] == n, result

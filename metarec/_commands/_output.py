@@ -125,7 +125,9 @@ def emit(
             table.add_column(str(column), justify="right" if numeric else "left")
         for row in frame.itertuples(index=False):
             table.add_row(*(_format_cell(v) for v in row))
-        Console(soft_wrap=True).print(table)
+        # in a pipe or a file, do not cut names to an assumed 80-column terminal
+        width = None if sys.stdout.isatty() else 200
+        Console(soft_wrap=True, width=width).print(table)
     else:  # pragma: no cover - click.Choice prevents it
         raise click.BadParameter(f"unknown format {fmt!r}")
 

@@ -60,6 +60,9 @@ __all__ = ["Recommender", "METHODS"]
 
 METHODS = ("a3r", "arr", "ar", "ar*")
 SR_FLOOR = 1e-3
+#: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
+#: depend on the machine and differ between two extractions of the same data.
+TIMING_SUFFIXES = ("_fit_time", "_time")
 TIME_FLOOR = 1e-4
 _ARR_CHUNK = 4_000_000  # elements of the (datasets, algorithms, algorithms) block for ARR
 
@@ -82,11 +85,6 @@ class Recommender(BaseEstimator):
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
 
-    Notes
-    -----
-    The defaults (``k=20, n=32, weights="distance", distance="l1-range", normalize=False``)
-    were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
-    (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
     method : {"a3r", "arr", "ar", "ar*"}, default="a3r"
         ``"a3r"``: pairwise A3R; ``"arr"``: pairwise ARR with parameter ``acc_d`` (Brazdil et
         al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``: average rank of A3R.
@@ -98,7 +96,9 @@ class Recommender(BaseEstimator):
     acc_d : float, default=0.1
         ARR's AccD: the accuracy traded for a tenfold speed-up (``method="arr"`` only).
     features : sequence of str or None, default=None
-        Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB.
+        Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB
+        except timings (names ending in ``_time``: they measure the machine, not the data,
+        and differ between two extractions of the same dataset).
     tried_scale : float, default=0.2
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms.
@@ -121,6 +121,12 @@ class Recommender(BaseEstimator):
         Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
+
+    Notes
+    -----
+    The defaults (``k=20, n=32, weights="distance", distance="l1-range", normalize=False``)
+    were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
+    (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
     """
 
     def __init__(
@@ -244,7 +250,10 @@ class Recommender(BaseEstimator):
         meta = meta.drop_duplicates("dataset", keep="last").set_index("dataset").reindex(datasets)
         numeric = meta.apply(pd.to_numeric, errors="coerce")
         names = [c for c in numeric.columns if numeric[c].notna().any()]
-        if self.features is not None:
+        if self.features is None:
+            # timings depend on the machine and vary from run to run: not for distances
+            names = [c for c in names if not c.endswith(TIMING_SUFFIXES)]
+        else:
             unknown = [f for f in self.features if f not in numeric.columns]
             if unknown:
                 raise UnknownNameError(
