@@ -2,46 +2,44 @@
 
 Usage::
 
-    nice -n 10 python benchmarks/import_speed.py [--rows 1000000] [--quick] [--skip-memory]
+    nice -n 10 python benchmarks/import_speed.py [--rows 1000000] [--quick] [--profile]
 
-The script writes a synthetic long-format CSV to a temporary directory: ``--rows`` rows made of
-datasets x 20 algorithms x 50 folds (1,000 datasets for 1M rows), columns
-``dataset, algorithm, fold, accuracy, time`` (accuracy uniform in [0, 1], time exponential
-and positive, both written with 6 decimals).
+A synthetic CSV is written to a temporary directory: ``--rows`` rows of datasets x 20
+algorithms x 50 folds (1,000 datasets for 1M rows), columns ``dataset, algorithm, fold,
+accuracy, time`` (accuracy uniform in [0, 1], time exponential > 0, 6 decimals).
 
-Speed.  Side by side, in the same process and run (so the ratio survives a loaded machine):
+Speed, side by side in one run (so the ratio survives a loaded machine):
 
-* metarec: ``KnowledgeBase(url).import_runs(csv)`` into a fresh SQLite file (schema created
-  before the clock starts); then a re-import of the same file (must add 0 rows).
-* raw baseline: Python's ``sqlite3`` into a fresh file with the same ``datasets``,
-  ``algorithms`` and ``runs`` tables (same columns, ``UNIQUE(run_key)``, index on
-  ``(dataset_id, algorithm_id)``, foreign keys), the same pragmas as metarec (WAL,
-  ``synchronous=NORMAL``, ``foreign_keys=ON``) and ONE transaction.  The timed part is: read
-  the CSV with the ``csv`` module (streamed, no pandas), convert each row to a tuple
-  ``(run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time)`` (``float``/``int``
-  conversion, name -> id dicts, new names inserted into datasets / algorithms), and
-  ``executemany`` ``INSERT ... ON CONFLICT(run_key) DO NOTHING`` per chunk of the same size
-  as metarec's, then COMMIT.  The run_key is metarec's format ``h:<32 hex>:0`` of a 128-bit
-  ``blake2b`` digest of the row, so the unique index receives keys of the same length and
-  the same random order as metarec's (a sequential natural key would make the baseline's
-  B-tree inserts artificially cheap; ``--raw-key natural`` shows that variant).  The baseline
-  does no validation: whatever metarec spends on checking rows counts against it.
+* metarec: ``KnowledgeBase(url).import_runs(csv)`` into a fresh SQLite file (schema made
+  before the clock starts), then a re-import of the same file, which must add 0 rows.
+* raw baseline: ``sqlite3`` into a fresh file with the same ``datasets``, ``algorithms`` and
+  ``runs`` tables (``UNIQUE(run_key)``, index on ``(dataset_id, algorithm_id)``, foreign keys),
+  metarec's pragmas (WAL, ``synchronous=NORMAL``, ``foreign_keys=ON``), ONE transaction.
+  Timed: read the CSV with the ``csv`` module (streamed, no pandas); build tuples
+  ``(run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time)`` (``float``/``int``,
+  name -> id dicts, new names inserted); ``executemany`` ``INSERT ... ON CONFLICT(run_key) DO
+  NOTHING`` per chunk of metarec's chunk size; COMMIT.  The run_key has metarec's format
+  ``h:<32 hex>:0`` (a 128-bit ``blake2b`` of the row), so the unique index gets keys of the
+  same length and random order as metarec's; a sequential natural key would make its B-tree
+  inserts artificially cheap (``--raw-key natural`` shows that variant).  No validation:
+  what metarec spends on checking rows counts against it.
 
-Rows/second are printed from wall-clock and from process CPU time, with metarec/raw ratios
-(target: wall ratio >= 0.5).  ``--profile`` prints the top 25 functions of the metarec import
-by cumulative time (cProfile).
+Rows/s are printed from wall-clock and process CPU time, with metarec/raw ratios (target:
+wall ratio >= 0.5).  ``--profile`` adds a cProfile of one more import (top 25, cumulative).
 
-Memory.  The import is run in fresh subprocesses on a ``--rows`` file and a 3x larger one;
-each prints its peak RSS (``resource.getrusage(...).ru_maxrss``) and the growth of the peak
-during the import.  With streamed chunks the growth should hardly depend on the file size.
+Memory: the import runs in fresh subprocesses on a ``--rows`` file and a 3x larger one, each
+printing its peak RSS (``ru_maxrss``) and the peak's growth during the import.  With streamed
+chunks the growth should hardly depend on the file size.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import csv
 import hashlib
 import json
+import pstats
 import resource
 import sqlite3
 import subprocess
@@ -55,7 +53,7 @@ import pandas as pd
 
 N_ALGORITHMS, N_FOLDS = 20, 50
 CHUNK = 100_000  # metarec's DEFAULT_CHUNKSIZE; the baseline uses the same
-RAW_DDL = """
+RAW_DDL = """PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;
 CREATE TABLE datasets (id INTEGER NOT NULL, name VARCHAR(255) NOT NULL, source VARCHAR(64),
   source_id VARCHAR(1024), task VARCHAR(32), n_instances INTEGER, n_features INTEGER,
   fingerprint VARCHAR(128), PRIMARY KEY (id), CONSTRAINT uq_datasets_name UNIQUE (name));
@@ -81,48 +79,33 @@ RAW_INSERT = (
 
 
 def write_csv(path: Path, rows: int, seed: int = 0) -> None:
-    """Write ``rows`` run rows, one block of datasets at a time (bounded memory)."""
+    """Write ``rows`` run rows, 200 datasets at a time (bounded memory)."""
     rng = np.random.default_rng(seed)
-    per_dataset = N_ALGORITHMS * N_FOLDS
-    n_datasets = -(-rows // per_dataset)
-    block = max(1, 200_000 // per_dataset)
-    written = 0
-    for first in range(0, n_datasets, block):
-        d = np.arange(first, min(first + block, n_datasets))
-        n = min(len(d) * per_dataset, rows - written)
-        frame = pd.DataFrame(
-            {
-                "dataset": np.char.add("dataset_", np.repeat(d, per_dataset).astype(str))[:n],
-                "algorithm": np.tile(
-                    np.char.add("algo_", np.repeat(np.arange(N_ALGORITHMS), N_FOLDS).astype(str)),
-                    len(d),
-                )[:n],
-                "fold": np.tile(np.arange(N_FOLDS), len(d) * N_ALGORITHMS)[:n],
-                "accuracy": rng.random(n),
-                "time": rng.exponential(10.0, n) + 1e-3,
-            }
-        )
-        frame.to_csv(path, mode="a", header=written == 0, index=False, float_format="%.6f")
-        written += n
+    per = N_ALGORITHMS * N_FOLDS
+    algorithms = np.char.add("algo_", np.repeat(np.arange(N_ALGORITHMS), N_FOLDS).astype(str))
+    for first in range(0, rows, 200 * per):
+        n = min(200 * per, rows - first)
+        d = np.arange(first // per, first // per + 200)
+        columns = {
+            "dataset": np.char.add("dataset_", np.repeat(d, per).astype(str))[:n],
+            "algorithm": np.tile(algorithms, len(d))[:n],
+            "fold": np.tile(np.arange(N_FOLDS), len(d) * N_ALGORITHMS)[:n],
+            "accuracy": rng.random(n),
+            "time": rng.exponential(10.0, n) + 1e-3,
+        }
+        frame = pd.DataFrame(columns)
+        frame.to_csv(path, mode="a", header=first == 0, index=False, float_format="%.6f")
 
 
-def _clock() -> tuple[float, float]:
-    return time.perf_counter(), time.process_time()
+def timed(function):
+    """Return ``(function(), wall seconds, CPU seconds of this process)``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def _since(start: tuple[float, float]) -> tuple[float, float]:
-    wall, cpu = _clock()
-    return wall - start[0], cpu - start[1]
-
-
-def raw_import(csv_path: Path, db_path: Path, key: str) -> tuple[int, float, float]:
-    """The baseline (see the module docstring); return (rows stored, wall s, cpu s)."""
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.executescript(RAW_DDL)
-    start = _clock()
+def raw_load(conn: sqlite3.Connection, csv_path: Path, key: str) -> None:
+    """The timed part of the baseline (see the module docstring)."""
     conn.execute("BEGIN IMMEDIATE")
     ids: dict[str, dict[str, int]] = {"datasets": {}, "algorithms": {}}
 
@@ -136,68 +119,38 @@ def raw_import(csv_path: Path, db_path: Path, key: str) -> tuple[int, float, flo
     with open(csv_path, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader)
-        col = {name: header.index(name) for name in ("dataset", "algorithm", "fold")}
-        acc, fit = header.index("accuracy"), header.index("time")
+        d, a, f, acc, fit = (
+            header.index(c) for c in ("dataset", "algorithm", "fold", "accuracy", "time")
+        )
         batch: list[tuple] = []
         for row in reader:
-            dataset, algorithm, fold = row[col["dataset"]], row[col["algorithm"]], row[col["fold"]]
             if key == "hash":
                 digest = hashlib.blake2b("\x1f".join(row).encode(), digest_size=16).hexdigest()
                 run_key = f"h:{digest}:0"
             else:
-                run_key = f"{dataset}:{algorithm}:{fold}"
-            batch.append(
-                (
-                    run_key,
-                    name_id("datasets", dataset),
-                    name_id("algorithms", algorithm),
-                    int(fold),
-                    "ok",
-                    float(row[acc]),
-                    float(row[fit]),
-                )
-            )
+                run_key = f"{row[d]}:{row[a]}:{row[f]}"
+            ids_ = name_id("datasets", row[d]), name_id("algorithms", row[a])
+            batch.append((run_key, *ids_, int(row[f]), "ok", float(row[acc]), float(row[fit])))
             if len(batch) == CHUNK:
                 conn.executemany(RAW_INSERT, batch)
                 batch = []
-        if batch:
-            conn.executemany(RAW_INSERT, batch)
+        conn.executemany(RAW_INSERT, batch)
     conn.execute("COMMIT")
-    wall, cpu = _since(start)
-    stored = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
-    conn.close()
-    return stored, wall, cpu
-
-
-def metarec_import(kb, csv_path: Path, profile: bool = False):
-    """Time ``kb.import_runs(csv_path)``; return (report, wall s, cpu s)."""
-    profiler = None
-    if profile:
-        import cProfile
-
-        profiler = cProfile.Profile()
-        profiler.enable()
-    start = _clock()
-    report = kb.import_runs(csv_path)
-    wall, cpu = _since(start)
-    if profiler is not None:
-        import pstats
-
-        profiler.disable()
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-    return report, wall, cpu
 
 
 def speed(csv_path: Path, tmp: Path, rows: int, args) -> None:
     from metarec.storage import KnowledgeBase
 
     print(f"\n== speed: {rows:,} runs, chunks of {CHUNK:,}, raw key = {args.raw_key}")
-    stored, raw_wall, raw_cpu = raw_import(csv_path, tmp / "raw.db", args.raw_key)
-    assert stored == rows, (stored, rows)
+    conn = sqlite3.connect(tmp / "raw.db", isolation_level=None)
+    conn.executescript(RAW_DDL)
+    _, raw_wall, raw_cpu = timed(lambda: raw_load(conn, csv_path, args.raw_key))
+    assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == rows
+    conn.close()
     kb = KnowledgeBase(f"sqlite:///{tmp / 'metarec.db'}")
-    report, mr_wall, mr_cpu = metarec_import(kb, csv_path)
+    report, mr_wall, mr_cpu = timed(lambda: kb.import_runs(csv_path))
     assert report.added == rows and report.rejected == 0, report
-    again, re_wall, re_cpu = metarec_import(kb, csv_path)
+    again, re_wall, re_cpu = timed(lambda: kb.import_runs(csv_path))
     assert again.added == 0 and again.present == rows, again
     kb.close()
     print(f"{'':30}{'wall s':>9}{'rows/s':>12}{'cpu s':>9}{'rows/s (cpu)':>14}")
@@ -208,19 +161,18 @@ def speed(csv_path: Path, tmp: Path, rows: int, args) -> None:
     ):
         print(f"{label:30}{wall:9.2f}{rows / wall:12,.0f}{cpu:9.2f}{rows / cpu:14,.0f}")
     ratio = raw_wall / mr_wall
-    verdict = "OK" if ratio >= 0.5 else "BELOW TARGET"
     print(f"ratio metarec/raw (rows/s): wall {ratio:.2f}, cpu {raw_cpu / mr_cpu:.2f}")
+    verdict = "OK" if ratio >= 0.5 else "BELOW TARGET"
     print(f"target wall ratio >= 0.50: {verdict}; re-import added {again.added} rows")
-    if args.profile:  # an extra, untimed import into a fresh file
+    if args.profile:  # one more import, into a fresh file, not timed above
         print("\n== cProfile of a metarec import into a fresh file (top 25, cumulative)")
-        with KnowledgeBase(f"sqlite:///{tmp / 'profiled.db'}") as profiled:
-            metarec_import(profiled, csv_path, profile=True)
+        with KnowledgeBase(f"sqlite:///{tmp / 'profiled.db'}") as kb, cProfile.Profile() as prof:
+            kb.import_runs(csv_path)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
 
 
 def child(csv_path: str, db_path: str) -> None:
     """Import in this fresh process; print peak RSS before / after as JSON (KiB)."""
-    import sqlalchemy  # noqa: F401  (imports made before the 'before' measure)
-
     from metarec.storage import KnowledgeBase
 
     kb = KnowledgeBase(f"sqlite:///{db_path}")
@@ -236,29 +188,23 @@ def child(csv_path: str, db_path: str) -> None:
 def memory(tmp: Path, rows: int) -> None:
     print(f"\n== memory: peak RSS of an import in a fresh process (chunks of {CHUNK:,})")
     print(f"{'rows':>10}{'CSV MiB':>9}{'s':>8}{'peak MiB':>10}{'before':>9}{'growth':>9}")
+    growth: list[float] = []
     for n in (rows, 3 * rows):
         path = tmp / f"mem_{n}.csv"
         write_csv(path, n, seed=1)
         db = tmp / f"mem_{n}.db"
-        cmd = [
-            sys.executable,
-            "-c",
-            LAUNCH,
-            sys.executable,
-            __file__,
-            "--child",
-            str(path),
-            str(db),
-        ]
+        cmd = [sys.executable, "-c", LAUNCH, sys.executable, __file__, "--child"]
+        cmd += [str(path), str(db)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         assert result["added"] == n, result
         before, peak = result["before"] / 1024, result["peak"] / 1024
         size = path.stat().st_size / 2**20
         print(f"{n:>10,}{size:9.0f}{result['s']:8.1f}{peak:10.0f}{before:9.0f}{peak - before:9.0f}")
-        path.unlink()
-        for extra in tmp.glob(f"mem_{n}.db*"):
+        growth.append(peak - before)
+        for extra in [path, *tmp.glob(f"mem_{n}.db*")]:
             extra.unlink()
+    print(f"growth 3x file / 1x file: {growth[1] / growth[0]:.2f} (3.00 = proportional to size)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -275,9 +221,8 @@ def main(argv: list[str] | None = None) -> None:
         child(*args.child)
         return
     rows = 100_000 if args.quick else args.rows
-    print(
-        f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, pandas {pd.__version__}"
-    )
+    versions = f"sqlite {sqlite3.sqlite_version}, pandas {pd.__version__}"
+    print(f"python {sys.version.split()[0]}, {versions}")
     with tempfile.TemporaryDirectory(prefix="metarec-import-") as name:
         tmp = Path(name)
         if not args.skip_speed:

@@ -96,8 +96,7 @@ def warm_up(MFE, groups: list[str]) -> None:
     X, y = make_data(300, 5, seed=1)
     for group in groups:
         time_metarec(X, y, group)
-        if MFE is not None:
-            time_pymfe(MFE, X.to_numpy(), y.to_numpy(), group)
+        time_pymfe(MFE, X.to_numpy(), y.to_numpy(), group)
 
 
 def child(shape: str, groups: list[str]) -> None:

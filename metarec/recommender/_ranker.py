@@ -72,9 +72,9 @@ class Recommender(BaseEstimator):
 
     Parameters
     ----------
-    k : int or None, default=20
+    k : int or None, default=5
         Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
-    n : float, default=32
+    n : float, default=4
         Root of the time ratio in A3R (the larger, the less time matters).  Also used by
         ``"ar*"``.
     metric : str, default="accuracy"
@@ -124,7 +124,8 @@ class Recommender(BaseEstimator):
 
     Notes
     -----
-    The defaults (``k=20, n=32, weights="distance", distance="l1-range", normalize=False``)
+    The defaults (``k=5, n=4, weights="distance", distance="l1-range", normalize=False``,
+    ``tried_scale=0.2``)
     were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
     (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
     """
@@ -132,8 +133,8 @@ class Recommender(BaseEstimator):
     def __init__(
         self,
         *,
-        k: int | None = 20,
-        n: float = 32,
+        k: int | None = 5,
+        n: float = 4,
         metric: str = "accuracy",
         time: str = "fit_time",
         normalize: bool = False,

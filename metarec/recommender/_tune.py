@@ -7,10 +7,17 @@ Procedure (held-out split of datasets):
 2. Every configuration of the grid is evaluated by leave-one-dataset-out **on the tuning half
    only**: the held-out datasets are excluded from the knowledge base for every
    recommendation (``extra_exclude``), so none of their results influences the choice.
-3. The configuration with the lowest criterion ``mil + top3_loss`` (both in percentage
-   points; the mean interval loss rewards fast good answers, the top-3 loss rewards accurate
-   ones: their sum favours the time/accuracy frontier) is chosen; ties go to the higher
-   Spearman correlation, then to the grid order.
+3. Each configuration is also compared, on the same tuning half, with its own "global AR*"
+   (the same ``n`` and success-rate preprocessing, every dataset as neighbour, average rank of
+   A3R): the neighbours must earn their keep.  ``p_beat`` is the fraction of
+   :data:`N_BOOTSTRAP` bootstrap resamples of the tuning datasets (seeded) on which the
+   configuration's mean MIL and mean top-3 loss are lower *and* its mean Spearman correlation
+   higher than its global AR*'s.  Among the configurations with ``p_beat >=``
+   :data:`MIN_P_BEAT` (they beat global AR* robustly, not by the luck of one split) the lowest
+   criterion ``mil + top3_loss`` wins (both in percentage points; the mean interval loss
+   rewards fast good answers, the top-3 loss accurate ones: their sum favours the
+   time/accuracy frontier); ties go to the higher Spearman correlation, then to the grid
+   order.  If no configuration qualifies, the one with the highest ``p_beat`` wins.
 4. Active testing's ``tried_scale`` is then chosen the same way, on the tuning half, with the
    chosen configuration: the scale with the lowest mean loss over steps 2 to 4 of
    :func:`~metarec.recommender._evaluate.evaluate_active_testing` wins (``inf`` = no
@@ -44,10 +51,15 @@ from metarec.recommender._ranker import Recommender
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender"]
 
 TRIED_SCALES = (0.02, 0.05, 0.1, 0.2, float("inf"))
+#: Bootstrap resamples of the tuning datasets used to measure how robustly a configuration
+#: beats its global AR*.
+N_BOOTSTRAP = 500
+#: A configuration "robustly beats" its global AR* on at least this fraction of resamples.
+MIN_P_BEAT = 0.9
 
 DEFAULT_GRID: Mapping[str, tuple] = {
     "k": (5, 10, 20, 40, None),
-    "n": (8, 16, 32, 64),
+    "n": (4, 8, 16, 32, 64),
     "weights": (None, "distance"),
     "distance": ("l1-range", "standardized"),
     "normalize": (False, True),
@@ -61,7 +73,9 @@ class TuningResult:
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per configuration: its parameters and tuning-half figures, best first.
+        One row per configuration: its parameters, tuning-half figures, ``p_beat`` (how
+        robustly it beats its global AR*) and ``robust`` (``p_beat >= MIN_P_BEAT``), best
+        first.
     best_params : dict
         The chosen configuration.
     tuning_datasets, heldout_datasets : tuple of str
@@ -139,6 +153,10 @@ def tune_recommender(
     n_out = max(1, round(test_size * len(shuffled)))
     heldout, tuning = tuple(sorted(shuffled[:n_out])), tuple(sorted(shuffled[n_out:]))
     rows = []
+    global_figures: dict = {}
+    resamples = np.random.default_rng(random_state).integers(
+        0, len(tuning), size=(N_BOOTSTRAP, len(tuning))
+    )
     for combo in combos:
         params = dict(zip(names, combo, strict=True))
         model = clone(base).set_params(**params)
@@ -151,6 +169,13 @@ def tune_recommender(
             kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
         )
         figures = result.summary.iloc[0]
+        glob_key = (key, repr(ranker.get_params()["n"]))
+        if glob_key not in global_figures:
+            glob = _refit_like(data, method="ar*", k=None, weights=None, n=ranker.n)
+            global_figures[glob_key] = evaluate_recommender(
+                kb, glob, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
+            ).per_dataset
+        p_beat = _p_beat(result.per_dataset, global_figures[glob_key], resamples)
         rows.append(
             {
                 **{p: _show(v) for p, v in params.items()},
@@ -158,6 +183,7 @@ def tune_recommender(
                 "top1_loss": figures["top1_loss"],
                 "top3_loss": figures["top3_loss"],
                 "mil": figures["mil"],
+                "p_beat": p_beat,
                 "criterion": figures["mil"] + figures["top3_loss"],
                 "_order": len(rows),
                 "_params": params,
@@ -165,8 +191,11 @@ def tune_recommender(
         )
         if progress is not None:
             progress(1)
-    table = pd.DataFrame(rows).sort_values(
-        ["criterion", "spearman", "_order"], ascending=[True, False, True]
+    table = pd.DataFrame(rows)
+    table["robust"] = table["p_beat"] >= MIN_P_BEAT
+    table["_p"] = table["p_beat"].round(2)
+    table = table.sort_values(
+        ["_p", "criterion", "spearman", "_order"], ascending=[False, True, False, True]
     )
     best = dict(table["_params"].iloc[0])
     chosen = clone(base).set_params(**best)
@@ -191,7 +220,7 @@ def tune_recommender(
         heldout_active = evaluate_active_testing(kb, chosen, datasets=heldout)
     evaluation = evaluate_recommender(kb, chosen, baselines=True, datasets=heldout)
     return TuningResult(
-        table=table.drop(columns=["_order", "_params"]).reset_index(drop=True),
+        table=table.drop(columns=["_order", "_params", "_p"]).reset_index(drop=True),
         best_params=best,
         tuning_datasets=tuning,
         heldout_datasets=heldout,
@@ -199,6 +228,27 @@ def tune_recommender(
         active_table=active_table,
         heldout_active=heldout_active,
     )
+
+
+def _p_beat(mine, glob, resamples: np.ndarray) -> float:
+    """Fraction of bootstrap resamples of the datasets on which ``mine`` beats ``glob``.
+
+    ``mine`` and ``glob`` are per-dataset figures (``dataset, spearman, top3_loss, mil``) of
+    the same datasets; "beats" = lower mean MIL, lower mean top-3 loss and higher mean
+    Spearman correlation (NaN correlations, e.g. a dataset with one algorithm, left out).
+    """
+    a = mine.set_index("dataset").sort_index()
+    b = glob.set_index("dataset").reindex(a.index)
+    idx = resamples % len(a)
+    wins = np.ones(len(idx), dtype=bool)
+    for column, sign in (("mil", 1.0), ("top3_loss", 1.0), ("spearman", -1.0)):
+        diff = sign * (b[column].to_numpy(float) - a[column].to_numpy(float))
+        valid = np.isfinite(diff)
+        sums = np.where(valid, diff, 0.0)[idx].sum(axis=1)
+        counts = valid[idx].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wins &= np.where(counts > 0, sums / np.maximum(counts, 1), -np.inf) > 0
+    return float(wins.mean())
 
 
 def _show(value):

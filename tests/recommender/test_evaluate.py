@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from metarec.exceptions import InvalidInputError
@@ -13,7 +14,7 @@ from metarec.recommender._evaluate import (
     loss_curve,
     mean_interval_loss,
 )
-from metarec.recommender._tune import tune_recommender
+from metarec.recommender._tune import MIN_P_BEAT, N_BOOTSTRAP, _p_beat, tune_recommender
 from tests.recommender._fakes import random_kb, tiny_kb
 
 
@@ -102,6 +103,37 @@ def test_tuning_never_sees_heldout_results():
     assert result.best_params["n"] == top["n"]
     assert result.best_params["tried_scale"] in list(result.active_table["tried_scale"])
     assert len(result.heldout_active) == 4
+    # configurations that robustly beat their own global AR* come first, by criterion
+    flags = result.table["robust"].to_numpy(bool)
+    assert not np.any(~flags[:-1] & flags[1:])
+    if flags.any():
+        crit = result.table.loc[flags, "criterion"].to_numpy()
+        assert np.all(np.diff(crit) >= 0)
+    assert np.array_equal(flags, result.table["p_beat"].to_numpy() >= MIN_P_BEAT)
+    # the p_beat of the first row, recomputed from independently computed figures
+    params = dict(result.best_params)
+    params.pop("tried_scale")
+    mine = evaluate_recommender(
+        kb,
+        Recommender(**params),
+        baselines=False,
+        datasets=result.tuning_datasets,
+        extra_exclude=result.heldout_datasets,
+    )
+    glob = evaluate_recommender(
+        kb,
+        Recommender(**{**params, "method": "ar*", "k": None, "weights": None}),
+        baselines=False,
+        datasets=result.tuning_datasets,
+        extra_exclude=result.heldout_datasets,
+    )
+    resamples = np.random.default_rng(1).integers(
+        0, len(result.tuning_datasets), size=(N_BOOTSTRAP, len(result.tuning_datasets))
+    )
+    expected = _p_beat(mine.per_dataset, glob.per_dataset, resamples)
+    assert result.table["p_beat"].iloc[0] == pytest.approx(expected)
+    mine = mine.summary.iloc[0]
+    assert mine["mil"] == pytest.approx(result.table["mil"].iloc[0])
     assert set(result.heldout.per_dataset["dataset"]) == set(result.heldout_datasets)
     # changing the held-out datasets' results does not change the tuning table
     runs = kb._runs
@@ -154,3 +186,17 @@ def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
     assert s.loc["global AR*", "top1_loss"] > 5.0
     assert s.loc["metarec", "spearman"] > s.loc["global AR*", "spearman"]
     assert s.loc["metarec", "mil"] < s.loc["global AR*", "mil"]
+
+
+def test_p_beat_by_hand():
+    # two datasets; "mine" beats "glob" on dataset a on all three, loses on b on MIL only
+    mine = pd.DataFrame(
+        {"dataset": ["a", "b"], "spearman": [0.9, 0.8], "top3_loss": [1.0, 1.0], "mil": [1.0, 5.0]}
+    )
+    glob = pd.DataFrame(
+        {"dataset": ["a", "b"], "spearman": [0.5, 0.5], "top3_loss": [2.0, 2.0], "mil": [2.0, 3.0]}
+    )
+    resamples = np.array([[0, 0], [1, 1], [0, 1]])
+    # resample 1: a, a -> wins; resample 2: b, b -> MIL 5 > 3, loses; resample 3: mean MIL
+    # 3.0 vs 2.5 -> loses
+    assert _p_beat(mine, glob, resamples) == pytest.approx(1 / 3)
