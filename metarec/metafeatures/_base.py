@@ -267,14 +267,18 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
     kinds = [is_numeric_column(frame.iloc[:, i]) for i in range(frame.shape[1])]
     numeric_positions = [i for i, numeric in enumerate(kinds) if numeric]
     if numeric_positions:
-        numeric = np.column_stack(
-            [frame.iloc[:, i].to_numpy(dtype="float64", na_value=np.nan) for i in numeric_positions]
+        # one conversion of the whole numeric block (positions, so duplicated names are fine)
+        numeric = np.array(
+            frame.iloc[:, numeric_positions].to_numpy(dtype="float64", na_value=np.nan),
+            dtype="float64",
+            copy=True,
         )
     else:
         numeric = np.zeros((frame.shape[0], 0))
     is_missing = frame.isna().to_numpy()
-    numeric = numeric.copy()
-    numeric[~np.isfinite(numeric)] = np.nan
+    bad = ~np.isfinite(numeric)
+    if bad.any():
+        numeric[bad] = np.nan
     codes = []
     for i, is_num in enumerate(kinds):
         if not is_num:

@@ -53,14 +53,19 @@ def _moments(data: PreparedData):
     """
     if "moments" not in data.cache:
         x, _ = data.scaled()
-        count = np.sum(~np.isnan(x), axis=0).astype("float64")
+        missing = np.isnan(x)
+        any_missing = bool(missing.any())
+        count = (x.shape[0] - missing.sum(axis=0)).astype("float64")
         safe = np.maximum(count, 1.0)
-        mean = np.nansum(x, axis=0) / safe
-        d = x - mean
+        d = np.where(missing, 0.0, x) if any_missing else x.copy()
+        mean = d.sum(axis=0) / safe
+        d -= mean
+        if any_missing:
+            d[missing] = 0.0  # absent values contribute nothing to the central moments
         d2 = d * d
-        m2 = np.nansum(d2, axis=0) / safe
-        m3 = np.nansum(d2 * d, axis=0) / safe
-        m4 = np.nansum(d2 * d2, axis=0) / safe
+        m2 = d2.sum(axis=0) / safe
+        m3 = np.einsum("ij,ij->j", d2, d) / safe
+        m4 = np.einsum("ij,ij->j", d2, d2) / safe
         data.cache["moments"] = (count, mean, m2, m3, m4)
     return data.cache["moments"]
 

@@ -42,6 +42,7 @@ _IMPORT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_import_at_once_and_lose_nothing(tmp_path):
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     files = []
@@ -84,6 +85,7 @@ _KILLED = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_process_killed_mid_import_leaves_the_kb_as_before(tmp_path):
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     kb = KnowledgeBase(url)
