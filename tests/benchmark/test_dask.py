@@ -31,6 +31,7 @@ def test_benchmark_runs_on_a_dask_cluster(tmp_path):
     assert (runs["accuracy"] > 0.8).all()
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     from metarec.exceptions import BenchmarkError
 

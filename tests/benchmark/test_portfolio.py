@@ -39,6 +39,7 @@ def test_default_portfolio_has_the_documented_twenty():
     assert len(portfolio) == 20
 
 
+@pytest.mark.slow
 def test_every_default_algorithm_fits_mixed_data_with_missing_values():
     rng = np.random.default_rng(0)
     n = 60

@@ -124,6 +124,7 @@ def test_timeouts_and_crashes_are_recorded_and_the_rest_continue(kb, tmp_path):
     assert broken["error"].str.contains("always fails").all()
 
 
+@pytest.mark.slow
 def test_bootstrap_stores_the_632_estimate(kb, tmp_path):
     run_benchmark(
         [_frame(120)], kb, algorithms=["decision_tree"], protocol="bootstrap632", cache_dir=tmp_path
