@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from metarec._config import redact_url
 from metarec.exceptions import KnowledgeBaseError
@@ -163,14 +163,7 @@ def database_errors(shown_url: str, action: str) -> Iterator[None]:
         yield
     except KnowledgeBaseError:
         raise
-    except OperationalError as exc:
-        message = describe_error(exc)
-        if "not a database" in message or "malformed" in message:
-            raise KnowledgeBaseError(
-                f"{shown_url} is not a metarec knowledge base or is corrupt ({message})"
-            ) from None
-        raise KnowledgeBaseError(f"cannot {action} {shown_url}: {message}") from None
-    except DBAPIError as exc:
+    except DBAPIError as exc:  # OperationalError included
         message = describe_error(exc)
         if "not a database" in message or "malformed" in message:
             raise KnowledgeBaseError(
