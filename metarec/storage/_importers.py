@@ -72,6 +72,12 @@ RUN_COLUMNS = (
 )  # fmt: skip
 
 
+_SQLITE_RUN_INSERT = (
+    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))}) "
+    "ON CONFLICT (run_key) DO NOTHING"
+)
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What an import did.
@@ -479,12 +485,18 @@ def import_runs(
             frame["source_run_id"].tolist(),
             frame["error"].tolist(),
         ]
-        rows = [
-            dict(zip(RUN_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)
-        ]
-        # RETURNING counts what was really inserted (rowcount of an executemany with
-        # ON CONFLICT DO NOTHING is not reliable across drivers)
-        added += len(conn.execute(run_insert, rows).all())
+        if conn.dialect.name == "sqlite":
+            # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
+            # counts exactly the rows inserted (a conflict skips the row, adds nothing)
+            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, list(zip(*columns, strict=True)))
+            added += max(cursor.rowcount, 0)
+        else:
+            # elsewhere RETURNING counts what was really inserted (the rowcount of an
+            # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
+            rows = [
+                dict(zip(RUN_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)
+            ]
+            added += len(conn.execute(run_insert, rows).all())
         if metrics:
             long = (
                 frame[metrics]

@@ -60,16 +60,18 @@ def _hash(values: np.ndarray, key: str) -> np.ndarray:
 def content_hashes(frame, metric_columns) -> tuple[np.ndarray, np.ndarray]:
     """Return two uint64 hashes per row of a normalised run frame."""
     n = len(frame)
+    strings = [_string_values(frame[field]) for field in STRING_FIELDS]
+    numbers = [_float_values(frame[field]) for field in NUMBER_FIELDS]
+    metrics = [(m, _float_values(frame[m])) for m in sorted(metric_columns)]
     out = []
     for key in (_KEY1, _KEY2):
         h = np.zeros(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for field in STRING_FIELDS:
-                h = h * _PRIME + _hash(_string_values(frame[field]), key)
-            for field in NUMBER_FIELDS:
-                h = h * _PRIME + _hash(_float_values(frame[field]), key)
-            for metric in sorted(metric_columns):
-                values = _float_values(frame[metric])
+            for values in strings:
+                h = h * _PRIME + _hash(values, key)
+            for values in numbers:
+                h = h * _PRIME + _hash(values, key)
+            for metric, values in metrics:
                 present = ~np.isnan(values)
                 contribution = _hash(values, key) * _name_constant(metric + key)
                 h = h + np.where(present, contribution, np.uint64(0))
@@ -106,10 +108,17 @@ class OccurrenceCounter:
             prior[found] = self._counts[clipped[found]]
         occurrence = prior[codes] + within
         chunk_counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
-        keys = np.concatenate([self._keys, uniques])
-        counts = np.concatenate([self._counts, chunk_counts])
-        self._keys, inverse = np.unique(keys, return_inverse=True)
-        self._counts = np.bincount(inverse, weights=counts).astype(np.int64)
+        if len(self._keys):
+            self._counts[clipped[found]] += chunk_counts[found]
+            fresh = ~found
+        else:
+            fresh = np.ones(len(uniques), dtype=bool)
+        # merge the new hashes into the sorted arrays in place of a full re-sort
+        order = np.argsort(uniques[fresh])
+        new_keys, new_counts = uniques[fresh][order], chunk_counts[fresh][order]
+        at = np.searchsorted(self._keys, new_keys)
+        self._keys = np.insert(self._keys, at, new_keys)
+        self._counts = np.insert(self._counts, at, new_counts)
         return occurrence
 
 
