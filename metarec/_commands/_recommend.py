@@ -98,9 +98,9 @@ def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
     tried_results = parse_tried(tried)
     from metarec.data import load_dataset
 
+    dataset = load_dataset(data, target=target)  # a bad DATA fails before any KB work
     kb = open_kb(ctx, builtin_fallback=True)
     model = _recommender(k_value, n, metric, method).fit(kb)
-    dataset = load_dataset(data, target=target)
     ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = ranking.to_frame()
     neighbours = ranking.neighbours_frame()
