@@ -172,8 +172,8 @@ class PreparedData:
             if x.shape[1] == 0:
                 self.cache["scaled"] = (x, np.ones(0))
             else:
-                maxabs = np.max(np.where(np.isnan(x), 0.0, np.abs(x)), axis=0)
-                maxabs = np.where(maxabs > 0, maxabs, 1.0)
+                maxabs = np.fmax.reduce(np.abs(x), axis=0)  # fmax skips NaN
+                maxabs = np.where(maxabs > 0, maxabs, 1.0)  # also an all-missing column
                 self.cache["scaled"] = (x / maxabs, maxabs)
         return self.cache["scaled"]
 

@@ -159,7 +159,7 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
     if not usable.any():
         out.nan("pct_attributes_with_outliers", "every numeric attribute is entirely missing")
         return
-    xs = x[:, usable]
+    xs = x if usable.all() else x[:, usable]
     if np.isnan(xs).any():
         q1, q3 = np.nanquantile(xs, [0.25, 0.75], axis=0)
     else:
@@ -172,8 +172,8 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
             "every numeric attribute has an interquartile range of 0",
         )
         return
-    low = np.min(np.where(np.isnan(xs), np.inf, xs), axis=0)
-    high = np.max(np.where(np.isnan(xs), -np.inf, xs), axis=0)
+    low = np.fmin.reduce(xs, axis=0)  # fmin / fmax skip NaN
+    high = np.fmax.reduce(xs, axis=0)
     far = (low < q1 - OUTLIER_IQR_FACTOR * iqr) | (high > q3 + OUTLIER_IQR_FACTOR * iqr)
     out.set("pct_attributes_with_outliers", 100.0 * np.sum(far & considered) / np.sum(considered))
 
