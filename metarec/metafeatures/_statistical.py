@@ -70,6 +70,23 @@ def _moments(data: PreparedData):
     return data.cache["moments"]
 
 
+def quartiles(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and third quartiles of each column of ``x`` (no NaN), numpy's "linear" method.
+
+    Equal to ``np.quantile(x, [0.25, 0.75], axis=0)``, with one partial sort of the
+    transposed (row-contiguous) columns around the four order statistics both need, instead
+    of numpy's general path.
+    """
+    n = x.shape[0]
+    pos = np.array([0.25, 0.75]) * (n - 1)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    part = np.partition(np.ascontiguousarray(x.T), np.unique(np.concatenate([lo, hi])), axis=1)
+    frac = pos - lo
+    q = part[:, lo] * (1.0 - frac) + part[:, hi] * frac
+    return q[:, 0], q[:, 1]
+
+
 def _varying(count, mean, m2) -> np.ndarray:
     """Attributes with at least two present values that are not (numerically) constant.
 
@@ -163,7 +180,7 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
     if np.isnan(xs).any():
         q1, q3 = np.nanquantile(xs, [0.25, 0.75], axis=0)
     else:
-        q1, q3 = np.quantile(xs, [0.25, 0.75], axis=0)
+        q1, q3 = quartiles(xs)
     iqr = q3 - q1
     considered = iqr > 0
     if not considered.any():

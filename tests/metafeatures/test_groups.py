@@ -285,3 +285,18 @@ def test_extract_errors():
 def test_missing_target_rows_dropped():
     mf = extract(np.arange(5.0), [0, 1, None, 0, 1], groups="general")
     assert mf["n_instances"] == 4 and mf.n_dropped_target == 1
+
+
+def test_quartiles_match_numpy_linear_method():
+    from metarec.metafeatures._statistical import quartiles
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 3, 4, 5, 10, 101):
+        x = rng.normal(size=(n, 4))
+        q1, q3 = quartiles(x)
+        np.testing.assert_allclose(q1, np.quantile(x, 0.25, axis=0))
+        np.testing.assert_allclose(q3, np.quantile(x, 0.75, axis=0))
+    # by hand: 1..5 -> q1 = 2, q3 = 4; 1..4 -> positions 0.75 and 2.25: 1.75 and 3.25
+    assert quartiles(np.arange(1.0, 6.0)[:, None]) == (2.0, 4.0)
+    q1, q3 = quartiles(np.arange(1.0, 5.0)[:, None])
+    assert (q1[0], q3[0]) == (1.75, 3.25)
