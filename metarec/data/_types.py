@@ -30,7 +30,11 @@ def is_numeric_column(series: pd.Series) -> bool:
     and mixed object columns are categorical (OpenML's "nominal"): a boolean is a two-valued
     nominal attribute, not a measurement.
     """
-    dtype = series.dtype
+    return is_numeric_dtype(series.dtype)
+
+
+def is_numeric_dtype(dtype) -> bool:
+    """:func:`is_numeric_column` for a column's dtype."""
     if pd.api.types.is_bool_dtype(dtype):
         return False
     if isinstance(dtype, pd.CategoricalDtype):
@@ -46,13 +50,12 @@ def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
     column names are left intact.
     """
     out = frame
-    for i in range(frame.shape[1]):
-        column = frame.iloc[:, i]
-        dtype = column.dtype
+    for i, dtype in enumerate(frame.dtypes):
         if not (pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)):
             continue
         if isinstance(dtype, pd.CategoricalDtype):
             continue
+        column = frame.iloc[:, i]
         present = column.dropna()
         if present.empty or not all(isinstance(v, str) for v in present.iloc[:50]):
             continue

@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metarec.data._types import coerce_numeric_strings, infer_task, is_numeric_column
+from metarec.data._types import (
+    coerce_numeric_strings,
+    infer_task,
+    is_numeric_column,
+    is_numeric_dtype,
+)
 from metarec.exceptions import InvalidInputError
 
 __all__ = [
@@ -264,7 +269,7 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
     elif task not in ("binary", "multiclass", "regression"):
         raise InvalidInputError(f"unknown task {task!r}; use binary, multiclass or regression")
 
-    kinds = [is_numeric_column(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    kinds = [is_numeric_dtype(dtype) for dtype in frame.dtypes]
     numeric_positions = [i for i, numeric in enumerate(kinds) if numeric]
     if numeric_positions:
         # one conversion of the whole numeric block (positions, so duplicated names are fine)
