@@ -52,7 +52,7 @@ def info(ctx, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx))
+    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx), create=False)
     emit(kb.info(), fmt, title="Knowledge base")
 
 
@@ -81,6 +81,6 @@ def export(ctx, directory, file_format, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx))
+    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx), create=False)
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

@@ -33,6 +33,8 @@ __all__ = ["BUSY_TIMEOUT_S", "make_engine", "write_transaction", "database_error
 BUSY_TIMEOUT_S = 30.0
 
 _WRITE_OPTION = "metarec_write"
+#: Key of the PostgreSQL advisory lock that serialises metarec's write transactions.
+_PG_WRITE_LOCK = 0x6D65746172656301  # "metarec" + 1
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -133,12 +135,18 @@ def _install_sqlite_events(engine: Engine, *, in_memory: bool) -> None:
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """Yield a connection inside one write transaction, committed on success.
 
-    On SQLite the transaction starts with ``BEGIN IMMEDIATE`` (see the module docstring);
+    On SQLite the transaction starts with ``BEGIN IMMEDIATE`` (see the module docstring), on
+    PostgreSQL it first takes a transaction-level advisory lock: either way one writer at a
+    time, the others wait;
     any exception rolls everything back, so an import either lands whole or not at all.
     """
     with engine.connect() as conn:
         conn = conn.execution_options(**{_WRITE_OPTION: True})
         with conn.begin():
+            if conn.dialect.name == "postgresql":
+                # one writer at a time, as BEGIN IMMEDIATE gives on SQLite: concurrent imports
+                # queue instead of deadlocking, and schema creation cannot race
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WRITE_LOCK})")
             yield conn
 
 

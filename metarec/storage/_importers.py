@@ -48,6 +48,15 @@ __all__ = ["ImportReport", "import_runs", "import_metafeatures", "MAX_PROBLEMS"]
 #: At most this many problems are listed (the counts stay exact).
 MAX_PROBLEMS = 1000
 STATUSES = ("ok", "timeout", "error")
+#: Column names a run file may not use for a metric (they name metarec's own columns).
+RESERVED_RUN_COLUMNS = ("id", "run_id", "run_key", "n_runs", "n_failed", "_ok", "_failure")
+#: Metafeature names a metafeature file may not use.
+RESERVED_METAFEATURES = ("dataset_id", "name", "value", "stored")
+MAX_METRIC_NAME = 128
+#: Longest text of each text column of a run (the schema's limits, the same on every database).
+TEXT_LIMITS = {"dataset": 255, "algorithm": 255, "protocol": 64, "source": 64, "source_run_id": 255}
+#: Seeds and folds are 32-bit integers in the schema.
+INT_LIMIT = 2**31 - 1
 RUN_STRING_COLUMNS = (
     "dataset",
     "algorithm",
@@ -250,7 +259,7 @@ class _NameIds:
         insert = _dialect_insert(self.conn)
         rows = [
             {"name": n, **({"source": s} if "source" in self.table.c else {})}
-            for n, s in missing.items()
+            for n, s in sorted(missing.items())  # one order everywhere: no lock cycles
         ]
         self.conn.execute(insert(self.table).on_conflict_do_nothing(index_elements=["name"]), rows)
         self.lookup(list(missing))
@@ -271,6 +280,17 @@ def _run_header(source: ChunkSource) -> None:
             "run files need dataset, algorithm, accuracy and time (or fit_time)",
             [f"{source.label}: missing required column {c!r}" for c in missing],
         )
+    reserved = [c for c in source.columns if c in RESERVED_RUN_COLUMNS]
+    too_long = [c for c in source.columns if len(c) > MAX_METRIC_NAME]
+    for bad, why in (
+        (reserved, "is reserved (metarec's own columns)"),
+        (too_long, "is a metric name longer than 128 characters"),
+    ):
+        if bad:
+            raise ImportRejectedError(
+                f"{source.label}, {source.header_where}: column {bad[0]!r} {why}; rename it",
+                [f"{source.label}: column {c!r} {why}" for c in bad],
+            )
 
 
 def _metric_columns(source: ChunkSource, first_chunk) -> tuple[list[str], list[str]]:
@@ -309,6 +329,18 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         out[name] = _text(col[name])
     for name in ("dataset", "algorithm"):
         checks.fail(pd.isna(out[name]), name, lambda i, name=name: f"{name} is missing")
+    for name, limit in TEXT_LIMITS.items():
+        values = out[name]
+        lengths = np.array([0 if v is None else len(v) for v in values])
+        checks.fail(
+            lengths > limit,
+            name,
+            lambda i, name=name, limit=limit: f"{name} is longer than {limit} characters",
+        )
+    for name in RUN_STRING_COLUMNS:
+        values = out[name]
+        nul = np.array([v is not None and "\x00" in v for v in values], dtype=bool)
+        checks.fail(nul, name, lambda i, name=name: f"{name} contains a NUL character")
     for name in ("protocol", "source"):
         if defaults.get(name) is not None:
             values = out[name]
@@ -340,12 +372,14 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         values = _numeric(col[name], checks, name) if name in chunk.columns else np.full(n, np.nan)
         with np.errstate(invalid="ignore"):
             fractional = ~np.isnan(values) & (
-                np.isinf(values) | (np.floor(values) != values) | (np.abs(values) > 2**62)
+                np.isinf(values) | (np.floor(values) != values) | (np.abs(values) > INT_LIMIT)
             )
         checks.fail(
             fractional,
             name,
-            lambda i, values=values, name=name: f"{name} {values[i]!r} is not an integer",
+            lambda i, values=values, name=name: (
+                f"{name} {values[i]!r} is not an integer between -2**31 and 2**31 - 1"
+            ),
         )
         ints[name] = values
 
@@ -575,6 +609,13 @@ def import_metafeatures(
             f"(found: {', '.join(reader.columns) or 'none'}); metafeature files are wide: a "
             "dataset column and one column per metafeature",
             [f"{reader.label}: missing required column 'dataset'"],
+        )
+    reserved = [c for c in reader.columns if c in RESERVED_METAFEATURES or len(c) > 255]
+    if reserved:
+        raise ImportRejectedError(
+            f"{reader.label}, {reader.header_where}: column {reserved[0]!r} cannot be a "
+            "metafeature name (reserved, or longer than 255 characters); rename it",
+            [f"{reader.label}: column {c!r} cannot be a metafeature name" for c in reserved],
         )
     openml_columns, translate = _openml_translation(reader.columns)
     problems = _Problems(reader)

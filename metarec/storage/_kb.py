@@ -68,12 +68,21 @@ class KnowledgeBase:
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
+        from metarec.storage._engine import _sqlite_path
+
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
-        self.engine = make_engine(self._url)
+        path = _sqlite_path(self._url)
+        if not create and path is not None and not path.exists():
+            raise KnowledgeBaseError(f"{self.url}: no such knowledge base ({path} does not exist)")
+        self.engine = make_engine(self._url, create_dirs=create)
         self._tables = {name: metadata.tables[name] for name in TABLES}
-        self.revision = self._open(create=create)
+        try:
+            self.revision = self._open(create=create)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     # ----------------------------------------------------------------------- opening
     def _open(self, *, create: bool) -> str | None:
@@ -88,7 +97,10 @@ class KnowledgeBase:
                     f"metarec's {HEAD}: run 'metarec db upgrade' (KnowledgeBase.upgrade) first"
                 )
             if not create:
-                raise KnowledgeBaseError(f"{self.url} is empty: it is not a knowledge base yet")
+                raise KnowledgeBaseError(
+                    f"{self.url} is empty: it is not a knowledge base yet (import runs, or run "
+                    "'metarec db upgrade' to create it)"
+                )
             # Create under the write lock and look again: another process may have won.
             with write_transaction(self.engine) as conn:
                 state = schema_state(conn, self.url)
@@ -148,11 +160,12 @@ class KnowledgeBase:
 
         A default SQLite file that does not exist is not created by this call.
         """
+        from metarec.storage._engine import _sqlite_path
+
         resolved = resolve_db_url(url)
-        if resolved.startswith("sqlite:///") and ":memory:" not in resolved:
-            path = Path(resolved[len("sqlite:///") :])
-            if not path.exists() or path.stat().st_size == 0:
-                return cls.builtin()
+        path = _sqlite_path(resolved)
+        if path is not None and (not path.exists() or path.stat().st_size == 0):
+            return cls.builtin()
         kb = cls(resolved)
         if kb.count("runs") == 0:
             kb.close()

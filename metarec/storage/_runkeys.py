@@ -26,7 +26,7 @@ import numpy as np
 
 __all__ = ["STRING_FIELDS", "NUMBER_FIELDS", "OccurrenceCounter", "content_hashes", "run_keys"]
 
-STRING_FIELDS = ("dataset", "algorithm", "protocol", "status", "source", "error")
+STRING_FIELDS = ("dataset", "algorithm", "protocol", "status", "source", "source_run_id", "error")
 NUMBER_FIELDS = ("seed", "fold", "accuracy", "fit_time", "predict_time")
 
 _KEY1 = "metarec-runkey-1"  # hash_array needs 16-character keys

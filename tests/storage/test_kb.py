@@ -222,5 +222,60 @@ def test_empty_database_reads_as_empty_frames(kb):
 
 
 def test_create_false_refuses_an_empty_database(tmp_path):
-    with pytest.raises(KnowledgeBaseError, match="empty"):
+    (tmp_path / "new.sqlite").touch()
+    with pytest.raises(KnowledgeBaseError, match="is empty.*metarec db upgrade"):
         KnowledgeBase(f"sqlite:///{tmp_path / 'new.sqlite'}", create=False)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("seed", 2**32, "not an integer between"),
+        ("protocol", "p" * 65, "protocol is longer than 64"),
+        ("dataset", "d" * 256, "dataset is longer than 255"),
+        ("error", "bad\x00byte", "NUL character"),
+    ],
+)
+def test_values_the_schema_cannot_hold_are_rejected_on_every_backend(kb, column, value, expected):
+    bad = _runs()
+    if column in bad.columns:
+        bad[column] = bad[column].astype(object)
+    else:
+        bad[column] = pd.Series([None] * len(bad), dtype=object)
+    bad.loc[2, column] = value
+    with pytest.raises(ImportRejectedError, match=expected):
+        kb.import_runs(bad)
+    assert kb.count("runs") == 0
+
+
+@pytest.mark.parametrize("name", ["id", "n_runs", "run_key"])
+def test_reserved_metric_names_are_rejected(kb, name):
+    with pytest.raises(ImportRejectedError, match=f"column '{name}' is reserved"):
+        kb.import_runs(_runs().assign(**{name: 1.0}))
+
+
+def test_reserved_metafeature_names_are_rejected(kb):
+    kb.import_runs(_runs())
+    with pytest.raises(ImportRejectedError, match="'value' cannot be a metafeature name"):
+        kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "value": [1.0]}))
+
+
+def test_source_run_id_without_source_still_distinguishes_runs(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["a", "a"],
+            "accuracy": [0.5, 0.5],
+            "time": [1.0, 1.0],
+            "source_run_id": ["7", "8"],
+        }
+    )
+    assert kb.import_runs(frame.iloc[:1]).added == 1
+    assert kb.import_runs(frame.iloc[1:]).added == 1  # not taken for the run "7"
+
+
+def test_read_only_open_never_creates_a_database(tmp_path):
+    path = tmp_path / "typo" / "kb.sqlite"
+    with pytest.raises(KnowledgeBaseError, match="no such knowledge base"):
+        KnowledgeBase(f"sqlite:///{path}", create=False)
+    assert not path.parent.exists()
