@@ -91,12 +91,20 @@ def _count_binary_numeric(x: np.ndarray) -> int:
     """Numeric columns with exactly two distinct non-missing values (vectorised)."""
     if x.shape[1] == 0:
         return 0
-    with np.errstate(invalid="ignore"):
-        low = np.nanmin(np.where(np.isnan(x), np.inf, x), axis=0)
-        high = np.nanmax(np.where(np.isnan(x), -np.inf, x), axis=0)
-    present = np.isfinite(low)
-    is_low_or_high = (x == low) | (x == high) | np.isnan(x)
-    return int(np.sum(present & (low < high) & is_low_or_high.all(axis=0)))
+    low = np.fmin.reduce(x, axis=0)  # fmin / fmax skip NaN (all-NaN column: NaN)
+    high = np.fmax.reduce(x, axis=0)
+    candidates = np.flatnonzero(np.isfinite(low) & (low < high))
+    if candidates.size == 0:
+        return 0
+    # a third distinct value among the first rows rules a column out cheaply
+    head = x[:1000, candidates]
+    lo, hi = low[candidates], high[candidates]
+    candidates = candidates[((head == lo) | (head == hi) | np.isnan(head)).all(axis=0)]
+    if candidates.size == 0:
+        return 0
+    xc = x[:, candidates]
+    is_low_or_high = (xc == low[candidates]) | (xc == high[candidates]) | np.isnan(xc)
+    return int(np.sum(is_low_or_high.all(axis=0)))
 
 
 @metafeature(

@@ -300,3 +300,18 @@ def test_quartiles_match_numpy_linear_method():
     assert quartiles(np.arange(1.0, 6.0)[:, None]) == (2.0, 4.0)
     q1, q3 = quartiles(np.arange(1.0, 5.0)[:, None])
     assert (q1[0], q3[0]) == (1.75, 3.25)
+
+
+def test_count_binary_numeric_by_hand():
+    from metarec.metafeatures._general import _count_binary_numeric
+
+    n = 1500
+    x = np.zeros((n, 5))
+    x[::2, 0] = 1.0  # 0/1: binary
+    x[::3, 1] = 5.0
+    x[-1, 1] = 7.0  # a third value only after the first 1000 rows: not binary
+    x[:, 2] = np.nan
+    x[::2, 3] = np.nan  # one value and NaN: not binary
+    x[1::2, 4] = -2.0
+    x[::4, 4] = np.nan  # two values and NaN: binary
+    assert _count_binary_numeric(x) == 2
