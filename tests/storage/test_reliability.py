@@ -139,7 +139,7 @@ def test_a_corrupt_knowledge_base_is_a_clear_error(tmp_path):
     data = bytearray(path.read_bytes())
     data[100:] = os.urandom(len(data) - 100)  # keep the header, scramble every page
     path.write_bytes(bytes(data))
-    with pytest.raises(KnowledgeBaseError, match="not a metarec knowledge base|corrupt|cannot"):
+    with pytest.raises(KnowledgeBaseError, match="not a metarec knowledge base or is corrupt"):
         KnowledgeBase(f"sqlite:///{path}").runs()
 
 
