@@ -74,14 +74,14 @@ class Recommender(BaseEstimator):
     ----------
     k : int or None, default=5
         Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
-    n : float, default=4
+    n : float, default=32
         Root of the time ratio in A3R (the larger, the less time matters).  Also used by
         ``"ar*"``.
     metric : str, default="accuracy"
         Column of ``kb.runs()`` used as success rate (higher is better, in [0, 1]).
     time : str, default="fit_time"
         Column of ``kb.runs()`` used as time (seconds).
-    normalize : bool, default=False
+    normalize : bool, default=True
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
 
@@ -99,9 +99,10 @@ class Recommender(BaseEstimator):
         Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB
         except timings (names ending in ``_time``: they measure the machine, not the data,
         and differ between two extractions of the same dataset).
-    tried_scale : float, default=0.2
+    tried_scale : float, default=inf
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
-        ``delta`` is the mean absolute accuracy difference on the tried algorithms.
+        ``delta`` is the mean absolute accuracy difference on the tried algorithms
+        (``inf``: no re-weighting; candidates are still ordered by expected gain).
     random_state : int, RandomState or None, default=None
         Breaks exact ties between scores at random; ``None`` breaks them by name.
 
@@ -124,8 +125,8 @@ class Recommender(BaseEstimator):
 
     Notes
     -----
-    The defaults (``k=5, n=4, weights="distance", distance="l1-range", normalize=False``,
-    ``tried_scale=0.2``)
+    The defaults (``k=5, n=32, weights="distance", distance="l1-range", normalize=True``,
+    ``tried_scale=inf``)
     were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
     (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
     """
@@ -134,16 +135,16 @@ class Recommender(BaseEstimator):
         self,
         *,
         k: int | None = 5,
-        n: float = 4,
+        n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
-        normalize: bool = False,
+        normalize: bool = True,
         method: str = "a3r",
         distance: str = "l1-range",
         weights: str | None = "distance",
         acc_d: float = 0.1,
         features=None,
-        tried_scale: float = 0.2,
+        tried_scale: float = float("inf"),
         random_state=None,
     ) -> None:
         self.k = k

@@ -192,7 +192,7 @@ def test_normalize_changes_only_clamped_cases():
 
 
 def test_tried_drops_algorithms_and_reweights():
-    rec = Recommender(k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(k=2, n=4, weights=None, normalize=False, tried_scale=0.2).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY, tried={"A": (0.6, 2.0)})
     assert "A" not in ranking.algorithms and ranking.tried == ("A",)
     weights = {nb.name: nb.weight for nb in ranking.neighbours}
