@@ -77,14 +77,21 @@ def quartiles(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     transposed (row-contiguous) columns around the four order statistics both need, instead
     of numpy's general path.
     """
+    q1, q3, _, _ = _order_statistics(x)
+    return q1, q3
+
+
+def _order_statistics(x: np.ndarray):
+    """``(q1, q3, min, max)`` of each column of ``x`` (no NaN) from one partial sort."""
     n = x.shape[0]
     pos = np.array([0.25, 0.75]) * (n - 1)
     lo = np.floor(pos).astype(np.intp)
     hi = np.minimum(lo + 1, n - 1)
-    part = np.partition(np.ascontiguousarray(x.T), np.unique(np.concatenate([lo, hi])), axis=1)
+    kth = np.unique(np.concatenate([[0, n - 1], lo, hi]))
+    part = np.partition(np.ascontiguousarray(x.T), kth, axis=1)
     frac = pos - lo
     q = part[:, lo] * (1.0 - frac) + part[:, hi] * frac
-    return q[:, 0], q[:, 1]
+    return q[:, 0], q[:, 1], part[:, 0], part[:, n - 1]
 
 
 def _varying(count, mean, m2) -> np.ndarray:
@@ -179,8 +186,10 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
     xs = x if usable.all() else x[:, usable]
     if np.isnan(xs).any():
         q1, q3 = np.nanquantile(xs, [0.25, 0.75], axis=0)
+        low = np.fmin.reduce(xs, axis=0)  # fmin / fmax skip NaN
+        high = np.fmax.reduce(xs, axis=0)
     else:
-        q1, q3 = quartiles(xs)
+        q1, q3, low, high = _order_statistics(xs)
     iqr = q3 - q1
     considered = iqr > 0
     if not considered.any():
@@ -189,8 +198,6 @@ def attributes_with_outliers(data: PreparedData, out: Collector) -> None:
             "every numeric attribute has an interquartile range of 0",
         )
         return
-    low = np.fmin.reduce(xs, axis=0)  # fmin / fmax skip NaN
-    high = np.fmax.reduce(xs, axis=0)
     far = (low < q1 - OUTLIER_IQR_FACTOR * iqr) | (high > q3 + OUTLIER_IQR_FACTOR * iqr)
     out.set("pct_attributes_with_outliers", 100.0 * np.sum(far & considered) / np.sum(considered))
 
