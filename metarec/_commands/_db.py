@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option
-
-
-def _url(ctx: click.Context) -> str | None:
-    return (ctx.find_root().obj or {}).get("db_url")
+from metarec._commands._output import db_url, echo_note, emit, format_option
 
 
 @click.group("db")
@@ -34,7 +30,7 @@ def upgrade(ctx):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.open_for_upgrade(_url(ctx))
+    kb = KnowledgeBase.open_for_upgrade(db_url(ctx))
     echo_note(f"{kb.url} is at schema revision {kb.revision}.")
 
 
@@ -52,7 +48,7 @@ def info(ctx, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx), create=False)
+    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(db_url(ctx), create=False)
     emit(kb.info(), fmt, title="Knowledge base")
 
 
@@ -81,6 +77,6 @@ def export(ctx, directory, file_format, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(_url(ctx), create=False)
+    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(db_url(ctx), create=False)
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-__all__ = ["format_option", "emit", "progress", "open_kb", "echo_note"]
+__all__ = ["format_option", "emit", "progress", "open_kb", "db_url", "echo_note"]
 
 FORMATS = ("table", "json", "csv")
 
@@ -181,6 +181,11 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
         yield advance
 
 
+def db_url(ctx: click.Context) -> str | None:
+    """The knowledge-base URL given by the global ``--db`` option (or ``METAREC_DB``)."""
+    return (ctx.find_root().obj or {}).get("db_url")
+
+
 def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
     """Open the knowledge base named by the global ``--db`` option (or its defaults).
 
@@ -189,8 +194,7 @@ def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
     """
     from metarec.storage import KnowledgeBase
 
-    root = ctx.find_root()
-    url = (root.obj or {}).get("db_url")
+    url = db_url(ctx)
     if builtin_fallback:
         kb = KnowledgeBase.open_or_builtin(url)
         if kb.is_builtin:

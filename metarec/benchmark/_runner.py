@@ -217,14 +217,13 @@ def _load(source: Any, target: str | None):
     return source if isinstance(source, Dataset) else load_dataset(source, target=target)
 
 
-def _unsplittable(ds, protocol: str, random_state: int) -> str | None:
-    """Why ``protocol`` cannot split ``ds`` (a class smaller than the folds...), or None."""
+def _unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
+    """Why ``protocol`` cannot split the data (a class smaller than the folds...), or None."""
     from metarec.evaluation import get_protocol
     from metarec.exceptions import InvalidInputError
 
-    codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)[1]
     try:
-        next(iter(get_protocol(protocol, random_state=random_state).split(ds.X, codes)))
+        next(iter(get_protocol(protocol, random_state=random_state).split(X, codes)))
     except InvalidInputError as exc:
         return str(exc)
     return None
@@ -311,12 +310,16 @@ def run_benchmark(
         loaded[ds.name] = ds
     if not loaded:
         raise BenchmarkError("no datasets given")
+    encoded = {}
+    for name, ds in loaded.items():
+        classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
+        encoded[name] = (codes, len(classes))
     failures: list[Failure] = []
     for name in list(loaded):
-        problem = _unsplittable(loaded[name], protocol, random_state)
+        problem = _unsplittable(loaded[name].X, encoded[name][0], protocol, random_state)
         if problem is not None:  # e.g. a class smaller than the number of folds
             failures.append(Failure(name, "*", "error", 0, f"dataset skipped: {problem}"))
-            del loaded[name]
+            del loaded[name], encoded[name]
 
     stored = kb.datasets()
     known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
@@ -358,11 +361,6 @@ def run_benchmark(
         ]
         done = set(mine.groupby(["dataset", "algorithm"]).size().index)
     have_mf = set(kb.metafeatures(datasets=list(loaded))["dataset"]) if loaded else set()
-
-    encoded = {}
-    for name, ds in loaded.items():
-        classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
-        encoded[name] = (codes, len(classes))
 
     specs, cached = [], defaultdict(list)
     for name, ds in sorted(loaded.items(), key=lambda kv: -kv[1].X.size):

@@ -273,10 +273,8 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
     numeric_positions = [i for i, numeric in enumerate(kinds) if numeric]
     if numeric_positions:
         # one conversion of the whole numeric block (positions, so duplicated names are fine)
-        numeric = np.array(
-            frame.iloc[:, numeric_positions].to_numpy(dtype="float64", na_value=np.nan),
-            dtype="float64",
-            copy=True,
+        numeric = frame.iloc[:, numeric_positions].to_numpy(
+            dtype="float64", na_value=np.nan, copy=True
         )
     else:
         numeric = np.zeros((frame.shape[0], 0))

@@ -62,7 +62,7 @@ METHODS = ("a3r", "arr", "ar", "ar*")
 SR_FLOOR = 1e-3
 #: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
 #: depend on the machine and differ between two extractions of the same data.
-TIMING_SUFFIXES = ("_fit_time", "_time")
+TIMING_SUFFIXES = ("_time",)
 TIME_FLOOR = 1e-4
 _ARR_CHUNK = 4_000_000  # elements of the (datasets, algorithms, algorithms) block for ARR
 

@@ -329,18 +329,20 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         out[name] = _text(col[name])
     for name in ("dataset", "algorithm"):
         checks.fail(pd.isna(out[name]), name, lambda i, name=name: f"{name} is missing")
-    for name, limit in TEXT_LIMITS.items():
-        values = out[name]
-        lengths = np.array([0 if v is None else len(v) for v in values])
-        checks.fail(
-            lengths > limit,
-            name,
-            lambda i, name=name, limit=limit: f"{name} is longer than {limit} characters",
-        )
     for name in RUN_STRING_COLUMNS:
-        values = out[name]
-        nul = np.array([v is not None and "\x00" in v for v in values], dtype=bool)
-        checks.fail(nul, name, lambda i, name=name: f"{name} contains a NUL character")
+        text = pd.Series(out[name], dtype="string")
+        limit = TEXT_LIMITS.get(name)
+        if limit is not None:
+            checks.fail(
+                text.str.len().gt(limit).fillna(False).to_numpy(bool),
+                name,
+                lambda i, name=name, limit=limit: f"{name} is longer than {limit} characters",
+            )
+        checks.fail(
+            text.str.contains("\x00", regex=False).fillna(False).to_numpy(bool),
+            name,
+            lambda i, name=name: f"{name} contains a NUL character",
+        )
     for name in ("protocol", "source"):
         if defaults.get(name) is not None:
             values = out[name]

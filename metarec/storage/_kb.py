@@ -17,9 +17,15 @@ from typing import Any
 
 from metarec._config import redact_url, resolve_db_url
 from metarec.exceptions import KnowledgeBaseError
-from metarec.storage._engine import database_errors, make_engine, write_transaction
+from metarec.storage._engine import (
+    _sqlite_path,
+    database_errors,
+    make_engine,
+    write_transaction,
+)
 from metarec.storage._importers import ImportReport, import_metafeatures, import_runs
-from metarec.storage._migrate import HEAD, schema_state, upgrade
+from metarec.storage._migrate import HEAD, schema_state
+from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import TABLES, metadata
 
 __all__ = ["KnowledgeBase", "RUN_COLUMNS"]
@@ -53,6 +59,9 @@ class KnowledgeBase:
     create : bool, default=True
         Create the schema when the database is empty.  With ``False`` an empty database
         raises :class:`~metarec.exceptions.KnowledgeBaseError`.
+    upgrade : bool, default=False
+        Migrate an older schema to this version's instead of refusing it
+        (:meth:`open_for_upgrade`, ``metarec db upgrade``).
 
     Raises
     ------
@@ -67,9 +76,13 @@ class KnowledgeBase:
     >>> kb.runs().head()                        # doctest: +SKIP
     """
 
-    def __init__(self, url: str | os.PathLike[str] | None = None, *, create: bool = True) -> None:
-        from metarec.storage._engine import _sqlite_path
-
+    def __init__(
+        self,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        create: bool = True,
+        upgrade: bool = False,
+    ) -> None:
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
@@ -79,61 +92,40 @@ class KnowledgeBase:
         self.engine = make_engine(self._url, create_dirs=create)
         self._tables = {name: metadata.tables[name] for name in TABLES}
         try:
-            self.revision = self._open(create=create)
+            self.revision = self._open(create=create, upgrade=upgrade)
         except BaseException:
             self.engine.dispose()
             raise
 
     # ----------------------------------------------------------------------- opening
-    def _open(self, *, create: bool) -> str | None:
+    def _open(self, *, create: bool, upgrade: bool) -> str | None:
         with database_errors(self.url, "open"):
             with self.engine.connect() as conn:
                 state = schema_state(conn, self.url)
             if state.kind == "current":
                 return state.revision
-            if state.kind == "old":
+            if state.kind == "old" and not upgrade:
                 raise KnowledgeBaseError(
                     f"{self.url} has schema revision {state.revision}, older than this "
                     f"metarec's {HEAD}: run 'metarec db upgrade' (KnowledgeBase.upgrade) first"
                 )
-            if not create:
+            if state.kind == "empty" and not create:
                 raise KnowledgeBaseError(
                     f"{self.url} is empty: it is not a knowledge base yet (import runs, or run "
                     "'metarec db upgrade' to create it)"
                 )
-            # Create under the write lock and look again: another process may have won.
-            with write_transaction(self.engine) as conn:
-                state = schema_state(conn, self.url)
-                if state.kind == "empty":
-                    from alembic import command
-
-                    from metarec.storage._migrate import _config
-
-                    command.upgrade(_config(conn), "head")
-            return HEAD
+            return upgrade_schema(self.engine, self.url)
 
     @classmethod
     def open_for_upgrade(cls, url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
         """Open a knowledge base of any known schema revision and migrate it to the newest."""
-        kb = cls.__new__(cls)
-        kb._url = resolve_db_url(url)
-        kb.url = redact_url(kb._url)
-        kb.is_builtin = False
-        kb.engine = make_engine(kb._url)
-        kb._tables = {name: metadata.tables[name] for name in TABLES}
-        kb.revision = None
-        kb.upgrade()
-        return kb
+        return cls(url, upgrade=True)
 
     def upgrade(self) -> str:
         """Migrate the schema to the newest revision (``metarec db upgrade``); return it."""
         with database_errors(self.url, "upgrade"):
-            with self.engine.connect() as conn:
-                state = schema_state(conn, self.url)
-            if state.kind != "current":
-                upgrade(self.engine)
-        self.revision = HEAD
-        return HEAD
+            self.revision = upgrade_schema(self.engine, self.url)
+        return self.revision
 
     @classmethod
     def builtin(cls) -> KnowledgeBase:
@@ -160,8 +152,6 @@ class KnowledgeBase:
 
         A default SQLite file that does not exist is not created by this call.
         """
-        from metarec.storage._engine import _sqlite_path
-
         resolved = resolve_db_url(url)
         path = _sqlite_path(resolved)
         if path is not None and (not path.exists() or path.stat().st_size == 0):

@@ -88,14 +88,20 @@ def _config(conn: Connection):
     return config
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Migrate the database behind ``engine`` to ``revision`` in one transaction."""
+def upgrade(engine: Engine, shown_url: str) -> str:
+    """Create or migrate the schema to :data:`HEAD` in one write transaction; return HEAD.
+
+    The state is looked at again under the write lock, so that of several processes opening
+    one new database at once exactly one creates the schema and the others find it done.
+    """
     from alembic import command
 
     from metarec.storage._engine import write_transaction
 
     with write_transaction(engine) as conn:
-        command.upgrade(_config(conn), revision)
+        if schema_state(conn, shown_url).kind != "current":
+            command.upgrade(_config(conn), "head")
+    return HEAD
 
 
 def revisions() -> list[str]:

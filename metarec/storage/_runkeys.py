@@ -100,19 +100,14 @@ class OccurrenceCounter:
         codes, uniques = pd.factorize(hashes)
         uniques = np.asarray(uniques, dtype=np.uint64)
         within = pd.Series(codes).groupby(codes).cumcount().to_numpy()
+        idx = np.minimum(np.searchsorted(self._keys, uniques), max(len(self._keys) - 1, 0))
+        found = self._keys[idx] == uniques if len(self._keys) else np.zeros(len(uniques), bool)
         prior = np.zeros(len(uniques), dtype=np.int64)
-        if len(self._keys):
-            idx = np.searchsorted(self._keys, uniques)
-            clipped = np.minimum(idx, len(self._keys) - 1)
-            found = self._keys[clipped] == uniques
-            prior[found] = self._counts[clipped[found]]
+        prior[found] = self._counts[idx[found]]
         occurrence = prior[codes] + within
         chunk_counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
-        if len(self._keys):
-            self._counts[clipped[found]] += chunk_counts[found]
-            fresh = ~found
-        else:
-            fresh = np.ones(len(uniques), dtype=bool)
+        self._counts[idx[found]] += chunk_counts[found]
+        fresh = ~found
         # merge the new hashes into the sorted arrays in place of a full re-sort
         order = np.argsort(uniques[fresh])
         new_keys, new_counts = uniques[fresh][order], chunk_counts[fresh][order]
