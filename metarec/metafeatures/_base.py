@@ -282,6 +282,8 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
     bad = ~np.isfinite(numeric)
     if bad.any():
         numeric[bad] = np.nan
+        # an infinite value is missing: no statistic is defined on it (Dataset.n_missing agrees)
+        is_missing[:, numeric_positions] |= bad
     codes = []
     for i, is_num in enumerate(kinds):
         if not is_num:

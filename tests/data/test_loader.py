@@ -186,11 +186,10 @@ def test_openml_goes_through_one_patchable_function(monkeypatch, frame):
         load_dataset("openml:abc")
 
 
-def test_duplicated_feature_names_kept():
+def test_duplicated_column_names_are_refused_naming_them():
     frame = pd.DataFrame([[1, 2, 0], [3, 4, 1], [5, 6, 0]], columns=["a", "a", "target"])
-    ds = load_dataset(frame)
-    assert list(ds.X.columns) == ["a", "a"]
-    assert ds.numeric_columns == ("a", "a")
+    with pytest.raises(DataError, match=r"duplicated column name\(s\): 'a' at columns 1, 2"):
+        load_dataset(frame)
 
 
 def test_not_a_source():
