@@ -197,7 +197,7 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
     """How a table shows a column, chosen by its name (JSON and CSV keep full precision).
 
     ``*time`` -> seconds with a unit (2 significant digits); ``*accuracy*`` -> percent with one
-    decimal; ``*loss`` of accuracy -> percentage points; distances, weights, scores -> 3
+    decimal; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
     significant digits.  Other columns keep the generic format.
     """
     lowered = name.lower()
@@ -205,8 +205,8 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
         return format_seconds
     if "accuracy" in lowered:
         return format_percent
-    if lowered in ("expected_loss",):
-        return lambda v: "-" if _as_float(v) is None else f"{100 * _as_float(v):.1f} pts"
+    if lowered == "expected_loss":  # already in accuracy points
+        return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.1f} pts"
     if any(word in lowered for word in ("distance", "weight", "score")):
         return lambda v: "-" if _as_float(v) is None else _significant(_as_float(v), 3)
     return None

@@ -278,7 +278,7 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
         )
     else:
         numeric = np.zeros((frame.shape[0], 0))
-    is_missing = frame.isna().to_numpy()
+    is_missing = frame.isna().to_numpy().copy()
     bad = ~np.isfinite(numeric)
     if bad.any():
         numeric[bad] = np.nan

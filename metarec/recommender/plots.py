@@ -84,13 +84,13 @@ def pareto_front(accuracy, time) -> np.ndarray:
     return valid & ~dominated
 
 
-def plot_recommendation(frame, *, path=None, ax=None, title=None, n_labelled=None):
+def plot_recommendation(frame, *, path=None, ax=None, title=None):
     """Expected accuracy against expected time of every ranked algorithm (log time).
 
-    Each algorithm is a point labelled with its rank (the recommended order); the first
-    choices are drawn larger, the Pareto front (no algorithm both more accurate and faster) is
-    a line, and, when the frame has ``expected_accuracy_low``/``expected_accuracy_high``,
-    vertical bars show that spread.
+    Each algorithm is a point labelled with its rank (the recommended order, listed with the
+    names beside the plot); the first three are drawn larger in red, the Pareto front (no other
+    algorithm both more accurate and faster) is a step line, and, when the frame has
+    ``expected_accuracy_low``/``expected_accuracy_high``, vertical bars show that spread.
 
     Parameters
     ----------
@@ -98,12 +98,10 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None, n_labelled=Non
         :meth:`Ranking.to_frame` output: ``algorithm``, ``rank``, ``expected_accuracy`` (a
         fraction) and ``expected_time`` (seconds).
     path : str or Path, optional
-        Save the figure there (PNG or SVG by extension).
+        Save the figure there (PNG, SVG or PDF by extension).
     ax : matplotlib Axes, optional
         Draw into it instead of a new figure.
     title : str, optional
-    n_labelled : int, optional
-        Name only the first ``n_labelled`` algorithms beside their point (default: all).
 
     Returns
     -------
@@ -114,9 +112,11 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None, n_labelled=Non
     if ax is None and path is not None:
         matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     if ax is None:
-        fig, ax = plt.subplots(figsize=(8, 5.5))
+        fig, ax = plt.subplots(figsize=(9.5, 5.5))
+        fig.subplots_adjust(left=0.08, right=0.74, top=0.9, bottom=0.11)
     else:
         fig = ax.figure
     frame = frame.sort_values("rank")
@@ -139,33 +139,44 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None, n_labelled=Non
         color="C2",
         linewidth=1.5,
         zorder=2,
-        label="Pareto front (none both faster and more accurate)",
+        label="Pareto front: none is both\nfaster and more accurate",
     )
     ax.scatter(time[~top], accuracy[~top], s=30, color="C0", zorder=3, label="algorithm")
-    ax.scatter(
-        time[top], accuracy[top], s=110, color="C3", zorder=4, label="recommended first (1-3)"
-    )
-    limit = len(names) if n_labelled is None else n_labelled
-    for i in range(len(names)):
-        if not (np.isfinite(time[i]) and np.isfinite(accuracy[i])):
-            continue
-        text = f"{ranks[i]}. {names[i]}" if ranks[i] <= limit else f"{ranks[i]}"
+    ax.scatter(time[top], accuracy[top], s=110, color="C3", zorder=4, label="recommended 1-3")
+    for i in np.flatnonzero(np.isfinite(time) & np.isfinite(accuracy)):
         ax.annotate(
-            text,
+            str(ranks[i]),
             (time[i], accuracy[i]),
-            xytext=(5, 3),
+            xytext=(4, 3),
             textcoords="offset points",
-            fontsize="x-small" if ranks[i] > 3 else "small",
-            fontweight="bold" if ranks[i] <= 3 else "normal",
+            fontsize="small" if top[i] else "x-small",
+            fontweight="bold" if top[i] else "normal",
+            color="C3" if top[i] else "0.2",
         )
+    listing = "\n".join(
+        f"{r:>2}. {n}" + ("  *" if f else "") for r, n, f in zip(ranks, names, front, strict=True)
+    )
+    ax.text(
+        1.03,
+        1.0,
+        "Recommended order\n(* on the Pareto front)\n\n" + listing,
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        family="monospace",
+        fontsize="x-small",
+    )
     ax.set_xscale("log")
+    seconds = FuncFormatter(lambda value, _pos: f"{value:g}")
+    ax.xaxis.set_major_formatter(seconds)
+    ax.xaxis.set_minor_formatter(seconds)
+    ax.tick_params(axis="x", which="minor", labelsize="x-small")
     ax.set_xlabel("expected training time (s, log scale)")
     ax.set_ylabel("expected accuracy (%)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(frameon=False, fontsize="small", loc="lower right")
     if title:
         ax.set_title(title)
-    fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=130)
     return fig
