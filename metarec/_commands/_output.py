@@ -298,7 +298,7 @@ def emit(
 
         table = Table(title=title, show_edge=False, header_style="bold")
         headers, rows, numeric = table_cells(frame)
-        for header, right in zip(headers, numeric):
+        for header, right in zip(headers, numeric, strict=True):
             table.add_column(header, justify="right" if right else "left")
         for cells in rows:
             table.add_row(*cells)

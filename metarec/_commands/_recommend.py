@@ -144,9 +144,7 @@ def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried
     with status("Fitting the recommender on the knowledge base"):
         model = _recommender(k, n, metric, method).fit(kb)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
-        ranking = model.recommend(
-            dataset.X, dataset.y, tried=tried_results or None, budget=budget
-        )
+        ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = ranking.to_frame()
     neighbours = ranking.neighbours_frame()
     title = f"Algorithms to try on {dataset.name} ({ranking.method}, {len(neighbours)} neighbours)"

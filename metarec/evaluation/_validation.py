@@ -86,7 +86,7 @@ def _labels_of(y_true: np.ndarray, y_pred: np.ndarray, labels: Sequence | None) 
     if labels is not None:
         labels_arr = as_1d(labels, "labels")
         if len(np.unique(labels_arr)) != len(labels_arr):
-            raise InvalidInputError(f"labels contains duplicates: {list(labels_arr)!r}")
+            raise InvalidInputError(f"labels contains duplicates: {labels_arr.tolist()!r}")
         unknown = np.setdiff1d(np.union1d(y_true, y_pred), labels_arr)
         if unknown.size:
             raise InvalidInputError(
