@@ -377,7 +377,8 @@ def status(message: str, *, delay: float | None = None) -> Iterator[None]:
 
     from rich.console import Console
 
-    spinner = Console(stderr=True).status(message, spinner="dots")
+    # _interactive() checked that standard error is a terminal
+    spinner = Console(stderr=True, force_terminal=True).status(message, spinner="dots")
     lock = threading.Lock()
     state = {"started": False, "done": False}
 
