@@ -77,6 +77,7 @@ def info(ctx, builtin, fmt):
         own = KnowledgeBase(default_db_url(), create=False)
         if own.count("runs") > 0:
             emit({**own.info(), "used_by_recommend": True}, fmt, title="Knowledge base")
+            own.close()
             return
     kb = KnowledgeBase.builtin()
     details = kb.info()
@@ -87,10 +88,15 @@ def info(ctx, builtin, fmt):
     )
     echo_note(note)
     emit(
-        {**details, "used_by_recommend": True, "your_kb": str(default_path), "your_kb_runs": 0},
+        {
+            **details,
+            "used_by_recommend": True,
+            "your_kb": str(default_path),
+            "your_kb_runs": 0,
+            "note": note,
+        },
         fmt,
         title="Built-in knowledge base (used because your own KB " + state + ")",
-        json_extra={"note": note},
     )
 
 

@@ -49,18 +49,10 @@ def _root_obj(ctx: click.Context) -> dict:
 
 
 def _store_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Record ``--db`` in the root context; a later (inner) command-line value wins.
-
-    The environment variable only fills the value when no command line gave one, so
-    ``METAREC_DB`` never overrides ``--db`` typed before the command name.
-    """
-    if value is None:
-        return value
-    obj = _root_obj(ctx)
-    source = ctx.get_parameter_source(param.name)
-    from_command_line = source is click.core.ParameterSource.COMMANDLINE
-    if from_command_line or "db_url" not in obj:
-        obj["db_url"] = value
+    """Record ``--db`` in the root context; the value after the command name comes later,
+    so it wins.  ``METAREC_DB`` is read by :func:`db_url` only when no ``--db`` was typed."""
+    if value is not None:
+        _root_obj(ctx)["db_url"] = value
     return value
 
 
@@ -68,7 +60,6 @@ def db_option_param() -> click.Option:
     """The one definition of ``--db``: a new option object for the root and every command."""
     return click.Option(
         ["--db", "db_url"],
-        envvar="METAREC_DB",
         metavar="URL",
         expose_value=False,
         is_eager=True,
@@ -403,7 +394,7 @@ def status(message: str, *, delay: float | None = None) -> Iterator[None]:
 
 def db_url(ctx: click.Context) -> str | None:
     """The knowledge-base URL given by ``--db`` (before or after the command) or ``METAREC_DB``."""
-    return (ctx.find_root().obj or {}).get("db_url")
+    return (ctx.find_root().obj or {}).get("db_url") or os.environ.get("METAREC_DB") or None
 
 
 def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
