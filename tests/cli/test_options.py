@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from metarec.cli import COMMANDS, cli
-from metarec.storage import KnowledgeBase
 
 RUNS = "dataset,algorithm,fold,accuracy,time\niris,knn,0,0.9,1.0\nwine,tree,0,0.7,0.5\n"
 
