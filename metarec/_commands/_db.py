@@ -93,7 +93,7 @@ def info(ctx, builtin, fmt):
             "used_by_recommend": True,
             "your_kb": str(default_path),
             "your_kb_runs": 0,
-            "note": note,
+            **({} if fmt == "table" else {"note": note}),  # a table has it just above
         },
         fmt,
         title="Built-in knowledge base (used because your own KB " + state + ")",
