@@ -61,6 +61,21 @@ def parse_tried(values) -> dict[str, tuple[float, float]]:
     return tried
 
 
+def _require_stored_classification(kb, name: str) -> None:
+    """Refuse ``rank --dataset NAME`` when the KB records NAME as a regression dataset."""
+    from metarec.exceptions import DataError
+
+    datasets = kb.datasets() if hasattr(kb, "datasets") else None
+    if datasets is None or "task" not in datasets.columns:
+        return
+    task = datasets.loc[datasets["name"] == name, "task"]
+    if len(task) and task.iloc[0] == "regression":
+        raise DataError(
+            f"dataset {name!r} is stored as a regression dataset; rankings are by accuracy, "
+            "for classification only (regression is not supported yet)"
+        )
+
+
 def _recommender(k, n, metric, method):
     from metarec.recommender import Recommender
 
@@ -202,6 +217,8 @@ def rank(ctx, dataset, all_, method, n, metric, fmt):
         raise click.UsageError("give --dataset NAME or --all, not both")
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
+    if dataset:
+        _require_stored_classification(kb, dataset)
     with status("Fitting the recommender on the knowledge base"):
         model = _recommender(None, n, metric, method).fit(kb)
         ranking = model.rank(dataset)

@@ -175,3 +175,13 @@ def test_recommend_as_classes_takes_integer_codes_as_labels(real_kb, tmp_path):
     result = _run("recommend", data, "--as-classes", "--db", url, "--format", "json")
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["results"]) == 3
+
+
+def test_rank_refuses_a_dataset_stored_as_regression(real_kb):
+    url, _, _ = real_kb
+    kb = KnowledgeBase(url)
+    kb.add_dataset("house_prices", source="file", task="regression", n_instances=50, n_features=3)
+    kb.close()
+    result = _run("rank", "--dataset", "house_prices", "--db", url)
+    assert result.exit_code == 1, result.output
+    assert "regression" in result.output and "classification only" in result.output
