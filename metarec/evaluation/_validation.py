@@ -25,6 +25,11 @@ __all__ = [
 ]
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (so messages do not show ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def as_1d(values: Any, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """Return ``values`` as a 1-D numpy array, refusing scalars, 2-D input and empties."""
     if values is None:
@@ -180,12 +185,12 @@ def binary_confusion(
     pred_pos = y_pred == pos_label
     if not true_pos.any():
         raise InvalidInputError(
-            f"y_true has no object of the positive class pos_label={pos_label!r}; "
+            f"y_true has no object of the positive class pos_label={_plain(pos_label)!r}; "
             f"classes present: {np.unique(y_true).tolist()!r}"
         )
     if true_pos.all():
         raise InvalidInputError(
-            f"y_true has only one class ({pos_label!r}); a binary metric needs two"
+            f"y_true has only one class ({_plain(pos_label)!r}); a binary metric needs two"
         )
     tp = np.sum(true_pos & pred_pos)
     fn = np.sum(true_pos & ~pred_pos)
