@@ -319,6 +319,7 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
     if not _interactive():
         yield lambda n=1, total=None: None
         return
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -336,7 +337,7 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
         TextColumn("eta"),
         TimeRemainingColumn(),
         transient=True,
-        console=None,
+        console=Console(stderr=True),  # stdout stays for the results
     ) as bar:
         task = bar.add_task(description, total=total)
 

@@ -245,3 +245,18 @@ def test_unexpected_error_traceback_in_a_real_process(tmp_path):
         and "Traceback" in debug.stderr
         and "RuntimeError: boom" in debug.stderr
     )
+
+
+def test_progress_bar_never_writes_to_stdout(monkeypatch):
+    from metarec._commands import _output
+
+    monkeypatch.setattr(_output, "_interactive", lambda: True)
+
+    @click.command()
+    def work():
+        with _output.progress("Importing", total=3) as advance:
+            for _ in range(3):
+                advance()
+        click.echo("result")
+
+    assert CliRunner().invoke(work, []).stdout == "result\n"
