@@ -8,6 +8,28 @@ from metarec._commands._output import echo_note, emit, format_option, open_kb, s
 from metarec._commands._recommend import POSITIVE, check_figure_path, check_k
 
 
+def _require_classification_runs(kb) -> None:
+    """Refuse a KB whose runs include datasets recorded as regression (accuracy is meaningless)."""
+    from metarec.exceptions import DataError
+
+    if not hasattr(kb, "datasets"):
+        return
+    datasets = kb.datasets()
+    if "task" not in datasets.columns:
+        return
+    regression = set(datasets.loc[datasets["task"] == "regression", "name"])
+    if not regression:
+        return
+    with_runs = sorted(regression & set(kb.runs()["dataset"]))
+    if with_runs:
+        shown = ", ".join(with_runs[:5]) + (", ..." if len(with_runs) > 5 else "")
+        raise DataError(
+            f"the knowledge base has runs on {len(with_runs)} dataset(s) recorded as regression "
+            f"({shown}); evaluate ranks by accuracy, for classification only (regression is "
+            "not supported yet)"
+        )
+
+
 @click.command()
 @click.option(
     "--k",
@@ -90,6 +112,7 @@ def evaluate(ctx, k, n, method, metric, weights, distance, normalize, n_random, 
 
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
+        _require_classification_runs(kb)
     model = Recommender(**params)
     with progress("Leave-one-dataset-out") as advance:
         result = evaluate_recommender(

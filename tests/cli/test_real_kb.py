@@ -185,3 +185,17 @@ def test_rank_refuses_a_dataset_stored_as_regression(real_kb):
     result = _run("rank", "--dataset", "house_prices", "--db", url)
     assert result.exit_code == 1, result.output
     assert "regression" in result.output and "classification only" in result.output
+
+
+def test_evaluate_refuses_runs_on_a_regression_dataset(real_kb):
+    url, _, _ = real_kb
+    kb = KnowledgeBase(url)
+    runs = pd.DataFrame(
+        {"dataset": ["house_prices"], "algorithm": ["fast"], "accuracy": [0.5], "time": [1.0]}
+    )
+    kb.import_runs(runs)
+    kb.add_dataset("house_prices", source="file", task="regression", n_instances=50, n_features=3)
+    kb.close()
+    result = _run("evaluate", "--k", "2", "--random", "1", "--db", url)
+    assert result.exit_code == 1, result.output
+    assert "1 dataset(s) recorded as regression (house_prices)" in result.output
