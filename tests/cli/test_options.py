@@ -260,3 +260,13 @@ def test_progress_bar_never_writes_to_stdout(monkeypatch):
         click.echo("result")
 
     assert CliRunner().invoke(work, []).stdout == "result\n"
+
+
+def test_db_on_the_group_level_too(tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text(RUNS)
+    db = tmp_path / "kb.sqlite"
+    assert _run("import", "--db", db, "runs", runs).exit_code == 0
+    info = _run("db", "--db", db, "info", "--format", "json")
+    assert info.exit_code == 0, info.output
+    assert {r["name"]: r["value"] for r in json.loads(info.stdout)}["runs"] == 2
