@@ -17,6 +17,7 @@ import os
 
 import click
 
+from metarec._commands._output import db_option, format_option
 from metarec._version import __version__
 
 #: command name -> "module:attribute", imported on first use.
@@ -31,6 +32,23 @@ COMMANDS: dict[str, str] = {
     "db": "metarec._commands._db:db",
     "metric": "metarec._commands._metric:metric",
 }
+
+
+def _with_shared_options(command: click.Command) -> click.Command:
+    """Give ``command`` (and, for a group, every subcommand) the shared ``--db`` option.
+
+    ``--db`` is defined once (:func:`metarec._commands._output.db_option_param`); each command
+    gets its own instance, so ``metarec import runs FILE --db URL`` works like
+    ``metarec --db URL import runs FILE``.  Idempotent.
+    """
+    from metarec._commands._output import db_option_param
+
+    if not any(p.name == "db_url" for p in command.params):
+        command.params.append(db_option_param())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_shared_options(sub)
+    return command
 
 
 def _one_line(text: str) -> str:
@@ -56,8 +74,9 @@ class LazyGroup(click.Group):
                 if exc.name and exc.name.startswith("metarec"):
                     return None  # a command whose module is not part of this build
                 raise
-            return getattr(module, attribute)
-        return super().get_command(ctx, cmd_name)
+            return _with_shared_options(getattr(module, attribute))
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else _with_shared_options(command)
 
     def invoke(self, ctx: click.Context):
         from metarec.exceptions import MetarecError
@@ -87,25 +106,20 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="metarec")
-@click.option(
-    "--db",
-    "db_url",
-    envvar="METAREC_DB",
-    metavar="URL",
-    help="Knowledge base: an SQLAlchemy URL or a SQLite file path "
-    "[env: METAREC_DB; default: kb.sqlite in the user data directory].",
-)
+@db_option
+@format_option(default=None)
 @click.pass_context
-def cli(ctx: click.Context, db_url: str | None) -> None:
+def cli(ctx: click.Context) -> None:
     """Recommend which machine-learning algorithms to try first on a dataset, and why.
+
+    --db and --format may also be given after the command name (that one wins if both are).
 
     \b
     Example:
       metarec recommend sklearn:breast_cancer
-      metarec --db sqlite:///team.sqlite import runs results.csv
+      metarec import runs results.csv --db sqlite:///team.sqlite
     """
     ctx.ensure_object(dict)
-    ctx.obj["db_url"] = db_url
 
 
 def main(argv: list[str] | None = None) -> None:

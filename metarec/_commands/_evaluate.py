@@ -4,12 +4,41 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option, open_kb
+from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+from metarec._commands._recommend import POSITIVE, check_figure_path, check_k
+
+
+def _require_classification_runs(kb) -> None:
+    """Refuse a KB whose runs include datasets recorded as regression (accuracy is meaningless)."""
+    from metarec.exceptions import DataError
+
+    if not hasattr(kb, "datasets"):
+        return
+    datasets = kb.datasets()
+    if "task" not in datasets.columns:
+        return
+    regression = set(datasets.loc[datasets["task"] == "regression", "name"])
+    if not regression:
+        return
+    with_runs = sorted(regression & set(kb.runs()["dataset"]))
+    if with_runs:
+        shown = ", ".join(with_runs[:5]) + (", ..." if len(with_runs) > 5 else "")
+        raise DataError(
+            f"the knowledge base has runs on {len(with_runs)} dataset(s) recorded as regression "
+            f"({shown}); evaluate ranks by accuracy, for classification only (regression is "
+            "not supported yet)"
+        )
 
 
 @click.command()
-@click.option("--k", "k", metavar="K|all", help="Number of neighbouring datasets [default: tuned].")
-@click.option("--n", "n", type=float, help="Root of the time ratio in A3R [default: tuned].")
+@click.option(
+    "--k",
+    "k",
+    metavar="K|all",
+    callback=check_k,
+    help="Number of neighbouring datasets [default: tuned].",
+)
+@click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
 @click.option(
     "--method",
     type=click.Choice(("a3r", "arr", "ar", "ar*")),
@@ -34,7 +63,7 @@ from metarec._commands._output import echo_note, emit, format_option, open_kb
 @click.option(
     "--random",
     "n_random",
-    type=int,
+    type=click.IntRange(min=1),
     default=20,
     show_default=True,
     help="Permutations of the random baseline.",
@@ -45,7 +74,8 @@ from metarec._commands._output import echo_note, emit, format_option, open_kb
     "--output",
     "output",
     type=click.Path(dir_okay=False),
-    help="Write the loss-time curves as a PNG.",
+    callback=check_figure_path,
+    help="Write the loss-time curves to FILE (.png/.svg/.pdf).",
 )
 @format_option()
 @click.pass_context
@@ -63,12 +93,9 @@ def evaluate(ctx, k, n, method, metric, weights, distance, normalize, n_random, 
       metarec evaluate -o loss_time.png
       metarec evaluate --k 10 --n 32 --format json
     """
-    from metarec._commands._recommend import _parse_k
-
     params = {"metric": metric}
-    k_value = _parse_k(k)
-    if k_value is not None:
-        params["k"] = None if k_value == "all" else k_value
+    if k is not None:
+        params["k"] = None if k == "all" else k
     if n is not None:
         params["n"] = n
     if method is not None:
@@ -83,7 +110,9 @@ def evaluate(ctx, k, n, method, metric, weights, distance, normalize, n_random, 
     from metarec._commands._output import progress
     from metarec.recommender import Recommender, evaluate_recommender
 
-    kb = open_kb(ctx, builtin_fallback=True)
+    with status("Opening the knowledge base"):
+        kb = open_kb(ctx, builtin_fallback=True)
+        _require_classification_runs(kb)
     model = Recommender(**params)
     with progress("Leave-one-dataset-out") as advance:
         result = evaluate_recommender(

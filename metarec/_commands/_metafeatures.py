@@ -4,7 +4,23 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option, open_kb
+from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+
+GROUP_NAMES = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
+
+
+def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None):
+    """Click callback of ``--groups``: known names, checked before the data is loaded."""
+    if value is None:
+        return None
+    groups = [g.strip() for g in value.split(",") if g.strip()]
+    unknown = [g for g in groups if g not in GROUP_NAMES]
+    if unknown or not groups:
+        raise click.BadParameter(
+            f"unknown group(s) {', '.join(map(repr, unknown)) or repr(value)}; "
+            f"choose from {', '.join(GROUP_NAMES)}"
+        )
+    return groups
 
 
 @click.command()
@@ -15,10 +31,16 @@ from metarec._commands._output import echo_note, emit, format_option, open_kb
 @click.option(
     "--groups",
     metavar="G1,G2",
+    callback=_check_groups,
     help="Comma-separated groups: general, imbalance, snr, statistical, info, landmarkers "
     "[default: all].",
 )
 @click.option("--name", help="Dataset name stored with --save [default: file stem / source].")
+@click.option(
+    "--as-classes",
+    is_flag=True,
+    help="Treat the target's values as class labels even if they look continuous.",
+)
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Random state of the extraction."
 )
@@ -29,11 +51,12 @@ from metarec._commands._output import echo_note, emit, format_option, open_kb
 )
 @format_option()
 @click.pass_context
-def metafeatures(ctx, data, target, groups, name, seed, save, fmt):
+def metafeatures(ctx, data, target, groups, name, as_classes, seed, save, fmt):
     """Compute the metafeatures of DATA and print them (name, value, group, reason for NaN).
 
     DATA is a CSV/TSV/ARFF file (optionally .gz), a Parquet file, openml:<id> or
-    sklearn:<name> (iris, wine, breast_cancer, digits, diabetes).
+    sklearn:<name> (iris, wine, breast_cancer, digits, diabetes).  A continuous target is
+    characterised as "task regression" (class-based metafeatures are NaN with a reason).
 
     \b
     Example:
@@ -47,14 +70,16 @@ def metafeatures(ctx, data, target, groups, name, seed, save, fmt):
     from metarec.metafeatures import extract
     from metarec.metafeatures._base import FEATURE_FUNCTIONS
 
-    dataset = load_dataset(data, target=target, name=name)
+    with status(f"Loading {data}"):
+        dataset = load_dataset(data, target=target, name=name, as_classes=as_classes)
     if dataset.n_dropped_target:
         echo_note(f"Dropped {dataset.n_dropped_target} rows whose target is missing.")
     echo_note(
         f"{dataset.name}: {dataset.n_instances} rows, {dataset.n_features} features, "
         f"target {dataset.target!r} ({dataset.target_reason}), task {dataset.task}"
     )
-    result = extract(dataset.X, dataset.y, groups=groups, task=dataset.task, random_state=seed)
+    with status(f"Computing the metafeatures of {dataset.name}"):
+        result = extract(dataset.X, dataset.y, groups=groups, task=dataset.task, random_state=seed)
     names = list(result)
     frame = pd.DataFrame(
         {
@@ -65,17 +90,18 @@ def metafeatures(ctx, data, target, groups, name, seed, save, fmt):
         }
     )
     if save:
-        kb = open_kb(ctx)
-        kb.add_dataset(
-            dataset.name,
-            source=dataset.source,
-            source_id=dataset.source_id,
-            task=dataset.task,
-            n_instances=dataset.n_instances,
-            n_features=dataset.n_features,
-            fingerprint=dataset.fingerprint,
-        )
-        kb.import_metafeatures(result.to_frame(dataset.name))
+        with status("Saving to the knowledge base"):
+            kb = open_kb(ctx)
+            kb.add_dataset(
+                dataset.name,
+                source=dataset.source,
+                source_id=dataset.source_id,
+                task=dataset.task,
+                n_instances=dataset.n_instances,
+                n_features=dataset.n_features,
+                fingerprint=dataset.fingerprint,
+            )
+            kb.import_metafeatures(result.to_frame(dataset.name))
         echo_note(f"Saved {len(result)} metafeatures of {dataset.name!r} to {kb.url}.")
     emit(
         frame,

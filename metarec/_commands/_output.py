@@ -18,20 +18,91 @@ from typing import Any
 
 import click
 
-__all__ = ["format_option", "emit", "progress", "open_kb", "db_url", "echo_note"]
+__all__ = [
+    "format_option",
+    "db_option",
+    "db_option_param",
+    "emit",
+    "progress",
+    "status",
+    "open_kb",
+    "db_url",
+    "echo_note",
+]
 
 FORMATS = ("table", "json", "csv")
 
 
-def format_option(default: str = "table"):
-    """Decorator adding ``--format [table|json|csv]`` to a command."""
+#: Said in ``--help`` of every option accepted before and after the command name.
+_PLACEMENT = "Accepted before or after the command name; if both are given, the one after wins."
+
+DB_HELP = (
+    "Knowledge base: an SQLAlchemy URL or a SQLite file path "
+    "[env: METAREC_DB; default: kb.sqlite in the user data directory]. " + _PLACEMENT
+)
+
+
+def _root_obj(ctx: click.Context) -> dict:
+    root = ctx.find_root()
+    root.ensure_object(dict)
+    return root.obj
+
+
+def _store_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Record ``--db`` in the root context; the value after the command name comes later,
+    so it wins.  ``METAREC_DB`` is read by :func:`db_url` only when no ``--db`` was typed."""
+    if value is not None:
+        _root_obj(ctx)["db_url"] = value
+    return value
+
+
+def db_option_param() -> click.Option:
+    """The one definition of ``--db``: a new option object for the root and every command."""
+    return click.Option(
+        ["--db", "db_url"],
+        metavar="URL",
+        expose_value=False,
+        is_eager=True,
+        callback=_store_db,
+        help=DB_HELP,
+    )
+
+
+def db_option(f):
+    """Decorator adding the shared ``--db`` option (see :func:`db_option_param`)."""
+    click.decorators._param_memo(f, db_option_param())
+    return f
+
+
+def _resolve_format(default: str | None):
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        obj = _root_obj(ctx)
+        if default is None:  # the root's --format: remember it for the command
+            if value is not None:
+                obj["fmt"] = value
+            return value
+        if value is not None:
+            return value
+        return obj.get("fmt") or default
+
+    return callback
+
+
+def format_option(default: str | None = "table"):
+    """Decorator adding ``--format [table|json|csv]``, accepted before and after the command.
+
+    On a command, the value after the command name wins, else the one before it (stored by
+    the root's ``--format``, ``default=None``), else ``default``.
+    """
+    shown = f" [default: {default}]" if default else ""
     return click.option(
         "--format",
         "fmt",
         type=click.Choice(FORMATS),
-        default=default,
-        show_default=True,
-        help="Output format.",
+        default=None,
+        expose_value=default is not None,
+        callback=_resolve_format(default),
+        help=f"Output format{shown}. {_PLACEMENT}",
     )
 
 
@@ -71,6 +142,103 @@ def _format_cell(value: Any) -> str:
     if hasattr(value, "item"):
         return _format_cell(value.item())
     return str(value)
+
+
+def _significant(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, without scientific notation."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    return f"{round(value, decimals):.{decimals}f}"
+
+
+def format_seconds(value: Any) -> str:
+    """A duration with its unit and two significant digits: ``4.2 ms``, ``0.03 s``, ``2.5 min``."""
+    value = _as_float(value)
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0 s"
+    if abs(value) < 0.01:
+        return f"{_significant(value * 1000, 2)} ms"
+    if abs(value) < 120:
+        return f"{_significant(value, 2)} s"
+    if abs(value) < 7200:
+        return f"{_significant(value / 60, 2)} min"
+    return f"{_significant(value / 3600, 2)} h"
+
+
+def format_percent(value: Any) -> str:
+    """A fraction in [0, 1] as a percentage with one decimal: ``0.9234`` -> ``92.3 %``."""
+    value = _as_float(value)
+    return "-" if value is None else f"{100 * value:.1f} %"
+
+
+def _as_float(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def _cell_formatter(name: str) -> Callable[[Any], str] | None:
+    """How a table shows a column, chosen by its name (JSON and CSV keep full precision).
+
+    ``*time`` -> seconds with a unit (2 significant digits); ``*accuracy*`` -> percent with one
+    decimal; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
+    significant digits.  Other columns keep the generic format.
+    """
+    lowered = name.lower()
+    if lowered == "time" or lowered.endswith("_time") or lowered.startswith("time_"):
+        return format_seconds
+    if "accuracy" in lowered:
+        return format_percent
+    if lowered == "expected_loss":  # already in accuracy points
+        return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.1f} pts"
+    if any(word in lowered for word in ("distance", "weight", "score")):
+        return lambda v: "-" if _as_float(v) is None else _significant(_as_float(v), 3)
+    return None
+
+
+def table_cells(frame) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Headers, formatted rows and right-alignment flags of ``frame`` for a table.
+
+    A column ``X`` with companions ``X_low`` and ``X_high`` is shown as ``value (low–high)``
+    and the companions are not shown on their own.
+    """
+    columns = [str(c) for c in frame.columns]
+    hidden = {
+        f"{c}_{end}"
+        for c in columns
+        for end in ("low", "high")
+        if f"{c}_low" in columns and f"{c}_high" in columns
+    }
+    shown = [c for c in columns if c not in hidden]
+    formatters = {c: _cell_formatter(c) or _format_cell for c in columns}
+    rows: list[list[str]] = []
+    for record in frame.to_dict(orient="records"):
+        cells = []
+        for column in shown:
+            text = formatters[column](record[column])
+            if f"{column}_low" in hidden:
+                low = formatters[column](record[f"{column}_low"])
+                high = formatters[column](record[f"{column}_high"])
+                if low != "-" and high != "-":
+                    unit = ""
+                    for suffix in (" %", " ms", " s", " min", " h", " pts"):
+                        if low.endswith(suffix) and high.endswith(suffix):
+                            low, unit = low[: -len(suffix)], suffix
+                            high = high[: -len(suffix)]
+                            break
+                    text = f"{text} ({low}–{high}{unit})"
+            cells.append(text)
+        rows.append(cells)
+    numeric = [frame[c].dtype.kind in "iuf" for c in shown]
+    headers = [f"{c} (range)" if f"{c}_low" in hidden else c for c in shown]
+    return headers, rows, numeric
 
 
 def _to_frame(data: Any):
@@ -120,11 +288,11 @@ def emit(
         from rich.table import Table
 
         table = Table(title=title, show_edge=False, header_style="bold")
-        for column in frame.columns:
-            numeric = frame[column].dtype.kind in "iuf"
-            table.add_column(str(column), justify="right" if numeric else "left")
-        for row in frame.itertuples(index=False):
-            table.add_row(*(_format_cell(v) for v in row))
+        headers, rows, numeric = table_cells(frame)
+        for header, right in zip(headers, numeric, strict=True):
+            table.add_column(header, justify="right" if right else "left")
+        for cells in rows:
+            table.add_row(*cells)
         # in a pipe or a file, do not cut names to an assumed 80-column terminal
         width = None if sys.stdout.isatty() else 200
         Console(soft_wrap=True, width=width).print(table)
@@ -151,6 +319,7 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
     if not _interactive():
         yield lambda n=1, total=None: None
         return
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -168,7 +337,7 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
         TextColumn("eta"),
         TimeRemainingColumn(),
         transient=True,
-        console=None,
+        console=Console(stderr=True),  # stdout stays for the results
     ) as bar:
         task = bar.add_task(description, total=total)
 
@@ -181,9 +350,52 @@ def progress(description: str, total: int | None = None) -> Iterator[Callable[..
         yield advance
 
 
+#: Seconds a step runs before :func:`status` shows a spinner (quick steps stay silent).
+STATUS_DELAY = 1.0
+
+
+@contextlib.contextmanager
+def status(message: str, *, delay: float | None = None) -> Iterator[None]:
+    """Say what is happening while a step runs: a spinner on standard error, terminal only.
+
+    The spinner appears only once the step has taken ``delay`` seconds (default
+    :data:`STATUS_DELAY`, 1 s) and disappears when it ends; in pipes and with ``CI`` set,
+    nothing is printed.
+    """
+    if not _interactive():
+        yield
+        return
+    import threading
+
+    from rich.console import Console
+
+    # _interactive() checked that standard error is a terminal
+    spinner = Console(stderr=True, force_terminal=True).status(message, spinner="dots")
+    lock = threading.Lock()
+    state = {"started": False, "done": False}
+
+    def start() -> None:
+        with lock:
+            if not state["done"]:
+                spinner.start()
+                state["started"] = True
+
+    timer = threading.Timer(STATUS_DELAY if delay is None else delay, start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["started"]:
+                spinner.stop()
+
+
 def db_url(ctx: click.Context) -> str | None:
-    """The knowledge-base URL given by the global ``--db`` option (or ``METAREC_DB``)."""
-    return (ctx.find_root().obj or {}).get("db_url")
+    """The knowledge-base URL given by ``--db`` (before or after the command) or ``METAREC_DB``."""
+    return (ctx.find_root().obj or {}).get("db_url") or os.environ.get("METAREC_DB") or None
 
 
 def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):

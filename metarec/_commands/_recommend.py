@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option, open_kb
+from metarec._commands._output import echo_note, emit, format_option, open_kb, status
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
+
+#: A3R's n, a time budget: checked by click before any data is loaded.
+POSITIVE = click.FloatRange(min=0, min_open=True)
 
 
 def _parse_k(value: str | None):
@@ -21,6 +24,18 @@ def _parse_k(value: str | None):
     if k < 1:
         raise click.BadParameter(f"expected a positive integer or 'all', got {value!r}")
     return k
+
+
+def check_k(ctx: click.Context, param: click.Parameter, value: str | None):
+    """Click callback of ``--k``: a positive integer or ``all``, checked before any work."""
+    return _parse_k(value)
+
+
+def check_figure_path(ctx: click.Context, param: click.Parameter, value: str | None):
+    """Click callback of ``-o``: the figure's file must end in .png, .svg or .pdf."""
+    if value is not None and not value.lower().endswith((".png", ".svg", ".pdf")):
+        raise click.BadParameter(f"{value!r} must end in .png, .svg or .pdf")
+    return value
 
 
 def parse_tried(values) -> dict[str, tuple[float, float]]:
@@ -46,6 +61,21 @@ def parse_tried(values) -> dict[str, tuple[float, float]]:
     return tried
 
 
+def _require_stored_classification(kb, name: str) -> None:
+    """Refuse ``rank --dataset NAME`` when the KB records NAME as a regression dataset."""
+    from metarec.exceptions import DataError
+
+    datasets = kb.datasets() if hasattr(kb, "datasets") else None
+    if datasets is None or "task" not in datasets.columns:
+        return
+    task = datasets.loc[datasets["name"] == name, "task"]
+    if len(task) and task.iloc[0] == "regression":
+        raise DataError(
+            f"dataset {name!r} is stored as a regression dataset; rankings are by accuracy, "
+            "for classification only (regression is not supported yet)"
+        )
+
+
 def _recommender(k, n, metric, method):
     from metarec.recommender import Recommender
 
@@ -62,16 +92,30 @@ def _recommender(k, n, metric, method):
 @click.command()
 @click.argument("data")
 @click.option("--target", help="Target column [default: 'target', 'class' or the last column].")
-@click.option("--k", "k", metavar="K|all", help="Number of neighbouring datasets [default: tuned].")
 @click.option(
-    "--n", "n", type=float, help="Root of the time ratio in A3R (larger: time matters less)."
+    "--as-classes",
+    is_flag=True,
+    help="Treat the target's values as class labels even if they look continuous.",
+)
+@click.option(
+    "--k",
+    "k",
+    metavar="K|all",
+    callback=check_k,
+    help="Number of neighbouring datasets [default: tuned].",
+)
+@click.option(
+    "--n", "n", type=POSITIVE, help="Root of the time ratio in A3R (larger: time matters less)."
 )
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
 @click.option("--method", type=click.Choice(METHOD_CHOICES), help="Ranking method [default: a3r].")
 @click.option(
-    "--budget", type=float, metavar="SECONDS", help="Plan the runs that fit in a time budget."
+    "--budget",
+    type=POSITIVE,
+    metavar="SECONDS",
+    help="Plan the runs that fit in a time budget (seconds > 0).",
 )
 @click.option(
     "--tried",
@@ -79,32 +123,52 @@ def _recommender(k, n, metric, method):
     metavar="ALGO=ACC:TIME",
     help="A result already obtained on DATA (repeatable); the next algorithms are suggested.",
 )
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False),
+    callback=check_figure_path,
+    help="Also draw expected accuracy against expected time (log) into FILE (.png/.svg/.pdf).",
+)
 @format_option()
 @click.pass_context
-def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
+def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried, output, fmt):
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
-    DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME.  The ranking comes from
-    the pairwise A3R (accuracy / time trade-off) of the algorithms on the most similar
-    datasets of the knowledge base; the neighbours used are listed too.
+    DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME, with a classification
+    target (a continuous target is refused; --as-classes takes its values as labels).  The
+    ranking comes from the pairwise A3R (accuracy / time trade-off) of the algorithms on the
+    most similar datasets of the knowledge base; the neighbours used are listed too.  Tables
+    show times with units and accuracies in percent; JSON and CSV keep full precision.
 
     \b
     Example:
       metarec recommend iris.csv --target species
       metarec recommend sklearn:breast_cancer --budget 10 --format json
-      metarec recommend data.csv --tried random_forest=0.91:2.5
+      metarec recommend data.csv --tried random_forest=0.91:2.5 -o plot.png
     """
-    k_value = _parse_k(k)
     tried_results = parse_tried(tried)
-    from metarec.data import load_dataset
+    from metarec.data import load_dataset, require_classification
 
-    dataset = load_dataset(data, target=target)  # a bad DATA fails before any KB work
-    kb = open_kb(ctx, builtin_fallback=True)
-    model = _recommender(k_value, n, metric, method).fit(kb)
-    ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
+    with status(f"Loading {data}"):
+        dataset = load_dataset(data, target=target, as_classes=as_classes)
+    require_classification(dataset)  # before any KB or metafeature work
+    with status("Opening the knowledge base"):
+        kb = open_kb(ctx, builtin_fallback=True)
+    with status("Fitting the recommender on the knowledge base"):
+        model = _recommender(k, n, metric, method).fit(kb)
+    with status(f"Computing the metafeatures of {dataset.name} and ranking"):
+        ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = ranking.to_frame()
     neighbours = ranking.neighbours_frame()
     title = f"Algorithms to try on {dataset.name} ({ranking.method}, {len(neighbours)} neighbours)"
+    if output:
+        from metarec.recommender.plots import plot_recommendation
+
+        with status(f"Drawing {output}"):
+            plot_recommendation(frame, path=output, title=title)
+        echo_note(f"Figure written to {output}")
     emit(
         frame,
         fmt,
@@ -132,7 +196,7 @@ def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
 )
 @click.option("--all", "all_", is_flag=True, help="Ranking aggregated over every stored dataset.")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="a3r", show_default=True)
-@click.option("--n", "n", type=float, help="Root of the time ratio in A3R.")
+@click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R.")
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
@@ -151,9 +215,13 @@ def rank(ctx, dataset, all_, method, n, metric, fmt):
     """
     if dataset and all_:
         raise click.UsageError("give --dataset NAME or --all, not both")
-    kb = open_kb(ctx, builtin_fallback=True)
-    model = _recommender(None, n, metric, method).fit(kb)
-    ranking = model.rank(dataset)
+    with status("Opening the knowledge base"):
+        kb = open_kb(ctx, builtin_fallback=True)
+    if dataset:
+        _require_stored_classification(kb, dataset)
+    with status("Fitting the recommender on the knowledge base"):
+        model = _recommender(None, n, metric, method).fit(kb)
+        ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
     emit(
         ranking.to_frame(),

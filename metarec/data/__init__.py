@@ -5,7 +5,7 @@ DataFrame, ``"openml:<id>"`` or ``"sklearn:<name>"``, chooses the target column,
 task and the column kinds, and returns a frozen :class:`Dataset`.
 """
 
-from metarec.data._dataset import Dataset, load_dataset, prepare_frame
+from metarec.data._dataset import Dataset, load_dataset, prepare_frame, require_classification
 from metarec.data._readers import SKLEARN_DATASETS
 from metarec.data._types import fingerprint, infer_task, is_numeric_column
 
@@ -13,6 +13,7 @@ __all__ = [
     "Dataset",
     "load_dataset",
     "prepare_frame",
+    "require_classification",
     "infer_task",
     "is_numeric_column",
     "fingerprint",

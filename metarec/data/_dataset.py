@@ -13,7 +13,7 @@ from metarec.data import _readers
 from metarec.data._types import coerce_numeric_strings, fingerprint, infer_task, is_numeric_column
 from metarec.exceptions import DataError
 
-__all__ = ["Dataset", "load_dataset", "prepare_frame"]
+__all__ = ["Dataset", "load_dataset", "prepare_frame", "require_classification"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Dataset:
     name : str
         File stem, ``"openml:61"``, ``"sklearn:iris"``, ``"frame"`` or the given name.
     X : DataFrame
-        Features only (column order of the source; duplicated names are kept).
+        Features only (column order of the source; column names are unique).
     y : Series
         Target, without missing values.
     target : str
@@ -38,7 +38,9 @@ class Dataset:
     numeric_columns, categorical_columns : tuple of str
         Feature names by kind (rule in :func:`metarec.data.is_numeric_column`).
     n_missing : int
-        Missing feature values (cells of ``X``) after dropping rows with a missing target.
+        Missing feature values (cells of ``X``) after dropping rows with a missing target;
+        infinite values of numeric columns count as missing (no statistic is defined on them,
+        and metafeature extraction treats them as missing too).
     source : {"file", "frame", "openml", "sklearn"}
     source_id : str or None
         File path, OpenML id or scikit-learn name.
@@ -112,17 +114,21 @@ def prepare_frame(
     source: str,
     source_id: str | None = None,
     default_target: str | None = None,
+    as_classes: bool = False,
 ) -> Dataset:
     """Split a frame into features and target, validate it and describe it as a :class:`Dataset`.
 
     Rows whose target is missing are dropped (the count is ``n_dropped_target``): a row
     without a label can neither be learned from nor characterised.  Infinite feature values are
-    kept as they are (metafeature extraction treats them as missing).
+    kept as they are and counted in ``n_missing`` (metafeature extraction treats them as
+    missing).  With ``as_classes=True`` the target's values are class labels whatever they
+    look like (a numeric target with many distinct values is not taken for regression).
 
     Raises
     ------
     DataError
-        No columns, no rows, unknown target, target entirely missing, a single class.
+        No columns, no rows, a repeated column name, unknown target, target entirely missing,
+        a single class.
     """
     where = name if source != "file" else str(source_id)
     if not isinstance(frame, pd.DataFrame):
@@ -133,11 +139,10 @@ def prepare_frame(
         raise DataError(f"{where} has no rows")
     if frame.shape[1] < 2:
         raise DataError(f"{where} has a single column; a dataset needs features and a target")
+    _readers.check_unique_columns(frame.columns, where)
     frame = coerce_numeric_strings(frame.reset_index(drop=True))
     position, reason = _choose_target(frame, target, default_target, where)
     target_name = str(frame.columns[position])
-    if sum(str(c) == target_name for c in frame.columns) > 1:
-        raise DataError(f"{where}: target column name {target_name!r} is duplicated")
     y = frame.iloc[:, position]
     X = frame.drop(columns=frame.columns[position])
     missing_target = y.isna().to_numpy().copy()
@@ -151,11 +156,12 @@ def prepare_frame(
         X = X.loc[keep].reset_index(drop=True)
         y = y.loc[keep].reset_index(drop=True)
     y = y.rename(target_name)
-    task = infer_task(y)
+    task = infer_task(y.astype(str) if as_classes else y)
     if task != "regression":
         n_classes = y.astype(str).nunique()
         if n_classes < 2:
             value = y.iloc[0]
+            value = value.item() if hasattr(value, "item") else value
             raise DataError(
                 f"{where}: target column {target_name!r} has a single class ({value!r}); "
                 "nothing to learn"
@@ -173,11 +179,46 @@ def prepare_frame(
         task=task,
         numeric_columns=numeric,
         categorical_columns=categorical,
-        n_missing=int(X.isna().to_numpy().sum()),
+        n_missing=_count_missing(X),
         source=source,
         source_id=source_id,
         fingerprint=fingerprint(X, y),
         n_dropped_target=n_dropped,
+    )
+
+
+def _count_missing(X: pd.DataFrame) -> int:
+    """Missing cells of ``X``: NaN/None anywhere, plus +-inf in numeric columns."""
+    count = int(X.isna().to_numpy().sum())
+    for i in range(X.shape[1]):
+        column = X.iloc[:, i]
+        if is_numeric_column(column):
+            count += int(np.isinf(column.to_numpy(dtype="float64", na_value=np.nan)).sum())
+    return count
+
+
+def require_classification(dataset: Dataset) -> Dataset:
+    """Return ``dataset`` if its task is classification; else raise a :class:`DataError`.
+
+    The message says why the target looks continuous (its number of distinct values) and
+    how to treat its values as classes if that is what they are.
+    """
+    if dataset.task != "regression":
+        return dataset
+    y = dataset.y
+    n_distinct = int(y.nunique())
+    values = y.to_numpy(dtype="float64", na_value=np.nan)
+    integral = bool(np.all(np.mod(values[np.isfinite(values)], 1) == 0))
+    why = (
+        f"{n_distinct} distinct integer values among {len(y)} rows"
+        if integral
+        else f"{n_distinct} distinct values among {len(y)} rows, not all integers"
+    )
+    raise DataError(
+        f"{dataset.name}: target column {dataset.target!r} looks continuous ({why}); metarec "
+        "recommends classifiers only (regression is not supported yet). If these values are "
+        "class labels, add --as-classes (Python: load_dataset(..., as_classes=True)); to use "
+        "another column as the target, give --target NAME"
     )
 
 
@@ -194,6 +235,7 @@ def load_dataset(
     *,
     target: str | None = None,
     name: str | None = None,
+    as_classes: bool = False,
 ) -> Dataset:
     """Load a dataset from a file, a DataFrame, OpenML or scikit-learn.
 
@@ -211,6 +253,9 @@ def load_dataset(
     name : str, optional
         Dataset name; defaults to the file stem, ``"openml:<id>"``, ``"sklearn:<name>"`` or
         ``"frame"``.
+    as_classes : bool, default=False
+        Treat the target's values as class labels even when they look continuous (a numeric
+        target with many distinct values is otherwise detected as regression).
 
     Returns
     -------
@@ -229,7 +274,9 @@ def load_dataset(
     ('multiclass', "column named 'target'", (150, 4))
     """
     if isinstance(source, pd.DataFrame):
-        return prepare_frame(source, target=target, name=name or "frame", source="frame")
+        return prepare_frame(
+            source, target=target, name=name or "frame", source="frame", as_classes=as_classes
+        )
     if isinstance(source, str) and source.startswith("openml:"):
         raw_id = source.split(":", 1)[1].strip()
         if not raw_id.isdigit():
@@ -244,12 +291,18 @@ def load_dataset(
             source="openml",
             source_id=str(int(raw_id)),
             default_target=default,
+            as_classes=as_classes,
         )
     if isinstance(source, str) and source.startswith("sklearn:"):
         key = source.split(":", 1)[1].strip()
         frame = _readers.load_sklearn_frame(key)
         return prepare_frame(
-            frame, target=target, name=name or f"sklearn:{key}", source="sklearn", source_id=key
+            frame,
+            target=target,
+            name=name or f"sklearn:{key}",
+            source="sklearn",
+            source_id=key,
+            as_classes=as_classes,
         )
     if not isinstance(source, (str, os.PathLike)):
         raise DataError(
@@ -259,5 +312,10 @@ def load_dataset(
     path = Path(source)
     frame = _readers.read_file(path)
     return prepare_frame(
-        frame, target=target, name=name or _file_stem(path), source="file", source_id=str(path)
+        frame,
+        target=target,
+        name=name or _file_stem(path),
+        source="file",
+        source_id=str(path),
+        as_classes=as_classes,
     )

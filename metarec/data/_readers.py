@@ -10,7 +10,13 @@ import pandas as pd
 
 from metarec.exceptions import DataError
 
-__all__ = ["read_file", "fetch_openml_frame", "load_sklearn_frame", "SKLEARN_DATASETS"]
+__all__ = [
+    "read_file",
+    "check_unique_columns",
+    "fetch_openml_frame",
+    "load_sklearn_frame",
+    "SKLEARN_DATASETS",
+]
 
 #: Missing-value spellings accepted in text files besides pandas' defaults (UCI / ARFF "?").
 NA_VALUES = ["?"]
@@ -34,6 +40,36 @@ def _suffixes(path: Path) -> tuple[str, bool]:
     return (suffixes[-1] if suffixes else ""), compressed
 
 
+#: Suffixes read by :func:`read_file` (each text format also as ``.gz``).
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt", ".data", ".dat")
+SUPPORTED = (
+    "CSV (.csv), TSV (.tsv), text with a sniffed separator (.txt, .data, .dat), ARFF (.arff), "
+    "each optionally .gz; Parquet (.parquet)"
+)
+
+
+def check_unique_columns(names, where: str) -> None:
+    """Raise :class:`DataError` when a column name occurs more than once, naming it.
+
+    pandas would rename the second ``label`` to ``label.1`` and carry on; a duplicated name
+    is ambiguous (which one is the target?), so it is refused.
+    """
+    names = [str(n) for n in names]
+    seen: dict[str, list[int]] = {}
+    for position, name in enumerate(names, start=1):
+        seen.setdefault(name, []).append(position)
+    repeated = {name: where_ for name, where_ in seen.items() if len(where_) > 1}
+    if repeated:
+        parts = "; ".join(
+            f"{name!r} at columns {', '.join(str(p) for p in positions)}"
+            for name, positions in repeated.items()
+        )
+        raise DataError(
+            f"{where}: duplicated column name(s): {parts}; rename them so that each column "
+            "has its own name"
+        )
+
+
 def _read_arff(path: Path, compressed: bool) -> pd.DataFrame:
     import arff  # liac-arff
 
@@ -41,6 +77,7 @@ def _read_arff(path: Path, compressed: bool) -> pd.DataFrame:
     with opener(path, "rt", encoding="utf-8") as handle:
         decoded = arff.load(handle)
     names = [name for name, _ in decoded["attributes"]]
+    check_unique_columns(names, str(path))
     frame = pd.DataFrame(decoded["data"], columns=names)
     for name, kind in decoded["attributes"]:
         if isinstance(kind, str) and kind.upper() in ("NUMERIC", "REAL", "INTEGER"):
@@ -58,17 +95,31 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
     kwargs = {"sep": sep, "na_values": NA_VALUES, "compression": "infer"}
     if sep is None:
         kwargs["engine"] = "python"
+    # the header as written: pandas renames a repeated name ("label" -> "label.1")
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
+    check_unique_columns(header.iloc[0].tolist() if len(header) else [], str(path))
     return pd.read_csv(path, **kwargs)
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    check_unique_columns(pq.read_schema(path).names, str(path))
+    return pd.read_parquet(path)
 
 
 def read_file(path: str | os.PathLike) -> pd.DataFrame:
     """Read CSV, TSV, ARFF (each optionally ``.gz``) or Parquet into a DataFrame.
 
+    The format is chosen by the suffix; ``.txt``, ``.data``, ``.dat`` and no suffix are text
+    whose separator is sniffed.  Any other suffix (``.json``, ``.xlsx``, ...) is refused.
+
     Raises
     ------
     DataError
-        The file does not exist, is a directory, or cannot be parsed (the message names the
-        path and the parser's complaint).
+        The file does not exist, is a directory, has an unsupported suffix, repeats a column
+        name in its header, or cannot be parsed (the message names the path and the parser's
+        complaint).
     """
     path = Path(path)
     if not path.exists():
@@ -76,9 +127,14 @@ def read_file(path: str | os.PathLike) -> pd.DataFrame:
     if path.is_dir():
         raise DataError(f"{path} is a directory, not a data file")
     fmt, compressed = _suffixes(path)
+    if fmt not in (*TEXT_SUFFIXES, ".arff", ".parquet", ".pq", "") or (
+        compressed and fmt in (".parquet", ".pq")
+    ):
+        shown = fmt + (".gz" if compressed else "")
+        raise DataError(f"{path}: unsupported format {shown!r} (supported: {SUPPORTED})")
     try:
         if fmt in (".parquet", ".pq"):
-            return pd.read_parquet(path)
+            return _read_parquet(path)
         if fmt == ".arff":
             return _read_arff(path, compressed)
         return _read_text(path, fmt)

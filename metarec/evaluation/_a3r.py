@@ -44,7 +44,7 @@ def _inputs(
         if np.any(arr < 0):
             kind = "time" if name.startswith("t") else "success rate"
             raise InvalidInputError(
-                f"{name} must be a non-negative {kind}, got {arr[arr < 0].flat[0]!r}"
+                f"{name} must be a non-negative {kind}, got {arr[arr < 0].flat[0].item()!r}"
             )
         arrays.append(arr)
     if min_time < 0:

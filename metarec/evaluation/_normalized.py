@@ -84,9 +84,9 @@ def dimensionality_factor(n_features: Any, n_instances: Any) -> np.ndarray:
     d = _float(n_features, "n_features")
     n = _float(n_instances, "n_instances")
     if np.any(d < 0):
-        raise InvalidInputError(f"n_features must be >= 0, got {d[d < 0].flat[0]!r}")
+        raise InvalidInputError(f"n_features must be >= 0, got {d[d < 0].flat[0].item()!r}")
     if np.any(n <= 0):
-        raise InvalidInputError(f"n_instances must be > 0, got {n[n <= 0].flat[0]!r}")
+        raise InvalidInputError(f"n_instances must be > 0, got {n[n <= 0].flat[0].item()!r}")
     return 1.0 + np.maximum(0.0, _sigmoid(d / (0.05 * n) - 1.0) - 0.5)
 
 
@@ -105,7 +105,7 @@ def imbalance_factor(imbalance_ratio: Any) -> np.ndarray:
     ci = _float(imbalance_ratio, "imbalance_ratio")
     if np.any(ci < 1):
         raise InvalidInputError(
-            f"imbalance_ratio (majority / minority) must be >= 1, got {ci[ci < 1].flat[0]!r}"
+            f"imbalance_ratio (majority / minority) must be >= 1, got {ci[ci < 1].flat[0].item()!r}"
         )
     return 1.0 + np.log(ci)
 
@@ -125,7 +125,7 @@ def multiclass_imbalance_factor(acir: Any) -> np.ndarray:
     """
     a = _float(acir, "acir")
     if np.any(a <= 0) or np.any(a > 1):
-        bad = a[(a <= 0) | (a > 1)].flat[0]
+        bad = a[(a <= 0) | (a > 1)].flat[0].item()
         raise InvalidInputError(f"acir must be in (0, 1] (1 = balanced classes), got {bad!r}")
     return 1.0 - np.log(a)
 
@@ -147,7 +147,7 @@ def snr_factor(snr: Any) -> np.ndarray:
     """
     s = _float(snr, "snr")
     if np.any(s < 0):
-        raise InvalidInputError(f"snr must be >= 0, got {s[s < 0].flat[0]!r}")
+        raise InvalidInputError(f"snr must be >= 0, got {s[s < 0].flat[0].item()!r}")
     with np.errstate(divide="ignore"):
         log_s = np.log10(s)
     return 1.0 + np.maximum(0.0, _sigmoid(log_s) - 0.5)

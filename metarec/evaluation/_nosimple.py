@@ -62,7 +62,7 @@ def _binary_target(y_true: Any, pos_label: Any) -> np.ndarray:
                 f"y_true must hold exactly two classes for a binary evaluation, got "
                 f"{classes.tolist()!r}; give pos_label to choose the positive class"
             )
-        pos_label = classes[1]
+        pos_label = classes[1].item()  # a plain value, for messages
     positive = y == pos_label
     if positive.all() or not positive.any():
         raise InvalidInputError(

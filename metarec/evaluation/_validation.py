@@ -25,6 +25,11 @@ __all__ = [
 ]
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (so messages do not show ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def as_1d(values: Any, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """Return ``values`` as a 1-D numpy array, refusing scalars, 2-D input and empties."""
     if values is None:
@@ -86,7 +91,7 @@ def _labels_of(y_true: np.ndarray, y_pred: np.ndarray, labels: Sequence | None) 
     if labels is not None:
         labels_arr = as_1d(labels, "labels")
         if len(np.unique(labels_arr)) != len(labels_arr):
-            raise InvalidInputError(f"labels contains duplicates: {list(labels_arr)!r}")
+            raise InvalidInputError(f"labels contains duplicates: {labels_arr.tolist()!r}")
         unknown = np.setdiff1d(np.union1d(y_true, y_pred), labels_arr)
         if unknown.size:
             raise InvalidInputError(
@@ -180,12 +185,12 @@ def binary_confusion(
     pred_pos = y_pred == pos_label
     if not true_pos.any():
         raise InvalidInputError(
-            f"y_true has no object of the positive class pos_label={pos_label!r}; "
+            f"y_true has no object of the positive class pos_label={_plain(pos_label)!r}; "
             f"classes present: {np.unique(y_true).tolist()!r}"
         )
     if true_pos.all():
         raise InvalidInputError(
-            f"y_true has only one class ({pos_label!r}); a binary metric needs two"
+            f"y_true has only one class ({_plain(pos_label)!r}); a binary metric needs two"
         )
     tp = np.sum(true_pos & pred_pos)
     fn = np.sum(true_pos & ~pred_pos)

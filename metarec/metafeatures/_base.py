@@ -278,10 +278,12 @@ def prepare(X, y, *, task: str | None = None, random_state: int = 0) -> Prepared
         )
     else:
         numeric = np.zeros((frame.shape[0], 0))
-    is_missing = frame.isna().to_numpy()
+    is_missing = frame.isna().to_numpy().copy()
     bad = ~np.isfinite(numeric)
     if bad.any():
         numeric[bad] = np.nan
+        # an infinite value is missing: no statistic is defined on it (Dataset.n_missing agrees)
+        is_missing[:, numeric_positions] |= bad
     codes = []
     for i, is_num in enumerate(kinds):
         if not is_num:

@@ -117,7 +117,8 @@ def _count_binary_numeric(x: np.ndarray) -> int:
 def missing_values(data: PreparedData, out: Collector) -> None:
     """Missing feature values: count, percentage of cells, rows with any, their percentage.
 
-    Missing means NaN/None in the features (infinite values are not counted here).  Rows
+    Missing means NaN/None in the features, or an infinite value in a numeric feature (it is
+    treated as missing by every other metafeature too).  Rows
     whose *target* is missing were dropped before extraction and are not counted.
     Percentages are on a 0-100 scale (OpenML's convention).
 

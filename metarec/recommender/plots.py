@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_loss_time"]
+__all__ = ["plot_loss_time", "plot_recommendation", "pareto_front"]
 
 _STYLES = {
     "metarec": {"color": "C3", "linewidth": 2.5},
@@ -62,4 +62,121 @@ def plot_loss_time(result, *, path=None, ax=None, title=None):
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
+    return fig
+
+
+def pareto_front(accuracy, time) -> np.ndarray:
+    """Boolean mask of the points no other point beats on both accuracy and time.
+
+    A point is on the front when no other point is at least as accurate and at least as fast,
+    and strictly better in one of the two.  NaN points are never on it.
+    """
+    accuracy = np.asarray(accuracy, dtype=float)
+    time = np.asarray(time, dtype=float)
+    valid = np.isfinite(accuracy) & np.isfinite(time)
+    a, t = accuracy[:, None], time[:, None]
+    dominated = (
+        (accuracy[None, :] >= a)
+        & (time[None, :] <= t)
+        & ((accuracy[None, :] > a) | (time[None, :] < t))
+        & valid[None, :]
+    ).any(axis=1)
+    return valid & ~dominated
+
+
+def plot_recommendation(frame, *, path=None, ax=None, title=None):
+    """Expected accuracy against expected time of every ranked algorithm (log time).
+
+    Each algorithm is a point labelled with its rank (the recommended order, listed with the
+    names beside the plot); the first three are drawn larger in red, the Pareto front (no other
+    algorithm both more accurate and faster) is a step line, and, when the frame has
+    ``expected_accuracy_low``/``expected_accuracy_high``, vertical bars show that spread.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        :meth:`Ranking.to_frame` output: ``algorithm``, ``rank``, ``expected_accuracy`` (a
+        fraction) and ``expected_time`` (seconds).
+    path : str or Path, optional
+        Save the figure there (PNG, SVG or PDF by extension).
+    ax : matplotlib Axes, optional
+        Draw into it instead of a new figure.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    if ax is None and path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(9.5, 5.5))
+        fig.subplots_adjust(left=0.08, right=0.74, top=0.9, bottom=0.11)
+    else:
+        fig = ax.figure
+    frame = frame.sort_values("rank")
+    accuracy = 100 * frame["expected_accuracy"].to_numpy(dtype=float)
+    time = frame["expected_time"].to_numpy(dtype=float)
+    time = np.where(time > 0, time, np.nan)
+    ranks = frame["rank"].to_numpy()
+    names = frame["algorithm"].astype(str).to_numpy()
+    top = ranks <= 3
+    if {"expected_accuracy_low", "expected_accuracy_high"} <= set(frame.columns):
+        low = 100 * frame["expected_accuracy_low"].to_numpy(dtype=float)
+        high = 100 * frame["expected_accuracy_high"].to_numpy(dtype=float)
+        ax.vlines(time, low, high, color="0.75", linewidth=1, zorder=1, label="spread")
+    front = pareto_front(accuracy, time)
+    order = np.argsort(time[front])
+    ax.step(
+        time[front][order],
+        accuracy[front][order],
+        where="post",
+        color="C2",
+        linewidth=1.5,
+        zorder=2,
+        label="Pareto front: none is both\nfaster and more accurate",
+    )
+    ax.scatter(time[~top], accuracy[~top], s=30, color="C0", zorder=3, label="algorithm")
+    ax.scatter(time[top], accuracy[top], s=110, color="C3", zorder=4, label="recommended 1-3")
+    for i in np.flatnonzero(np.isfinite(time) & np.isfinite(accuracy)):
+        ax.annotate(
+            str(ranks[i]),
+            (time[i], accuracy[i]),
+            xytext=(4, 3),
+            textcoords="offset points",
+            fontsize="small" if top[i] else "x-small",
+            fontweight="bold" if top[i] else "normal",
+            color="C3" if top[i] else "0.2",
+        )
+    listing = "\n".join(
+        f"{r:>2}. {n}" + ("  *" if f else "") for r, n, f in zip(ranks, names, front, strict=True)
+    )
+    ax.text(
+        1.03,
+        1.0,
+        "Recommended order\n(* on the Pareto front)\n\n" + listing,
+        transform=ax.transAxes,
+        va="top",
+        ha="left",
+        family="monospace",
+        fontsize="x-small",
+    )
+    ax.set_xscale("log")
+    seconds = FuncFormatter(lambda value, _pos: f"{value:g}")
+    ax.xaxis.set_major_formatter(seconds)
+    ax.xaxis.set_minor_formatter(seconds)
+    ax.tick_params(axis="x", which="minor", labelsize="x-small")
+    ax.set_xlabel("expected training time (s, log scale)")
+    ax.set_ylabel("expected accuracy (%)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(frameon=False, fontsize="small", loc="lower right")
+    if title:
+        ax.set_title(title)
+    if path is not None:
+        fig.savefig(path, dpi=130)
     return fig

@@ -186,13 +186,119 @@ def test_openml_goes_through_one_patchable_function(monkeypatch, frame):
         load_dataset("openml:abc")
 
 
-def test_duplicated_feature_names_kept():
+def test_duplicated_column_names_are_refused_naming_them():
     frame = pd.DataFrame([[1, 2, 0], [3, 4, 1], [5, 6, 0]], columns=["a", "a", "target"])
-    ds = load_dataset(frame)
-    assert list(ds.X.columns) == ["a", "a"]
-    assert ds.numeric_columns == ("a", "a")
+    with pytest.raises(DataError, match=r"duplicated column name\(s\): 'a' at columns 1, 2"):
+        load_dataset(frame)
 
 
 def test_not_a_source():
     with pytest.raises(DataError, match="cannot load a dataset from a int"):
         load_dataset(3)
+
+
+# --- repeated column names, unsupported formats, infinite values, continuous targets ---
+
+DUPLICATED = "a,label,b,label\n1,x,2,yes\n3,y,4,no\n5,x,6,yes\n"
+
+
+@pytest.mark.parametrize("suffix, sep", [(".csv", ","), (".tsv", "\t"), (".csv.gz", ",")])
+def test_text_file_with_two_columns_of_the_same_name_is_refused(tmp_path, suffix, sep):
+    import gzip
+
+    path = tmp_path / f"dup{suffix}"
+    text = DUPLICATED.replace(",", sep)
+    if suffix.endswith(".gz"):
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    with pytest.raises(DataError, match=r"'label' at columns 2, 4") as info:
+        load_dataset(path, target="label")
+    assert str(path) in str(info.value)
+
+
+def test_parquet_with_two_columns_of_the_same_name_is_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table([pa.array([1, 2, 3]), pa.array(["x", "y", "x"]), pa.array(["a", "b", "a"])],
+                     names=["label", "f", "label"])  # fmt: skip
+    path = tmp_path / "dup.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(DataError, match=r"'label' at columns 1, 3"):
+        load_dataset(path)
+
+
+def test_arff_with_two_attributes_of_the_same_name_is_refused(tmp_path):
+    path = tmp_path / "dup.arff"
+    path.write_text(
+        "@relation r\n@attribute a numeric\n@attribute label {x,y}\n@attribute label {x,y}\n"
+        "@data\n1,x,y\n2,y,x\n"
+    )
+    # liac-arff refuses it itself, naming the attribute and both lines
+    with pytest.raises(DataError, match=r"name label at line 4, this name is already in use"):
+        load_dataset(path)
+
+
+def test_a_header_that_looks_like_a_renamed_duplicate_is_fine(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text("label,label.1,y\n1,2,a\n3,4,b\n5,6,a\n")
+    ds = load_dataset(path, target="y")
+    assert list(ds.X.columns) == ["label", "label.1"]
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [("data.json", b'[{"a": 1, "y": "x"}]'), ("data.xlsx", b"PK\x03\x04\x14\x00\x06\x00\xff\xfe")],
+)
+def test_unsupported_formats_are_named(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    suffix = name.rsplit(".", 1)[1]
+    with pytest.raises(DataError, match=rf"unsupported format '\.{suffix}' \(supported: CSV"):
+        load_dataset(path)
+
+
+def test_text_without_a_known_suffix_is_still_sniffed(tmp_path):
+    path = tmp_path / "data.txt"
+    path.write_text("a;b;y\n1;2;x\n3;4;z\n5;6;x\n")
+    assert load_dataset(path).X.shape == (3, 2)
+
+
+def test_infinite_values_count_as_missing(tmp_path):
+    from metarec.metafeatures import extract
+
+    n = 30
+    a = np.arange(n, dtype=float)
+    a[::3] = np.inf  # one third infinite
+    a[1] = -np.inf
+    frame = pd.DataFrame({"a": a, "b": np.linspace(0, 1, n), "y": ["p", "q"] * (n // 2)})
+    ds = load_dataset(frame)
+    assert ds.n_missing == 11  # 10 inf + 1 -inf
+    mf = extract(ds.X, ds.y, groups="general")
+    assert mf["n_missing_values"] == 11
+    assert mf["pct_missing_values"] == pytest.approx(100 * 11 / (n * 2))
+    assert mf["n_instances_with_missing"] == 11
+    full = extract(ds.X, ds.y)  # every group still works on the column
+    assert all(np.isfinite(v) or name in full.reasons for name, v in full.items())
+
+
+def test_require_classification_says_why_and_how():
+    from metarec.data import require_classification
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=50), "y": rng.normal(size=50)})
+    ds = load_dataset(frame)
+    assert ds.task == "regression"
+    with pytest.raises(DataError, match=r"50 distinct values among 50 rows, not all integers"):
+        require_classification(ds)
+    as_labels = load_dataset(frame.assign(y=np.arange(50) % 25), as_classes=True)
+    assert as_labels.task == "multiclass"
+    assert require_classification(as_labels) is as_labels
+
+
+def test_single_class_message_prints_a_plain_number():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": np.array([7, 7, 7], dtype=np.int64)})
+    with pytest.raises(DataError) as info:
+        load_dataset(frame)
+    assert "(7)" in str(info.value) and "np." not in str(info.value)

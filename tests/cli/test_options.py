@@ -1,0 +1,272 @@
+"""Options as people type them: --db/--format on either side, checks before work, status."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from metarec.cli import COMMANDS, cli
+
+RUNS = "dataset,algorithm,fold,accuracy,time\niris,knn,0,0.9,1.0\nwine,tree,0,0.7,0.5\n"
+
+
+def _run(*args, **kwargs):
+    return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
+
+
+def _every_command(group=cli, prefix=()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _every_command(command, (*prefix, name))
+        else:
+            yield (*prefix, name)
+
+
+def test_every_command_accepts_db_after_its_name_and_help_says_which_wins():
+    commands = list(_every_command())
+    assert {c[0] for c in commands} == set(COMMANDS)
+    assert ("import", "runs") in commands and ("db", "info") in commands
+    for command in commands:
+        result = _run(*command, "--help")
+        assert result.exit_code == 0, (command, result.output)
+        text = " ".join(result.output.split())
+        assert "--db URL" in text, command
+        assert "if both are given, the one after wins" in text, command
+    root = " ".join(_run("--help").output.split())
+    assert "--db URL" in root and "--format" in root and "the one after wins" in root
+
+
+def test_import_runs_with_db_after_the_command(tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text(RUNS)
+    db = tmp_path / "kb.sqlite"
+    result = _run("import", "runs", runs, "--db", f"sqlite:///{db}", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["added"] == 2
+    info = _run("db", "info", "--db", db, "--format", "json")
+    assert info.exit_code == 0, info.output
+    values = {r["name"]: r["value"] for r in json.loads(info.stdout)}
+    assert values["runs"] == 2 and str(db) in values["url"]
+
+
+def test_db_after_the_command_wins_over_db_before_and_env(real_kb, tmp_path, monkeypatch):
+    url, _, _ = real_kb
+    other = tmp_path / "other.sqlite"
+    runs = tmp_path / "runs.csv"
+    runs.write_text(RUNS)
+    assert _run("--db", other, "import", "runs", runs).exit_code == 0
+    both = _run("--db", other, "rank", "--all", "--db", url, "--format", "json")
+    assert both.exit_code == 0, both.output
+    assert sorted(json.loads(both.stdout)["datasets"]) == [
+        "large",
+        "medium",
+        "small",
+        "tiny",
+        "wide",
+    ]
+    monkeypatch.setenv("METAREC_DB", url)
+    before = _run("--db", other, "rank", "--all", "--format", "json")
+    assert sorted(json.loads(before.stdout)["datasets"]) == ["iris", "wine"]  # --db beats env
+    env_only = _run("rank", "--all", "--format", "json")
+    assert len(json.loads(env_only.stdout)["datasets"]) == 5
+
+
+def test_format_before_or_after_the_command(real_kb):
+    url, _, _ = real_kb
+    before = _run("--format", "json", "--db", url, "rank", "--all")
+    assert before.exit_code == 0, before.output
+    assert json.loads(before.stdout)["n"]
+    both = _run("--format", "json", "rank", "--all", "--format", "csv", "--db", url)
+    assert both.stdout.splitlines()[0].startswith("algorithm,score,rank")
+    default = _run("rank", "--all", "--db", url)
+    assert "┃" in default.stdout  # a table
+
+
+def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypatch):
+    monkeypatch.setenv("METAREC_HOME", str(tmp_path / "fresh-home"))
+    result = _run("db", "info", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert "your KB" in result.stderr.replace("Your KB", "your KB")
+    assert "does not exist yet; recommendations use the built-in KB" in result.stderr
+    assert "117 datasets × 20 algorithms" in result.stderr
+    values = {r["name"]: r["value"] for r in json.loads(result.stdout)}
+    assert values["note"].startswith("Your KB")
+    assert values["builtin"] is True and values["used_by_recommend"] is True
+    assert values["datasets"] == 117 and values["algorithms"] == 20
+    assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
+
+
+def test_db_info_of_an_own_kb_with_runs(real_kb, monkeypatch, tmp_path):
+    import shutil
+
+    _, path, _ = real_kb
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copyfile(path, home / "kb.sqlite")
+    monkeypatch.setenv("METAREC_HOME", str(home))
+    result = _run("db", "info", "--format", "json")
+    assert result.exit_code == 0, result.output
+    values = {r["name"]: r["value"] for r in json.loads(result.stdout)}
+    assert values["builtin"] is False and values["datasets"] == 5
+    assert "built-in" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["recommend", "X", "--n", "0"], "--n"),
+        (["recommend", "X", "--budget", "-5"], "--budget"),
+        (["recommend", "X", "--k", "0"], "--k"),
+        (["recommend", "X", "--k", "two"], "--k"),
+        (["rank", "--all", "--n", "-1"], "--n"),
+        (["evaluate", "--k", "0"], "--k"),
+        (["evaluate", "--n", "0"], "--n"),
+        (["evaluate", "--random", "0"], "--random"),
+        (["metafeatures", "X", "--groups", "general,nope"], "--groups"),
+    ],
+)
+def test_options_are_checked_before_any_work(args, option, tmp_path, monkeypatch):
+    def no_work(*a, **k):
+        raise AssertionError("data loaded or KB opened before the options were checked")
+
+    monkeypatch.setattr("metarec.data.load_dataset", no_work)
+    monkeypatch.setattr("metarec._commands._recommend.open_kb", no_work)
+    monkeypatch.setattr("metarec._commands._evaluate.open_kb", no_work)
+    args = [str(tmp_path / "missing.csv") if a == "X" else a for a in args]
+    started = time.perf_counter()
+    result = _run(*args)
+    assert result.exit_code == 2, result.output
+    assert option in result.output
+    assert time.perf_counter() - started < 5
+
+
+def test_status_is_shown_on_a_terminal_only(monkeypatch):
+    from metarec._commands import _output
+
+    @click.command()
+    def slow():
+        with _output.status("Loading the data", delay=0):
+            time.sleep(0.3)
+        with _output.status("A quick step"):  # under a second: never shown
+            pass
+        click.echo("done")
+
+    piped = CliRunner().invoke(slow, [])
+    assert piped.stdout == "done\n" and piped.stderr == ""
+    monkeypatch.setattr(_output, "_interactive", lambda: True)
+    terminal = CliRunner().invoke(slow, [])
+    assert "Loading the data" in terminal.stderr
+    assert "A quick step" not in terminal.stderr
+    assert terminal.stdout == "done\n"
+
+
+def test_table_formats_by_column_name_and_shows_intervals():
+    from metarec._commands._output import emit, format_percent, format_seconds
+
+    assert format_seconds(0.02986) == "0.030 s"
+    assert format_seconds(0.0042) == "4.2 ms"
+    assert format_seconds(12.345) == "12 s"
+    assert format_seconds(300) == "5.0 min"
+    assert format_seconds(float("nan")) == "-"
+    assert format_percent(0.92345) == "92.3 %"
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["svc"],
+            "score": [1.07834],
+            "expected_accuracy": [0.9234],
+            "expected_accuracy_low": [0.901],
+            "expected_accuracy_high": [0.9401],
+            "expected_time": [0.02986],
+            "basis": ["5 neighbours"],
+            "distance": [4.8721],
+        }
+    )
+    runner = CliRunner()
+
+    @click.command()
+    @click.option("--format", "fmt", default="table")
+    def show(fmt):
+        emit(frame, fmt)
+
+    table = runner.invoke(show, []).stdout
+    assert "92.3 % (90.1–94.0 %)" in table
+    assert "expected_accuracy_low" not in table  # folded into the interval
+    assert "0.030 s" in table and "1.08" in table and "4.87" in table
+    assert "5 neighbours" in table
+    doc = json.loads(runner.invoke(show, ["--format", "json"]).stdout)
+    assert doc[0]["expected_accuracy_low"] == 0.901 and doc[0]["expected_time"] == 0.02986
+    csv = runner.invoke(show, ["--format", "csv"]).stdout
+    assert "0.9234" in csv and "0.02986" in csv
+
+
+def test_unexpected_errors_exit_2_and_metarec_debug_shows_them(monkeypatch, tmp_path):
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom at 3")
+
+    monkeypatch.setattr("metarec.data.load_dataset", boom)
+    result = _run("recommend", tmp_path / "x.csv")
+    assert result.exit_code == 2
+    assert "Error: unexpected RuntimeError: boom at 3" in result.output
+    assert "METAREC_DEBUG=1" in result.output and "Traceback" not in result.output
+    monkeypatch.setenv("METAREC_DEBUG", "1")
+    debug = _run("recommend", tmp_path / "x.csv")
+    assert isinstance(debug.exception, RuntimeError)  # propagated: python prints the traceback
+
+
+def test_unexpected_error_traceback_in_a_real_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import metarec.data\n"
+        "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
+        "metarec.data.load_dataset = boom\n"
+        "from metarec.cli import main\nmain(['recommend', 'x.csv'])\n"
+    )
+    env = {**os.environ, "METAREC_HOME": str(tmp_path)}
+    env.pop("METAREC_DEBUG", None)
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert plain.returncode == 2
+    assert plain.stderr.strip() == (
+        "Error: unexpected RuntimeError: boom (set METAREC_DEBUG=1 to see the traceback)"
+    )
+    env["METAREC_DEBUG"] = "1"
+    debug = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert (
+        debug.returncode == 1
+        and "Traceback" in debug.stderr
+        and "RuntimeError: boom" in debug.stderr
+    )
+
+
+def test_progress_bar_never_writes_to_stdout(monkeypatch):
+    from metarec._commands import _output
+
+    monkeypatch.setattr(_output, "_interactive", lambda: True)
+
+    @click.command()
+    def work():
+        with _output.progress("Importing", total=3) as advance:
+            for _ in range(3):
+                advance()
+        click.echo("result")
+
+    assert CliRunner().invoke(work, []).stdout == "result\n"
+
+
+def test_db_on_the_group_level_too(tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text(RUNS)
+    db = tmp_path / "kb.sqlite"
+    assert _run("import", "--db", db, "runs", runs).exit_code == 0
+    info = _run("db", "--db", db, "info", "--format", "json")
+    assert info.exit_code == 0, info.output
+    assert {r["name"]: r["value"] for r in json.loads(info.stdout)}["runs"] == 2

@@ -1,0 +1,201 @@
+"""recommend, rank, evaluate and metafeatures against a real SQLite knowledge base.
+
+The knowledge base comes from ``tests/cli/conftest.py`` (synthetic datasets, hand-chosen
+accuracies and times); nothing is faked between the command line and the database.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from metarec.cli import cli
+from metarec.storage import KnowledgeBase
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_recommend_on_a_stored_dataset_finds_it_and_ranks_its_results(real_kb):
+    url, _, files = real_kb
+    result = _run(
+        "recommend", files["medium"], "--k", "1", "--method", "ar", "--format", "json", "--db", url
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    # the same file as the stored 'medium' dataset: its own neighbour, at distance 0
+    assert [(nb["name"], nb["distance"]) for nb in doc["neighbours"]] == [("medium", 0.0)]
+    rows = {r["algorithm"]: r for r in doc["results"]}
+    # AR ranks by accuracy: slow 0.90 > mid 0.85 > fast 0.80 (means of two folds +-0.01)
+    assert [r["algorithm"] for r in doc["results"]] == ["slow", "mid", "fast"]
+    assert rows["slow"]["expected_accuracy"] == pytest.approx(0.90)
+    assert rows["slow"]["expected_time"] == pytest.approx(9.0)
+    assert rows["fast"]["expected_time"] == pytest.approx(0.02)
+
+
+def test_recommend_table_shows_units_and_honest_precision(real_kb):
+    url, _, files = real_kb
+    result = _run("--db", url, "recommend", files["medium"], "--k", "1", "--method", "ar")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "90.0 %" in out and "85.0 %" in out and "80.0 %" in out
+    assert "9.0 s" in out and "0.50 s" in out and "0.020 s" in out
+    assert "0.9000" not in out and "0.02" + "000" not in out  # no 4-5 digit floats
+    assert "Neighbouring datasets" in out
+
+
+def test_recommend_csv_and_json_keep_full_precision(real_kb):
+    url, _, files = real_kb
+    result = _run("recommend", files["wide"], "--k", "2", "--format", "csv", "--db", url)
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(pd.io.common.StringIO(result.stdout))
+    assert "%" not in result.stdout and " s," not in result.stdout
+    assert frame["expected_accuracy"].between(0, 1).all()
+    assert frame["score"].map(lambda v: len(repr(v)) > 6).any()  # not rounded to 3 digits
+
+
+def test_recommend_plot_file(real_kb, tmp_path):
+    url, _, files = real_kb
+    out = tmp_path / "plot.png"
+    result = _run("recommend", files["small"], "-o", out, "--db", url, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out.stat().st_size > 10_000
+    bad = _run("recommend", files["small"], "-o", tmp_path / "plot.txt", "--db", url)
+    assert bad.exit_code == 2 and ".png" in bad.output
+
+
+def test_rank_dataset_by_accuracy(real_kb):
+    url, _, _ = real_kb
+    result = _run("--db", url, "rank", "--dataset", "wide", "--method", "ar", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    # on 'wide' mid (0.88) beats slow (0.86) beats fast (0.60)
+    assert [r["algorithm"] for r in doc["results"]] == ["mid", "slow", "fast"]
+    assert doc["datasets"] == ["wide"]
+
+
+def test_rank_all_covers_every_stored_dataset(real_kb):
+    url, _, _ = real_kb
+    result = _run("rank", "--all", "--format", "json", "--db", url)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert sorted(doc["datasets"]) == ["large", "medium", "small", "tiny", "wide"]
+    assert sorted(r["algorithm"] for r in doc["results"]) == ["fast", "mid", "slow"]
+
+
+def test_evaluate_leave_one_dataset_out(real_kb):
+    url, _, _ = real_kb
+    args = ["evaluate", "--k", "2", "--n", "32", "--weights", "none", "--distance", "l1-range"]
+    result = _run(*args, "--no-normalize", "--random", "2", "--format", "json", "--db", url)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    summary = {r["method"]: r for r in doc["results"]}
+    assert summary["metarec"]["n_datasets"] == 5
+    assert summary["bound"]["mil"] <= summary["random"]["mil"]
+
+
+def test_metafeatures_save_writes_the_dataset_and_values(real_kb, tmp_path):
+    from tests.cli.conftest import synthetic_frame
+
+    url, path, _ = real_kb
+    data = tmp_path / "fresh.csv"
+    synthetic_frame(70, 3, seed=42).to_csv(data, index=False)
+    result = _run(
+        "metafeatures",
+        data,
+        "--groups",
+        "general,imbalance",
+        "--save",
+        "--format",
+        "json",
+        "--db",
+        url,
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["task"] == "binary"
+    printed = {r["name"]: r["value"] for r in doc["results"]}
+    assert printed["n_instances"] == 70 and printed["n_features"] == 3
+    kb = KnowledgeBase(url)
+    row = kb.datasets().set_index("name").loc["fresh"]
+    assert (row["n_instances"], row["n_features"], row["task"]) == (70, 3, "binary")
+    stored = kb.metafeatures(datasets=["fresh"]).set_index("dataset").loc["fresh"]
+    for name, value in printed.items():
+        if value is not None:
+            assert stored[name] == pytest.approx(value), name
+    kb.close()
+
+
+def test_metafeatures_of_a_continuous_target_say_regression(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=60), "y": rng.normal(size=60)})
+    data = tmp_path / "reg.csv"
+    frame.to_csv(data, index=False)
+    result = _run("metafeatures", data, "--groups", "general", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert "task regression" in result.stderr
+    assert json.loads(result.stdout)["task"] == "regression"
+
+
+def _continuous(tmp_path, n=60, integers=False):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 30, size=n) if integers else rng.normal(size=n)
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "y": y})
+    path = tmp_path / "cont.csv"
+    frame.to_csv(path, index=False)
+    return path, int(pd.Series(y).nunique())
+
+
+def test_recommend_refuses_a_continuous_target_before_the_kb(real_kb, tmp_path, monkeypatch):
+    url, _, _ = real_kb
+    data, n_distinct = _continuous(tmp_path)
+
+    def no_kb(*args, **kwargs):  # the check must come before the knowledge base is opened
+        raise AssertionError("knowledge base opened")
+
+    monkeypatch.setattr("metarec._commands._recommend.open_kb", no_kb)
+    result = _run("recommend", data, "--db", url)
+    assert result.exit_code == 1, result.output
+    assert f"{n_distinct} distinct values among 60 rows" in result.output
+    assert "--as-classes" in result.output and "regression" in result.output
+
+
+def test_recommend_as_classes_takes_integer_codes_as_labels(real_kb, tmp_path):
+    url, _, _ = real_kb
+    data, n_distinct = _continuous(tmp_path, integers=True)
+    refused = _run("recommend", data, "--db", url)
+    assert refused.exit_code == 1
+    assert f"{n_distinct} distinct integer values" in refused.output
+    result = _run("recommend", data, "--as-classes", "--db", url, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["results"]) == 3
+
+
+def test_rank_refuses_a_dataset_stored_as_regression(real_kb):
+    url, _, _ = real_kb
+    kb = KnowledgeBase(url)
+    kb.add_dataset("house_prices", source="file", task="regression", n_instances=50, n_features=3)
+    kb.close()
+    result = _run("rank", "--dataset", "house_prices", "--db", url)
+    assert result.exit_code == 1, result.output
+    assert "regression" in result.output and "classification only" in result.output
+
+
+def test_evaluate_refuses_runs_on_a_regression_dataset(real_kb):
+    url, _, _ = real_kb
+    kb = KnowledgeBase(url)
+    runs = pd.DataFrame(
+        {"dataset": ["house_prices"], "algorithm": ["fast"], "accuracy": [0.5], "time": [1.0]}
+    )
+    kb.import_runs(runs)
+    kb.add_dataset("house_prices", source="file", task="regression", n_instances=50, n_features=3)
+    kb.close()
+    result = _run("evaluate", "--k", "2", "--random", "1", "--db", url)
+    assert result.exit_code == 1, result.output
+    assert "1 dataset(s) recorded as regression (house_prices)" in result.output

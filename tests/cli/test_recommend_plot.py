@@ -1,0 +1,41 @@
+"""The accuracy-time figure of ``recommend -o``: Pareto front and drawing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from metarec.recommender.plots import pareto_front, plot_recommendation
+
+
+def test_pareto_front_by_hand():
+    accuracy = [0.90, 0.80, 0.95, 0.85, 0.80, np.nan]
+    time = [1.0, 0.1, 10.0, 2.0, 0.1, 0.01]
+    # 0.85 @ 2 s is beaten by 0.90 @ 1 s; the two equal points (0.80 @ 0.1 s) are both kept;
+    # NaN is never on the front
+    assert pareto_front(accuracy, time).tolist() == [True, True, True, False, True, False]
+
+
+def test_plot_marks_order_front_and_spread(tmp_path):
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["a", "b", "c", "d"],
+            "rank": [1, 2, 3, 4],
+            "expected_accuracy": [0.90, 0.80, 0.95, 0.85],
+            "expected_accuracy_low": [0.88, 0.70, 0.93, 0.80],
+            "expected_accuracy_high": [0.92, 0.85, 0.97, 0.90],
+            "expected_time": [1.0, 0.1, 10.0, 2.0],
+        }
+    )
+    path = tmp_path / "plot.svg"
+    fig = plot_recommendation(frame, path=path, title="t")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    labels = [t.get_text() for t in ax.texts]
+    assert {"1", "2", "3", "4"} <= set(labels)
+    listing = next(t for t in labels if t.startswith("Recommended order"))
+    assert " 1. a  *" in listing and " 4. d" in listing and " 4. d  *" not in listing
+    front_line = ax.get_lines()[0]
+    assert sorted(front_line.get_xdata()) == [0.1, 1.0, 10.0]
+    assert any("Pareto front" in t.get_text() for t in ax.get_legend().get_texts())
+    assert path.read_text().lstrip().startswith("<?xml")
