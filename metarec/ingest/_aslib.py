@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from metarec.ingest._errors import ScenarioError
+from metarec.ingest._errors import ScenarioError, plain_numbers
 
 __all__ = [
     "REQUIRED_FILES",
@@ -476,13 +476,13 @@ def _cite(problem: str, path: Path, lines, attributes: dict[str, str]) -> str:
     """Turn a knowledge-base problem about a frame row into a citation of the ARFF file."""
     match = _FRAME_PROBLEM.match(problem)
     if match is None:
-        return problem.replace("<DataFrame>", str(path), 1)
+        return plain_numbers(problem.replace("<DataFrame>", str(path), 1))
     row, column, message = int(match.group(1)) - 1, match.group(2), match.group(3)
     where = (
         f"line {int(lines[row])}" if lines is not None and row < len(lines) else f"row {row + 1}"
     )
     attribute = attributes.get(column, column)
-    return f"{path}, {where}, attribute {attribute!r}: {message}"
+    return f"{path}, {where}, attribute {attribute!r}: {plain_numbers(message)}"
 
 
 def ingest_aslib(
@@ -537,7 +537,8 @@ def ingest_aslib(
         report = kb.import_runs(runs, source=SOURCE, skip_invalid=skip_invalid, progress=progress)
     except ImportRejectedError as exc:
         cited = [_cite(p, runs_path, scenario.run_lines, attributes) for p in exc.problems]
-        raise _rejected(runs_path, None, cited or [str(exc)]) from None
+        cited = cited or [_cite(str(exc), runs_path, scenario.run_lines, attributes)]
+        raise _rejected(runs_path, None, cited) from None
     problems = list(scenario.problems)
     problems += [_cite(p, runs_path, scenario.run_lines, attributes) for p in report.problems]
     datasets = sorted(runs["dataset"].unique())
@@ -554,7 +555,9 @@ def ingest_aslib(
     if len(metafeatures):  # values were checked on reading: this import has nothing to refuse
         mf = kb.import_metafeatures(metafeatures, skip_invalid=True)
         n_metafeatures = mf.added + mf.present + mf.updated
-        problems.extend(f"{scenario.path / 'feature_values.arff'}: {p}" for p in mf.problems)
+        problems.extend(
+            f"{scenario.path / 'feature_values.arff'}: {plain_numbers(p)}" for p in mf.problems
+        )
     failed = int((runs["status"] != "ok").sum())
     no_time = int(runs["time"].isna().sum())
     return AslibIngestReport(
