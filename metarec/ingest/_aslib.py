@@ -64,6 +64,7 @@ __all__ = [
 REQUIRED_FILES = ("description.txt", "algorithm_runs.arff", "feature_values.arff")
 SOURCE = "aslib"
 _TIMEOUT_STATUSES = {"timeout", "memout"}
+_MAX_PROBLEMS = 1000  # problems listed per file; the count of invalid rows is always exact
 
 
 @dataclass(frozen=True)
@@ -234,12 +235,17 @@ class _RowProblems:
     def fail(self, mask, attribute: str, describe: Callable[[int], str]) -> None:
         mask = np.asarray(mask, dtype=bool)
         self.bad |= mask
-        for row in np.flatnonzero(mask):
+        for row in np.flatnonzero(mask)[:_MAX_PROBLEMS]:  # the rows are counted in self.bad
             text = f"{self.path}, {self.where(int(row))}, attribute {attribute!r}: {describe(row)}"
             self.found.append((int(row), len(self.found), text))
 
     def messages(self) -> list[str]:
-        return [text for _, _, text in sorted(self.found)]
+        found = sorted(self.found)[:_MAX_PROBLEMS]
+        texts = [text for _, _, text in found]
+        more = int(self.bad.sum()) - len({row for row, _, _ in found})
+        if more > 0:
+            texts.append(f"{self.path}: ... and {more} more invalid rows")
+        return texts
 
 
 def _number(value: Any) -> str:
@@ -408,19 +414,19 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
     )
     key = runs["source_run_id"]
     repeated = key.duplicated(keep=False).to_numpy()
-    if repeated.any():
-        first_row = dict(zip(key[::-1], range(len(key) - 1, -1, -1), strict=True))
-        later = key.duplicated(keep="first").to_numpy()
+    if repeated.any():  # which copy is right cannot be known: none is stored
+        rows_of = key[repeated].groupby(key[repeated], sort=False).indices
+        positions = np.flatnonzero(repeated)
+        copies = {k: positions[v] for k, v in rows_of.items()}
+
+        def others(i: int) -> str:
+            return ", ".join(row_problems.where(int(r)) for r in copies[key.iloc[i]] if r != i)
+
         row_problems.fail(
-            later,
+            repeated,
             "instance_id, algorithm, repetition",
-            lambda i: (
-                f"run {key.iloc[i]!r} appears twice "
-                f"(first at {row_problems.where(first_row[key.iloc[i]])}); "
-                "neither copy is stored"
-            ),
+            lambda i: f"run {key.iloc[i]!r} appears again at {others(i)}; no copy is stored",
         )
-        row_problems.bad |= repeated  # both copies: which one is right is not known
     keep = ~row_problems.bad
 
     features_path = folder / "feature_values.arff"
@@ -543,6 +549,9 @@ def ingest_aslib(
     problems += [_cite(p, runs_path, scenario.run_lines, attributes) for p in report.problems]
     datasets = sorted(runs["dataset"].unique())
     algorithms = sorted(runs["algorithm"].unique())
+    if report.rejected:  # only what the knowledge base took: no dataset for a refused row
+        datasets = sorted(set(datasets) & set(kb.datasets()["name"]))
+        algorithms = sorted(set(algorithms) & set(kb.algorithms()["name"]))
     for name in datasets:
         kb.add_dataset(name, source=SOURCE, source_id=name.split(":", 2)[2])
     for name in algorithms:

@@ -270,8 +270,8 @@ LONG = "x" * 250
         (
             QUALITY_RUNS + "d1,1,J48,0.95,2.5,ok\n",
             5,
-            "algorithm_runs.arff, line 17, attribute 'instance_id, algorithm, repetition': run "
-            "'MINI-WEKA/d1/J48/1' appears twice (first at line 11); neither copy is stored",
+            "algorithm_runs.arff, line 11, attribute 'instance_id, algorithm, repetition': run "
+            "'MINI-WEKA/d1/J48/1' appears again at line 17; no copy is stored",
         ),
         (  # found by the knowledge base, cited in the ARFF file all the same
             QUALITY_RUNS.replace("d2,1,J48,0.70", f"{LONG},1,J48,0.70"),
@@ -301,6 +301,10 @@ def test_invalid_row_rejects_the_whole_scenario_citing_file_line_attribute(
         == str(folder / problem.split(", ", 1)[0]) + ", " + problem.split(", ", 1)[1]
     )
     assert kb.count("runs") == n_valid
+    lines = {p.split(", attribute")[0] for p in report.problems}
+    assert len(lines) == report.runs_rejected  # every invalid row cited, by its line
+    assert all(", line " in p and "attribute" in p for p in report.problems)
+    assert report.datasets == 2 and kb.count("datasets") == 2  # none for a refused row
 
 
 def test_non_finite_feature_value_is_cited_and_left_out(tmp_path, kb):
