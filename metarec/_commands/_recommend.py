@@ -142,9 +142,10 @@ def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
             "not_installed": not_installed,
         },
     )
-    for hint in sorted(set(not_installed.values())) if fmt != "json" else ():
-        names = ", ".join(n for n, h in not_installed.items() if h == hint)
-        echo_note(f"not installed here: {names}; to run them: {hint}")
+    if fmt != "json":  # JSON carries them as "not_installed"
+        for hint in sorted(set(not_installed.values())):
+            names = ", ".join(n for n, h in not_installed.items() if h == hint)
+            echo_note(f"not installed here: {names}; to run them: {hint}")
     if fmt == "table":
         emit(neighbours, fmt, title="Neighbouring datasets the ranking rests on")
         echo_note(ranking.explain())
