@@ -345,3 +345,26 @@ def test_unimportable_estimator_names_the_algorithm(tmp_path):
 def test_unknown_name_lists_the_portfolio():
     with pytest.raises(UnknownNameError, match="unknown algorithm 'xgb'"):
         default_portfolio().select(["xgb"])
+
+
+def test_run_benchmark_leaves_out_what_cannot_run_and_stores_nothing_for_it(tmp_path, monkeypatch):
+    from metarec.benchmark import Portfolio, run_benchmark
+    from metarec.data import load_dataset
+    from metarec.storage import KnowledgeBase
+
+    monkeypatch.setitem(sys.modules, "lightgbm", None)
+    portfolio = default_portfolio()
+    two = Portfolio((portfolio["majority"], portfolio["lightgbm"]))
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    frame["target"] = (frame["a"] > 0).astype(int)
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    report = run_benchmark(
+        [load_dataset(frame, name="toy")], kb, portfolio=two, protocol="cv5",
+        cache_dir=tmp_path / "c",
+    )  # fmt: skip
+    assert report.algorithms == 1 and report.failures == ()
+    assert set(kb.runs(aggregate=False)["algorithm"]) == {"majority"}
+    assert kb.algorithms()["name"].tolist() == ["majority"]  # no record of what did not run
+    with pytest.raises(BenchmarkError, match=r'pip install "metarec\[boosting\]"'):
+        run_benchmark([load_dataset(frame, name="toy")], kb, portfolio=two, algorithms=["lightgbm"])
