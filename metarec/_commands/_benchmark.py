@@ -38,10 +38,17 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     "0.632 bootstrap (10 replicates), stratified train/validation/test holdout.",
 )
 @click.option(
+    "--algorithm",
+    "algorithm_names",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this algorithm of the portfolio (repeatable; default: every installed one).",
+)
+@click.option(
     "--algorithms",
     "-a",
     metavar="NAMES",
-    help="Comma-separated algorithm names (default: the whole portfolio).",
+    help="Comma-separated algorithm names (same as repeating --algorithm).",
 )
 @click.option(
     "--portfolio",
@@ -100,6 +107,7 @@ def benchmark(
     ctx,
     data,
     protocol,
+    algorithm_names,
     algorithms,
     portfolio_file,
     n_jobs,
@@ -122,21 +130,23 @@ def benchmark(
     \b
     Example:
       metarec benchmark sklearn:iris sklearn:wine --protocol cv5 -j 2
-      metarec benchmark data/ --algorithms knn,random_forest --timeout 300
+      metarec benchmark data/ --algorithm knn --algorithm lightgbm --timeout 300
       metarec benchmark --list x
     """
     from metarec.benchmark import load_portfolio, run_benchmark
 
     portfolio = load_portfolio(portfolio_file)
-    names = [n.strip() for n in algorithms.split(",") if n.strip()] if algorithms else None
+    names = list(algorithm_names) + [n.strip() for n in (algorithms or "").split(",") if n.strip()]
+    names = names or None
     if list_only:
-        chosen = portfolio.select(names)
+        chosen = portfolio if names is None else [portfolio[n] for n in names]
         emit(
             [
                 {
                     "algorithm": a.name,
                     "family": a.family,
                     "estimator": a.estimator,
+                    "installed": a.is_installed(),
                     "description": a.description,
                 }
                 for a in chosen
@@ -144,6 +154,11 @@ def benchmark(
             fmt,
         )
         return
+    portfolio.select(names)  # unknown or uninstalled names fail here, before any work
+    if names is None and portfolio.missing():
+        missing = portfolio.missing()
+        hints = "; ".join(sorted({a.install_hint for a in missing}))
+        echo_note(f"skipping {', '.join(a.name for a in missing)}: not installed ({hints})")
     kb = open_kb(ctx)
     with progress("benchmark") as advance:
         report = run_benchmark(

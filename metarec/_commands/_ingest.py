@@ -137,26 +137,35 @@ def openml_command(
 
 @ingest.command("aslib")
 @click.argument("directory", metavar="DIR", type=click.Path())
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Store the valid rows and list the invalid ones, instead of storing nothing.",
+)
 @format_option()
 @click.pass_context
-def aslib_command(ctx: click.Context, directory: str, fmt: str) -> None:
+def aslib_command(ctx: click.Context, directory: str, skip_invalid: bool, fmt: str) -> None:
     """Store an ASlib scenario (runs and instance features) in the knowledge base.
 
     DIR must hold description.txt, algorithm_runs.arff and feature_values.arff.  Each
     instance becomes a dataset "aslib:<scenario>:<instance>"; ingesting twice stores nothing
-    new.
+    new.  All or nothing: one invalid row (cited by ARFF file, line and attribute) and
+    nothing is stored, unless --skip-invalid.
 
     \b
     Example:
       metarec ingest aslib ./OPENML-WEKA-2017
       metarec --db team.sqlite ingest aslib ./SAT11-HAND --format json
+      metarec ingest aslib ./MY-SCENARIO --skip-invalid
     """
     from metarec.ingest import ingest_aslib, read_aslib_scenario
 
     scenario = read_aslib_scenario(directory)  # checks the folder before opening the KB
     kb = open_kb(ctx)
     with progress(f"Ingesting {scenario.scenario_id}", total=len(scenario.runs)) as advance:
-        report = ingest_aslib(kb, scenario, progress=advance)
+        report = ingest_aslib(kb, scenario, skip_invalid=skip_invalid, progress=advance)
     for line in report.problems[:10]:
         echo_note(f"Note: {line}")
+    if len(report.problems) > 10:
+        echo_note(f"Note: ... and {len(report.problems) - 10} more problems")
     emit(report.to_dict(), fmt, title="ASlib ingest")

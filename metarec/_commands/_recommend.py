@@ -89,6 +89,27 @@ def _recommender(k, n, metric, method):
     return Recommender(**params)
 
 
+def _with_library(frame, kb):
+    """Join each algorithm's library (``name==version``, from the KB's algorithms table)."""
+    libraries = kb.algorithms().set_index("name")["library"]
+    frame = frame.copy()
+    at = list(frame.columns).index("algorithm") + 1
+    frame.insert(at, "library", frame["algorithm"].map(libraries))
+    return frame
+
+
+def _not_installed(names) -> dict[str, str]:
+    """Algorithms of the default portfolio among ``names`` that cannot run here -> install hint."""
+    from metarec.benchmark import default_portfolio
+
+    portfolio = {a.name: a for a in default_portfolio()}
+    return {
+        n: portfolio[n].install_hint
+        for n in names
+        if n in portfolio and not portfolio[n].is_installed()
+    }
+
+
 @click.command()
 @click.argument("data")
 @click.option("--target", help="Target column [default: 'target', 'class' or the last column].")
@@ -160,7 +181,8 @@ def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried
         model = _recommender(k, n, metric, method).fit(kb)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
         ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
-    frame = ranking.to_frame()
+    frame = _with_library(ranking.to_frame(), kb)
+    not_installed = _not_installed(frame["algorithm"])
     neighbours = ranking.neighbours_frame()
     title = f"Algorithms to try on {dataset.name} ({ranking.method}, {len(neighbours)} neighbours)"
     if output:
@@ -181,8 +203,13 @@ def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried
             "tried": {a: list(v) for a, v in tried_results.items()},
             "budget": budget,
             "explanation": ranking.explain(),
+            "not_installed": not_installed,
         },
     )
+    if fmt != "json":  # JSON carries them as "not_installed"
+        for hint in sorted(set(not_installed.values())):
+            names = ", ".join(n for n, h in not_installed.items() if h == hint)
+            echo_note(f"not installed here: {names}; to run them: {hint}")
     if fmt == "table":
         emit(neighbours, fmt, title="Neighbouring datasets the ranking rests on")
         echo_note(ranking.explain())

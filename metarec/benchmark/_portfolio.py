@@ -2,13 +2,20 @@
 
 A portfolio is data, not code: a JSON document listing algorithms by a stable name, the import
 path of a scikit-learn compatible estimator class and its parameters.  metarec ships a default
-portfolio of twenty scikit-learn classifiers (``metarec/_resources/default_portfolio.json``);
-users add their own estimators from a file of the same shape::
+portfolio (``metarec/_resources/default_portfolio.json``) of twenty scikit-learn classifiers
+and three gradient-boosting libraries (LightGBM, XGBoost, CatBoost), the latter installed by
+the optional extra ``metarec[boosting]``; users add their own estimators from a file of the
+same shape::
 
     {"algorithms": [
-        {"name": "lightgbm", "estimator": "lightgbm:LGBMClassifier",
-         "params": {"n_estimators": 200}, "family": "ensemble", "scale": false}
+        {"name": "lgbm_200", "estimator": "lightgbm:LGBMClassifier",
+         "params": {"n_estimators": 200}, "family": "ensemble", "scale": false,
+         "extra": "boosting"}
     ]}
+
+An algorithm whose library is not installed stays in the portfolio (names are stable across
+knowledge bases) but cannot run here: :meth:`Portfolio.select` leaves it out of the whole
+portfolio and refuses it, naming the extra to install, when it is asked for by name.
 
 Every algorithm is wrapped in a pipeline that handles missing values and categorical columns
 (:func:`build_pipeline`), so any estimator can run on any tabular dataset.
@@ -17,6 +24,7 @@ Every algorithm is wrapped in a pipeline that handles missing values and categor
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,6 +38,7 @@ from metarec.exceptions import BenchmarkError, UnknownNameError
 __all__ = ["Algorithm", "Portfolio", "load_portfolio", "default_portfolio", "build_pipeline"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+_KEYS = {"name", "estimator", "params", "family", "scale", "extra", "description"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,9 @@ class Algorithm:
         Coarse family (baseline, linear, tree, ensemble, ...), for reports.
     scale : bool
         Whether numeric features are standardised before the estimator.
+    extra : str, optional
+        The optional extra of metarec that installs the estimator's library
+        (``pip install "metarec[EXTRA]"``), for libraries metarec does not depend on.
     description : str
         One line for people.
     """
@@ -58,6 +70,7 @@ class Algorithm:
     params: dict[str, Any] = field(default_factory=dict)
     family: str = "other"
     scale: bool = False
+    extra: str | None = None
     description: str = ""
 
     @property
@@ -65,9 +78,52 @@ class Algorithm:
         """Top-level package the estimator comes from (e.g. ``sklearn``)."""
         return self.estimator.split(":", 1)[0].split(".", 1)[0]
 
+    @property
+    def install_hint(self) -> str:
+        """The command that installs the estimator's library."""
+        if self.extra:
+            return f'pip install "metarec[{self.extra}]"'
+        return f"pip install {self.library}"
+
+    def is_installed(self) -> bool:
+        """Whether the estimator's library can be imported here (without importing it)."""
+        try:
+            return importlib.util.find_spec(self.library) is not None
+        except (ImportError, ValueError):
+            return False
+
+    def missing_message(self) -> str:
+        """One line saying that the library is missing and how to install it."""
+        return (
+            f"algorithm {self.name!r} needs the {self.library} package, which is not "
+            f"installed: {self.install_hint}"
+        )
+
+    def library_version(self) -> str:
+        """``distribution==version`` of the installed library (the bare name when unknown).
+
+        The distribution is looked up from the import name, so ``xgboost`` installed by the
+        ``xgboost-cpu`` wheel reports ``xgboost-cpu==3.2.0``.
+        """
+        from importlib import metadata
+
+        candidates = [{"sklearn": "scikit-learn"}.get(self.library, self.library)]
+        try:
+            candidates += metadata.packages_distributions().get(self.library, [])
+        except Exception:  # pragma: no cover - broken metadata of some other package
+            pass
+        for package in candidates:
+            try:
+                return f"{package}=={metadata.version(package)}"
+            except metadata.PackageNotFoundError:
+                continue
+        return candidates[0]
+
     def estimator_class(self) -> type:
         """Import and return the estimator class."""
         module_name, _, class_name = self.estimator.partition(":")
+        if not self.is_installed():
+            raise BenchmarkError(self.missing_message())
         try:
             module = importlib.import_module(module_name)
             return getattr(module, class_name)
@@ -121,11 +177,40 @@ class Portfolio:
             f"unknown algorithm {name!r}; the portfolio has: {', '.join(self.names)}"
         )
 
-    def select(self, names: Iterable[str] | None) -> Portfolio:
-        """Return the sub-portfolio with the given names (all when ``names`` is None)."""
+    def missing(self) -> tuple[Algorithm, ...]:
+        """The algorithms whose library is not installed here."""
+        return tuple(a for a in self.algorithms if not a.is_installed())
+
+    def select(self, names: Iterable[str] | None = None) -> Portfolio:
+        """Return the sub-portfolio of the algorithms that can run here.
+
+        Parameters
+        ----------
+        names : iterable of str, optional
+            The algorithms wanted.  ``None`` selects every algorithm whose library is
+            installed, leaving out the others (see :meth:`missing`).
+
+        Raises
+        ------
+        UnknownNameError
+            A name is not in the portfolio (the message lists the valid names).
+        BenchmarkError
+            A named algorithm's library is not installed (the message names the extra).
+        """
         if names is None:
-            return self
-        return Portfolio(tuple(self[n] for n in names))
+            missing = {a.name for a in self.missing()}
+            return Portfolio(tuple(a for a in self.algorithms if a.name not in missing))
+        chosen = [self[n] for n in dict.fromkeys(names)]
+        missing = [a for a in chosen if not a.is_installed()]
+        if len(missing) == 1:
+            raise BenchmarkError(missing[0].missing_message())
+        if missing:
+            hints = sorted({a.install_hint for a in missing})
+            raise BenchmarkError(
+                f"algorithms {', '.join(a.name for a in missing)} need libraries that are "
+                f"not installed: {'; '.join(hints)}"
+            )
+        return Portfolio(tuple(chosen))
 
     def __add__(self, other: Portfolio) -> Portfolio:
         return Portfolio(self.algorithms + other.algorithms)
@@ -142,7 +227,7 @@ def _parse(document: Any, origin: str) -> Portfolio:
         missing = [k for k in ("name", "estimator") if not entry.get(k)]
         if missing:
             raise BenchmarkError(f"{where} lacks {', '.join(missing)}")
-        unknown = set(entry) - {"name", "estimator", "params", "family", "scale", "description"}
+        unknown = set(entry) - _KEYS
         if unknown:
             raise BenchmarkError(f"{where} ({entry['name']}): unknown keys {sorted(unknown)}")
         if not _NAME.match(str(entry["name"])):
@@ -164,6 +249,7 @@ def _parse(document: Any, origin: str) -> Portfolio:
                 params=params,
                 family=str(entry.get("family", "other")),
                 scale=bool(entry.get("scale", False)),
+                extra=str(entry["extra"]) if entry.get("extra") else None,
                 description=str(entry.get("description", "")),
             )
         )
@@ -171,7 +257,8 @@ def _parse(document: Any, origin: str) -> Portfolio:
 
 
 def default_portfolio() -> Portfolio:
-    """Return metarec's default portfolio of twenty scikit-learn classifiers."""
+    """Return metarec's default portfolio: twenty scikit-learn classifiers and three
+    gradient-boosting libraries (LightGBM, XGBoost, CatBoost; extra ``metarec[boosting]``)."""
     text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
     return _parse(json.loads(text), "default portfolio")
 
@@ -212,12 +299,16 @@ def build_pipeline(
     Categorical columns: most-frequent imputation and one-hot encoding (unknown categories
     ignored; categories rarer than 1% of the training rows grouped, at most 50 per column, so
     huge-cardinality columns stay affordable).  Output is dense so that every estimator
-    (LDA, QDA, naive Bayes, histogram boosting) accepts it.
+    (LDA, QDA, naive Bayes, histogram boosting) accepts it.  Estimators from outside
+    scikit-learn are wrapped in ``EncodedLabels`` (``metarec/benchmark/_adapters.py``) (contiguous class codes in, one label
+    per row out), the contract LightGBM, XGBoost and CatBoost need to behave like scikit-learn's.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from metarec.benchmark._adapters import EncodedLabels
 
     numeric_steps: list[tuple[str, Any]] = [("impute", SimpleImputer(strategy="median"))]
     if algorithm.scale:
@@ -242,6 +333,7 @@ def build_pipeline(
         )
         transformers.append(("categorical", categorical, list(categorical_columns)))
     prepare = ColumnTransformer(transformers, remainder="drop", sparse_threshold=0.0)
-    return Pipeline(
-        [("prepare", prepare), ("model", algorithm.make_estimator(random_state=random_state))]
-    )
+    model = algorithm.make_estimator(random_state=random_state)
+    if algorithm.library != "sklearn":
+        model = EncodedLabels(model)
+    return Pipeline([("prepare", prepare), ("model", model)])

@@ -82,13 +82,7 @@ def _algorithm_key(algorithm: Algorithm) -> str:
 
 
 def _library_version(algorithm: Algorithm) -> str:
-    from importlib import metadata
-
-    package = {"sklearn": "scikit-learn"}.get(algorithm.library, algorithm.library)
-    try:
-        return f"{package}=={metadata.version(package)}"
-    except metadata.PackageNotFoundError:
-        return package
+    return algorithm.library_version()  # e.g. xgboost-cpu==3.2.0 for the module xgboost
 
 
 class _Cache:

@@ -17,7 +17,7 @@ from metarec.ingest._aslib import (
     parse_description,
     read_aslib_scenario,
 )
-from metarec.ingest._errors import OpenMLError, ScenarioError
+from metarec.ingest._errors import OpenMLError, ScenarioError, plain_numbers
 from metarec.ingest._openml import (
     OpenMLIngestReport,
     ingest_openml,
@@ -42,5 +42,6 @@ __all__ = [
     "openml_dataset_name",
     "openml_protocol",
     "parse_description",
+    "plain_numbers",
     "read_aslib_scenario",
 ]

@@ -25,8 +25,12 @@ Mapping to metarec (documented choices):
   translated by :func:`metarec.metafeatures.translate_openml_qualities`, any other is kept as
   ``"aslib_" + name`` (lower case, non-alphanumerics as ``_``).
 
-Everything is read and checked before anything is stored: a broken scenario changes
-nothing in the knowledge base.
+Everything is read and checked before anything is stored, and an ingest is all or nothing:
+a broken scenario, or a scenario with one invalid row (a quality outside [0, 1], a negative
+or infinite time, a run with status ``ok`` and no quality, a value that is not a number, a run
+listed twice), changes nothing in the knowledge base; the error cites the ARFF file, line and
+attribute of the first problem.  With ``skip_invalid=True`` (``--skip-invalid``) the valid
+rows are stored and every invalid one is reported the same way.
 
 References
 ----------
@@ -44,7 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from metarec.ingest._errors import ScenarioError
+import numpy as np
+
+from metarec.ingest._errors import ScenarioError, plain_numbers
 
 __all__ = [
     "REQUIRED_FILES",
@@ -58,6 +64,7 @@ __all__ = [
 REQUIRED_FILES = ("description.txt", "algorithm_runs.arff", "feature_values.arff")
 SOURCE = "aslib"
 _TIMEOUT_STATUSES = {"timeout", "memout"}
+_MAX_PROBLEMS = 1000  # problems listed per file; the count of invalid rows is always exact
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,16 @@ class AslibScenario:
     runtime_measure : str or None
         The measure stored as ``time``.
     runs : DataFrame
-        Run rows in the knowledge base's long format.
+        The valid run rows in the knowledge base's long format.
     metafeatures : DataFrame
-        Wide: ``dataset`` plus one column per feature.
+        Wide: ``dataset`` plus one column per feature (invalid values left out).
+    problems : tuple of str
+        One line per invalid row or value, citing file, line and attribute.
+    n_invalid_runs : int
+        Rows of ``algorithm_runs.arff`` left out of ``runs``.
+    run_lines : ndarray, optional
+        Line of ``algorithm_runs.arff`` of each row of ``runs`` (to cite the file in problems
+        the knowledge base finds).
     """
 
     scenario_id: str
@@ -84,6 +98,9 @@ class AslibScenario:
     runtime_measure: str | None
     runs: Any
     metafeatures: Any
+    problems: tuple[str, ...] = ()
+    n_invalid_runs: int = 0
+    run_lines: Any = None
 
 
 @dataclass(frozen=True)
@@ -158,16 +175,95 @@ def parse_description(text: str) -> dict[str, list[str]]:
     return fields
 
 
-def _read_arff(path: Path) -> tuple[list[str], list[list[Any]]]:
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ScenarioError(
+            f"{path}, line {line}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); "
+            "save the file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _data_lines(text: str, n_rows: int) -> np.ndarray | None:
+    """1-based line numbers of the ``n_rows`` data rows of an ARFF text (None if unsure)."""
+    lines = text.splitlines()
+    start = next(
+        (i for i, line in enumerate(lines) if line.strip().lower().startswith("@data")), None
+    )
+    if start is None:
+        return None
+    numbers = [
+        i + 1
+        for i in range(start + 1, len(lines))
+        if lines[i].strip() and not lines[i].lstrip().startswith("%")
+    ]
+    return np.asarray(numbers, dtype=np.int64) if len(numbers) == n_rows else None
+
+
+def _read_arff(path: Path) -> tuple[list[str], list[list[Any]], np.ndarray]:
+    """Attribute names, data rows and the line of each data row."""
     import arff
 
+    text = _read_text(path)
     try:
-        with path.open(encoding="utf-8") as handle:
-            content = arff.load(handle)
-    except (arff.ArffException, UnicodeDecodeError, ValueError) as exc:
+        content = arff.loads(text)
+    except (arff.ArffException, ValueError) as exc:
         raise ScenarioError(f"{path}: not a readable ARFF file ({exc})") from exc
     names = [str(name) for name, _ in content["attributes"]]
-    return names, content["data"]
+    data = content["data"]
+    lines = _data_lines(text, len(data))
+    return names, data, lines
+
+
+class _RowProblems:
+    """Invalid rows of one ARFF file, cited as ``file, line L, attribute 'A': message``."""
+
+    def __init__(self, path: Path, lines: np.ndarray | None, n_rows: int) -> None:
+        self.path, self.lines = path, lines
+        self.bad = np.zeros(n_rows, dtype=bool)
+        self.found: list[tuple[int, int, str]] = []  # (row, order, message)
+
+    def where(self, row: int) -> str:
+        if self.lines is None:
+            return f"data row {row + 1}"
+        return f"line {int(self.lines[row])}"
+
+    def fail(self, mask, attribute: str, describe: Callable[[int], str]) -> None:
+        mask = np.asarray(mask, dtype=bool)
+        self.bad |= mask
+        for row in np.flatnonzero(mask)[:_MAX_PROBLEMS]:  # the rows are counted in self.bad
+            text = f"{self.path}, {self.where(int(row))}, attribute {attribute!r}: {describe(row)}"
+            self.found.append((int(row), len(self.found), text))
+
+    def messages(self) -> list[str]:
+        found = sorted(self.found)[:_MAX_PROBLEMS]
+        texts = [text for _, _, text in found]
+        more = int(self.bad.sum()) - len({row for row, _, _ in found})
+        if more > 0:
+            texts.append(f"{self.path}: ... and {more} more invalid rows")
+        return texts
+
+
+def _number(value: Any) -> str:
+    """A plain number for messages (``80``, ``0.5``, ``inf``), never a numpy repr."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _check_numbers(raw, values, problems: _RowProblems, attribute: str) -> None:
+    """Values given in the file (not ``?``) that are not numbers fail their row."""
+    text = raw.astype("string").str.strip().fillna("")
+    given = ~text.isin(["", "?"]).to_numpy(bool)
+    texts = raw.to_numpy(dtype=object)
+    problems.fail(
+        given & np.isnan(values.to_numpy(dtype=float)),
+        attribute,
+        lambda i: f"{texts[i]!s} is not a number",
+    )
 
 
 def _feature_name(name: str) -> str:
@@ -209,7 +305,7 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         if not (folder / name).is_file():
             raise ScenarioError(f"{folder} is not an ASlib scenario: {name} is missing")
 
-    fields = parse_description((folder / "description.txt").read_text(encoding="utf-8"))
+    fields = parse_description(_read_text(folder / "description.txt"))
     scenario_id = _first(fields, "scenario_id") or folder.name
     measures = fields.get("performance_measures") or []
     if not measures:
@@ -237,7 +333,7 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
     cutoff = _as_float(_first(fields, "algorithm_cutoff_time"))
 
     runs_path = folder / "algorithm_runs.arff"
-    names, data = _read_arff(runs_path)
+    names, data, lines = _read_arff(runs_path)
     lower = {n.lower(): n for n in names}
     for needed in ("instance_id", "algorithm", *measures):
         if needed.lower() not in lower:
@@ -245,6 +341,7 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
     raw = pd.DataFrame(data, columns=names)
     if len(raw) == 0:
         raise ScenarioError(f"{runs_path}: no runs")
+    row_problems = _RowProblems(runs_path, lines, len(raw))
     instance = raw[lower["instance_id"]].astype(str)
     algorithm = raw[lower["algorithm"]].astype(str)
     repetition = (
@@ -256,29 +353,45 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         runstatus = raw[lower["runstatus"]].astype("string").fillna("other").str.lower()
     else:
         runstatus = pd.Series("ok", index=raw.index, dtype="string")
-    time = (
-        pd.to_numeric(raw[lower[runtime_measure.lower()]], errors="coerce")
-        if runtime_measure
-        else pd.Series(np.nan, index=raw.index)
-    )
+    if runtime_measure:
+        time_attribute = lower[runtime_measure.lower()]
+        time = pd.to_numeric(raw[time_attribute], errors="coerce").astype(float)
+        _check_numbers(raw[time_attribute], time, row_problems, time_attribute)
+        values = time.to_numpy()
+        row_problems.fail(
+            (values < 0) | np.isinf(values),
+            time_attribute,
+            lambda i: f"time {_number(values[i])} is negative or infinite",
+        )
+    else:
+        time = pd.Series(np.nan, index=raw.index)
     if "runstatus" not in lower and runtime_measure and cutoff is not None:
         runstatus = runstatus.mask(time >= cutoff, "timeout")
+    ok = runstatus == "ok"
     if quality_measure:
-        accuracy = pd.to_numeric(raw[lower[quality_measure.lower()]], errors="coerce")
+        quality_attribute = lower[quality_measure.lower()]
+        accuracy = pd.to_numeric(raw[quality_attribute], errors="coerce").astype(float)
+        _check_numbers(raw[quality_attribute], accuracy, row_problems, quality_attribute)
+        values = accuracy.to_numpy()
+        row_problems.fail(
+            ok.to_numpy(bool) & ((values < 0) | (values > 1)),
+            quality_attribute,
+            lambda i: f"{quality_measure} {_number(values[i])} is outside [0, 1]",
+        )
+        row_problems.fail(
+            ok.to_numpy(bool) & np.isnan(values) & ~row_problems.bad,
+            quality_attribute,
+            lambda i: (
+                f"run of {algorithm.iloc[i]!r} on {instance.iloc[i]!r} has status ok "
+                f"but no value of {quality_measure!r}"
+            ),
+        )
     else:
         accuracy = pd.Series(1.0, index=raw.index)
-    ok = runstatus == "ok"
     status = pd.Series(
         np.where(ok, "ok", np.where(runstatus.isin(_TIMEOUT_STATUSES), "timeout", "error")),
         index=raw.index,
     )
-    bad = ok & accuracy.isna()
-    if bad.any():
-        first = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ScenarioError(
-            f"{runs_path}: run of {algorithm.iloc[first]!r} on {instance.iloc[first]!r} has "
-            f"status ok but no value of {quality_measure!r}"
-        )
     dataset = f"aslib:{scenario_id}:" + instance
     runs = pd.DataFrame(
         {
@@ -299,20 +412,41 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
             + repetition.astype(str),
         }
     )
-    duplicated = runs["source_run_id"].duplicated()
-    if duplicated.any():
-        raise ScenarioError(
-            f"{runs_path}: run {runs['source_run_id'][duplicated].iloc[0]!r} appears twice"
+    key = runs["source_run_id"]
+    repeated = key.duplicated(keep=False).to_numpy()
+    if repeated.any():  # which copy is right cannot be known: none is stored
+        rows_of = key[repeated].groupby(key[repeated], sort=False).indices
+        positions = np.flatnonzero(repeated)
+        copies = {k: positions[v] for k, v in rows_of.items()}
+
+        def others(i: int) -> str:
+            return ", ".join(row_problems.where(int(r)) for r in copies[key.iloc[i]] if r != i)
+
+        row_problems.fail(
+            repeated,
+            "instance_id, algorithm, repetition",
+            lambda i: f"run {key.iloc[i]!r} appears again at {others(i)}; no copy is stored",
         )
+    keep = ~row_problems.bad
 
     features_path = folder / "feature_values.arff"
-    fnames, fdata = _read_arff(features_path)
+    fnames, fdata, flines = _read_arff(features_path)
     flower = {n.lower(): n for n in fnames}
     if "instance_id" not in flower:
         raise ScenarioError(f"{features_path}: column 'instance_id' is missing")
     features = pd.DataFrame(fdata, columns=fnames)
+    feature_problems = _RowProblems(features_path, flines, len(features))
     feature_columns = [n for n in fnames if n.lower() not in ("instance_id", "repetition")]
-    values = features[feature_columns].apply(pd.to_numeric, errors="coerce")
+    values = features[feature_columns].apply(pd.to_numeric, errors="coerce").astype(float)
+    for column in feature_columns:
+        column_values = values[column].to_numpy()
+        _check_numbers(features[column], values[column], feature_problems, column)
+        feature_problems.fail(
+            np.isinf(column_values),
+            column,
+            lambda i, v=column_values: f"{_number(v[i])} is not a finite number",
+        )
+        values.loc[~np.isfinite(column_values), column] = np.nan  # left out when skipped
     values.insert(0, "instance_id", features[flower["instance_id"]].astype(str))
     means = values.groupby("instance_id", sort=True).mean()
     rows = []
@@ -326,23 +460,45 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         record.update(translated)
         rows.append(record)
     metafeatures = pd.DataFrame(rows)
+    problems = row_problems.messages() + feature_problems.messages()
+    run_lines = lines[keep] if lines is not None else None
     return AslibScenario(
         scenario_id=scenario_id,
         path=folder,
         quality_measure=quality_measure,
         runtime_measure=runtime_measure,
-        runs=runs,
+        runs=runs[keep].reset_index(drop=True),
         metafeatures=metafeatures,
+        problems=tuple(problems),
+        n_invalid_runs=int((~keep).sum()),
+        run_lines=run_lines,
     )
+
+
+_FRAME_PROBLEM = re.compile(r"^<DataFrame>, row (\d+), column '([^']*)': (.*)$", re.DOTALL)
+
+
+def _cite(problem: str, path: Path, lines, attributes: dict[str, str]) -> str:
+    """Turn a knowledge-base problem about a frame row into a citation of the ARFF file."""
+    match = _FRAME_PROBLEM.match(problem)
+    if match is None:
+        return plain_numbers(problem.replace("<DataFrame>", str(path), 1))
+    row, column, message = int(match.group(1)) - 1, match.group(2), match.group(3)
+    where = (
+        f"line {int(lines[row])}" if lines is not None and row < len(lines) else f"row {row + 1}"
+    )
+    attribute = attributes.get(column, column)
+    return f"{path}, {where}, attribute {attribute!r}: {plain_numbers(message)}"
 
 
 def ingest_aslib(
     kb: Any,
     path: str | os.PathLike[str] | AslibScenario,
     *,
+    skip_invalid: bool = False,
     progress: Callable[..., None] | None = None,
 ) -> AslibIngestReport:
-    """Store an ASlib scenario's runs and features in a knowledge base.
+    """Store an ASlib scenario's runs and features in a knowledge base, all or nothing.
 
     Parameters
     ----------
@@ -350,34 +506,67 @@ def ingest_aslib(
         Destination.
     path : str, path or AslibScenario
         The scenario folder (or a scenario already read by :func:`read_aslib_scenario`).
+    skip_invalid : bool, default=False
+        Store the valid rows and report the invalid ones, instead of refusing the scenario.
     progress : callable, optional
         Called as ``progress(n, total=...)`` while runs are stored.
 
     Returns
     -------
     AslibIngestReport
+        ``problems`` cite the ARFF file, line and attribute of every row left out.
 
     Raises
     ------
     ScenarioError
-        When the folder is not a readable scenario; nothing is stored then.
+        When the folder is not a readable scenario, or (without ``skip_invalid``) when a row
+        is invalid; nothing is stored then.
     """
     scenario = path if isinstance(path, AslibScenario) else read_aslib_scenario(path)
+    runs_path = scenario.path / "algorithm_runs.arff"
+    if scenario.problems and not skip_invalid:
+        raise _rejected(runs_path, scenario.n_invalid_runs, list(scenario.problems))
     runs = scenario.runs
+    attributes = {
+        "dataset": "instance_id",
+        "algorithm": "algorithm",
+        "seed": "repetition",
+        "status": "runstatus",
+        "error": "runstatus",
+        "source_run_id": "instance_id, algorithm, repetition",
+        "accuracy": scenario.quality_measure or "runstatus",
+        "time": scenario.runtime_measure or "time",
+    }
+    from metarec.exceptions import ImportRejectedError
+
+    try:  # the first write: one transaction, so a refusal leaves the KB as it was
+        report = kb.import_runs(runs, source=SOURCE, skip_invalid=skip_invalid, progress=progress)
+    except ImportRejectedError as exc:
+        cited = [_cite(p, runs_path, scenario.run_lines, attributes) for p in exc.problems]
+        cited = cited or [_cite(str(exc), runs_path, scenario.run_lines, attributes)]
+        raise _rejected(runs_path, None, cited) from None
+    problems = list(scenario.problems)
+    problems += [_cite(p, runs_path, scenario.run_lines, attributes) for p in report.problems]
     datasets = sorted(runs["dataset"].unique())
     algorithms = sorted(runs["algorithm"].unique())
+    if report.rejected:  # only what the knowledge base took: no dataset for a refused row
+        datasets = sorted(set(datasets) & set(kb.datasets()["name"]))
+        algorithms = sorted(set(algorithms) & set(kb.algorithms()["name"]))
     for name in datasets:
         kb.add_dataset(name, source=SOURCE, source_id=name.split(":", 2)[2])
     for name in algorithms:
         kb.add_algorithm(name, parameters={"aslib_scenario": scenario.scenario_id})
     n_metafeatures = 0
-    problems: list[str] = []
-    if len(scenario.metafeatures):
-        mf = kb.import_metafeatures(scenario.metafeatures, skip_invalid=True)
-        n_metafeatures = mf.added + mf.present
-        problems.extend(mf.problems)
-    report = kb.import_runs(runs, source=SOURCE, skip_invalid=True, progress=progress)
-    problems.extend(report.problems)
+    known = set(datasets)
+    metafeatures = scenario.metafeatures
+    if len(metafeatures):
+        metafeatures = metafeatures[metafeatures["dataset"].isin(known)]
+    if len(metafeatures):  # values were checked on reading: this import has nothing to refuse
+        mf = kb.import_metafeatures(metafeatures, skip_invalid=True)
+        n_metafeatures = mf.added + mf.present + mf.updated
+        problems.extend(
+            f"{scenario.path / 'feature_values.arff'}: {plain_numbers(p)}" for p in mf.problems
+        )
     failed = int((runs["status"] != "ok").sum())
     no_time = int(runs["time"].isna().sum())
     return AslibIngestReport(
@@ -386,9 +575,20 @@ def ingest_aslib(
         algorithms=len(algorithms),
         runs_added=report.added,
         runs_present=report.present,
-        runs_rejected=report.rejected,
+        runs_rejected=scenario.n_invalid_runs + report.rejected,
         runs_failed=failed,
         runs_without_time=no_time,
         metafeatures=n_metafeatures,
         problems=tuple(problems),
     )
+
+
+def _rejected(path: Path, n_rows: int | None, problems: list[str]) -> ScenarioError:
+    counted = f"{n_rows} invalid row(s)" if n_rows else "invalid rows"
+    error = ScenarioError(
+        f"{path.parent}: scenario rejected, nothing was stored: {counted}; first: "
+        f"{problems[0]}. Fix the files, or use --skip-invalid (skip_invalid=True) to store "
+        "the valid rows."
+    )
+    error.problems = problems
+    return error

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from metarec.exceptions import IngestError
 
-__all__ = ["OpenMLError", "ScenarioError"]
+__all__ = ["OpenMLError", "ScenarioError", "plain_numbers"]
+
+_NUMPY_REPR = re.compile(r"\b(?:np|numpy)\.(?:float|int|uint)\d*\(([^()]*)\)")
+
+
+def plain_numbers(message: str) -> str:
+    """Return ``message`` with numpy scalar reprs written as plain numbers.
+
+    ``"accuracy np.float64(80.0) is outside [0, 1]"`` -> ``"accuracy 80.0 is outside [0, 1]"``:
+    messages are for people, who never typed ``np.float64``.
+    """
+    return _NUMPY_REPR.sub(r"\1", message)
 
 
 class OpenMLError(IngestError):

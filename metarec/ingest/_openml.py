@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from metarec.exceptions import InvalidInputError, MetarecError
-from metarec.ingest._errors import OpenMLError
+from metarec.ingest._errors import OpenMLError, plain_numbers
 from metarec.ingest._openml_adapter import MAX_PAGE_SIZE, Evaluation, OpenMLClient, TaskInfo
 
 __all__ = [
@@ -215,7 +215,8 @@ def _parse_ids(values: Iterable[int | str] | None, what: str) -> list[int] | Non
         try:
             ids.append(int(value))
         except (TypeError, ValueError):
-            raise InvalidInputError(f"{what} id {value!r} is not an integer") from None
+            shown = repr(value) if isinstance(value, str) else plain_numbers(repr(value))
+            raise InvalidInputError(f"{what} id {shown} is not an integer") from None
     return sorted(set(ids))
 
 
@@ -330,7 +331,7 @@ class _Session:
         self.counts["added"] += report.added
         self.counts["present"] += report.present
         self.counts["rejected"] += report.rejected
-        self.problems.extend(report.problems)
+        self.problems.extend(plain_numbers(p) for p in report.problems)
         self.counts["no_time"] += int(frame["time"].isna().sum())
 
     def _store_dataset(self, data_id: int, task: TaskInfo | None) -> None:

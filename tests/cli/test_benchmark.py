@@ -4,6 +4,7 @@ import json
 
 from click.testing import CliRunner
 
+from metarec.benchmark import default_portfolio
 from metarec.cli import cli
 
 
@@ -63,7 +64,7 @@ def test_benchmark_command_stores_runs_and_reports(tmp_path):
 def test_list_shows_the_portfolio():
     result = CliRunner().invoke(cli, ["benchmark", "--list", "x", "--format", "csv"])
     assert result.exit_code == 0
-    assert result.output.count("\n") == 21  # header + twenty algorithms
+    assert result.output.count("\n") == 1 + len(default_portfolio())  # header + algorithms
     assert "hist_gradient_boosting" in result.output
 
 
@@ -76,11 +77,11 @@ def test_unknown_algorithm_is_a_one_line_error(tmp_path):
             "benchmark",
             "sklearn:iris",
             "-a",
-            "xgboost",
+            "xgb",
         ],
     )
     assert result.exit_code == 1
-    assert result.output.startswith("Error: unknown algorithm 'xgboost'")
+    assert result.output.startswith("Error: unknown algorithm 'xgb'")
     assert "Traceback" not in result.output
 
 

@@ -22,20 +22,14 @@ SECRET = "fedcba9876543210fedcba9876543210"
 
 
 @pytest.fixture
-def db(tmp_path, monkeypatch):
-    """The knowledge base the command writes to (patched in while the store is missing)."""
+def db(tmp_path):
+    """The real knowledge base the command writes to, in a temporary SQLite file."""
     url = f"sqlite:///{tmp_path / 'cli-kb.sqlite'}"
-    kb = make_kb(url)
-    if type(kb).__name__ == "FakeKnowledgeBase":
-        import metarec._commands._ingest as command
-
-        monkeypatch.setattr(command, "open_kb", lambda ctx, **kw: kb)
-    return url, kb, tmp_path / "cli-kb.sqlite"
+    return url, make_kb(url), tmp_path / "cli-kb.sqlite"
 
 
 def _reopen(db):
-    url, kb, _ = db
-    return kb if type(kb).__name__ == "FakeKnowledgeBase" else make_kb(url)
+    return make_kb(db[0])
 
 
 def _invoke(args, **kwargs):

@@ -120,3 +120,25 @@ def test_rank_dataset_and_all(kb):
     assert result.exit_code == 1 and "nope" in result.output
     result = CliRunner().invoke(cli, ["rank", "--dataset", "large", "--all"])
     assert result.exit_code == 2
+
+
+def test_recommend_shows_the_library_and_the_extra_a_missing_one_needs(kb, data_file, monkeypatch):
+    import sys
+
+    runs = kb._runs
+    kb._runs = runs.assign(algorithm=runs["algorithm"].replace({"slow": "lightgbm"}))
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # as if the extra were not installed
+    result = CliRunner().invoke(
+        cli, ["recommend", str(data_file), "--target", "label", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert {r["library"] for r in doc["results"]} == {"fake==1.0"}
+    assert doc["not_installed"] == {"lightgbm": 'pip install "metarec[boosting]"'}
+    result = CliRunner().invoke(cli, ["recommend", str(data_file), "--target", "label"])
+    assert result.exit_code == 0, result.output
+    assert "library" in result.stdout and "fake==1.0" in result.stdout
+    assert (
+        'not installed here: lightgbm; to run them: pip install "metarec[boosting]"'
+        in result.stderr
+    )

@@ -66,11 +66,8 @@ def kb(tmp_path):
 
 
 def make_kb(url):
-    """A knowledge base at ``url`` (the real one; a stand-in while the store is missing)."""
-    try:
-        from metarec.storage import KnowledgeBase
-    except ImportError:  # the store is not there yet: a stand-in with the same contract
-        from tests.ingest._fakekb import FakeKnowledgeBase as KnowledgeBase
+    """The real knowledge base at ``url`` (an import error of the store fails the test)."""
+    from metarec.storage import KnowledgeBase
 
     return KnowledgeBase(url)
 

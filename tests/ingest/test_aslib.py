@@ -235,15 +235,102 @@ def test_broken_scenario_stores_nothing(quality_scenario, kb):
             QUALITY_RUNS,
             "'predictive_accuracy' is minimised",
         ),
-        (
-            QUALITY_DESCRIPTION,
-            QUALITY_RUNS.replace("d1,1,J48,0.90", "d1,1,J48,?"),
-            "status ok but no value of 'predictive_accuracy'",
-        ),
-        (QUALITY_DESCRIPTION, QUALITY_RUNS + "d1,1,J48,0.90,2.5,ok\n", "appears twice"),
     ],
 )
 def test_inconsistent_scenarios_are_refused(tmp_path, description, runs, match):
     folder = _write(tmp_path / "s", description, runs, QUALITY_FEATURES)
     with pytest.raises(ScenarioError, match=match):
         read_aslib_scenario(folder)
+
+
+# Lines of QUALITY_RUNS: 11 d1 J48, 12 d1 NaiveBayes, 13 d2 J48, ..., 16 d2 SMO.
+LONG = "x" * 250
+
+
+@pytest.mark.parametrize(
+    ("runs", "n_valid", "problem"),
+    [
+        (
+            QUALITY_RUNS.replace("d1,1,J48,0.90", "d1,1,J48,?"),
+            5,
+            "algorithm_runs.arff, line 11, attribute 'predictive_accuracy': run of 'J48' on 'd1' "
+            "has status ok but no value of 'predictive_accuracy'",
+        ),
+        (
+            QUALITY_RUNS.replace("d1,1,NaiveBayes,0.80", "d1,1,NaiveBayes,80.0"),
+            5,
+            "algorithm_runs.arff, line 12, attribute 'predictive_accuracy': "
+            "predictive_accuracy 80 is outside [0, 1]",
+        ),
+        (
+            QUALITY_RUNS.replace("d2,1,J48,0.70,10.0", "d2,1,J48,0.70,-1.5"),
+            5,
+            "algorithm_runs.arff, line 13, attribute 'runtime': time -1.5 is negative or infinite",
+        ),
+        (
+            QUALITY_RUNS + "d1,1,J48,0.95,2.5,ok\n",
+            5,
+            "algorithm_runs.arff, line 11, attribute 'instance_id, algorithm, repetition': run "
+            "'MINI-WEKA/d1/J48/1' appears again at line 17; no copy is stored",
+        ),
+        (  # found by the knowledge base, cited in the ARFF file all the same
+            QUALITY_RUNS.replace("d2,1,J48,0.70", f"{LONG},1,J48,0.70"),
+            5,
+            "algorithm_runs.arff, line 13, attribute 'instance_id': dataset is longer than 255 "
+            "characters",
+        ),
+    ],
+)
+def test_invalid_row_rejects_the_whole_scenario_citing_file_line_attribute(
+    tmp_path, kb, runs, n_valid, problem
+):
+    folder = _write(tmp_path / "s", QUALITY_DESCRIPTION, runs, QUALITY_FEATURES)
+    with pytest.raises(ScenarioError) as info:
+        ingest_aslib(kb, folder)
+    message = str(info.value)
+    assert "scenario rejected, nothing was stored" in message and "--skip-invalid" in message
+    assert f"first: {folder / problem.split(', ', 1)[0]}, {problem.split(', ', 1)[1]}" in message
+    assert "<DataFrame>" not in message and "np." not in message
+    assert kb.count("runs") == 0 and kb.count("datasets") == 0 and kb.count("metafeatures") == 0
+
+    report = ingest_aslib(kb, folder, skip_invalid=True)
+    assert report.runs_added == n_valid
+    assert report.runs_rejected == 6 + runs.count("\nd1,1,J48,0.95") - n_valid
+    assert (
+        report.problems[0]
+        == str(folder / problem.split(", ", 1)[0]) + ", " + problem.split(", ", 1)[1]
+    )
+    assert kb.count("runs") == n_valid
+    lines = {p.split(", attribute")[0] for p in report.problems}
+    assert len(lines) == report.runs_rejected  # every invalid row cited, by its line
+    assert all(", line " in p and "attribute" in p for p in report.problems)
+    assert report.datasets == 2 and kb.count("datasets") == 2  # none for a refused row
+
+
+def test_non_finite_feature_value_is_cited_and_left_out(tmp_path, kb):
+    features = QUALITY_FEATURES.replace("d1,1,100,2,75,25,0.5", "d1,1,100,2,75,25,inf")
+    folder = _write(tmp_path / "s", QUALITY_DESCRIPTION, QUALITY_RUNS, features)
+    with pytest.raises(ScenarioError, match=r"feature_values.arff, line 12, attribute 'skew mean'"):
+        ingest_aslib(kb, folder)
+    assert kb.count("runs") == 0
+    report = ingest_aslib(kb, folder, skip_invalid=True)
+    assert report.runs_added == 6
+    assert report.problems == (
+        f"{folder / 'feature_values.arff'}, line 12, attribute 'skew mean': inf is not a "
+        "finite number",
+    )
+    mf = kb.metafeatures().set_index("dataset")
+    assert math.isnan(mf.loc["aslib:MINI-WEKA:d1", "aslib_skew_mean"])
+    assert mf.loc["aslib:MINI-WEKA:d2", "aslib_skew_mean"] == 1.5
+
+
+def test_description_that_is_not_utf8_is_a_scenario_error(tmp_path):
+    folder = _write(tmp_path / "s", QUALITY_DESCRIPTION, QUALITY_RUNS, QUALITY_FEATURES)
+    (folder / "description.txt").write_bytes(
+        QUALITY_DESCRIPTION.replace("MINI-WEKA", "MINI-W\u00c9KA").encode("latin-1")
+    )
+    with pytest.raises(ScenarioError) as info:
+        read_aslib_scenario(folder)
+    assert str(info.value) == (
+        f"{folder / 'description.txt'}, line 1: not UTF-8 text (byte 0xc9); save the file as UTF-8"
+    )

@@ -19,6 +19,12 @@ class FrameKB:
     def metafeatures(self, **kwargs) -> pd.DataFrame:
         return self._metafeatures.copy()
 
+    def algorithms(self) -> pd.DataFrame:
+        names = sorted(self._runs["algorithm"].unique())
+        return pd.DataFrame(
+            {"name": names, "family": "other", "library": "fake==1.0", "parameters": "{}"}
+        )
+
 
 def tiny_kb() -> FrameKB:
     """Three datasets x three algorithms; see tests for the hand computations.

@@ -1,0 +1,91 @@
+"""Rebuild metarec's built-in knowledge base: the default portfolio on the PMLB datasets.
+
+Usage (from a checkout, one command; rerun the same command to resume after an interruption)::
+
+    python benchmarks/rebuild_builtin.py /path/to/pmlb [-j 2] [--timeout 60]
+        [--db sqlite:///builtin.sqlite] [--out metarec/_resources]
+
+Steps:
+
+1. Refuses to start unless every algorithm of the default portfolio can run here (the
+   gradient-boosting libraries come with ``pip install -e ".[boosting]"``): a built-in KB
+   must not silently lack algorithms.
+2. ``metarec --db DB benchmark PMLB_DIR --protocol cv10 --seed 0 -j J --timeout T``: stratified
+   10-fold CV, the same folds for every algorithm.  A rerun skips what is stored (resumes).
+3. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
+   then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
+   algorithm) and the size of every resource file, for the README.
+
+PMLB_DIR is a folder of ``.tsv.gz`` files with a ``target`` column (117 classification
+datasets in this project's copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", help="folder of PMLB .tsv.gz files")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per fit")
+    parser.add_argument("--db", default=f"sqlite:///{ROOT / 'builtin.sqlite'}")
+    parser.add_argument("--out", default=str(ROOT / "metarec" / "_resources"))
+    args = parser.parse_args(argv)
+
+    from metarec.benchmark import default_portfolio, export_builtin
+    from metarec.storage import KnowledgeBase
+
+    missing = default_portfolio().missing()
+    if missing:
+        hints = "; ".join(sorted({a.install_hint for a in missing}))
+        print(
+            f"error: {', '.join(a.name for a in missing)} cannot run here ({hints}); "
+            "the built-in knowledge base needs the whole default portfolio",
+            file=sys.stderr,
+        )
+        return 1
+    command = [
+        sys.executable, "-m", "metarec.cli", "--db", args.db, "benchmark", args.data,
+        "--protocol", "cv10", "--seed", "0", "-j", str(args.jobs), "--timeout", str(args.timeout),
+    ]  # fmt: skip
+    print("$", " ".join(command[2:]), flush=True)
+    start = time.perf_counter()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(command, env=env)
+    if done.returncode != 0:
+        print(f"error: the benchmark stopped (exit {done.returncode}); run the same command "
+              "again to resume", file=sys.stderr)  # fmt: skip
+        return done.returncode
+    print(f"benchmark: {(time.perf_counter() - start) / 60:.1f} min wall")
+
+    kb = KnowledgeBase(args.db)
+    written = export_builtin(kb, args.out)
+    runs = kb.runs(aggregate=False)
+    pairs = kb.runs()
+    print(f"datasets {kb.count('datasets')}, algorithms {kb.count('algorithms')}, "
+          f"runs {len(runs)} ({runs['status'].value_counts().to_dict()})")  # fmt: skip
+    failed = pairs[pairs["n_failed"] > 0].groupby("algorithm").size()
+    print("failed (dataset, algorithm) pairs by algorithm:", failed.to_dict() or "none")
+    total = 0
+    for name, path in written.items():
+        size = path.stat().st_size
+        total += size
+        print(f"{path}  {size / 1e6:.2f} MB ({name})")
+    print(f"resources in all: {total / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
