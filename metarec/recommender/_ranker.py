@@ -56,9 +56,11 @@ from metarec.recommender._neighbours import (
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
 
-__all__ = ["Recommender", "METHODS"]
+__all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
-METHODS = ("a3r", "arr", "ar", "ar*")
+#: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
+STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
+METHODS = STRATEGIES[1:]
 SR_FLOOR = 1e-3
 #: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
 #: depend on the machine and differ between two extractions of the same data.
@@ -134,17 +136,24 @@ class Recommender(BaseEstimator):
     def __init__(
         self,
         *,
-        k: int | None = 5,
+        k: int | None = 10,
         n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
         normalize: bool = True,
-        method: str = "a3r",
+        strategy: str = "learned",
+        method: str | None = None,
         distance: str = "l1-range",
         weights: str | None = "distance",
         acc_d: float = 0.1,
         features=None,
         tried_scale: float = float("inf"),
+        n_plan: int = 2,
+        time_floor: float = 0.001,
+        plan_rule: str = "ratio",
+        order: str = "rank",
+        n_estimators: int = 100,
+        min_samples_leaf: int = 2,
         random_state=None,
     ) -> None:
         self.k = k
@@ -152,20 +161,45 @@ class Recommender(BaseEstimator):
         self.metric = metric
         self.time = time
         self.normalize = normalize
+        self.strategy = strategy
         self.method = method
         self.distance = distance
         self.weights = weights
         self.acc_d = acc_d
         self.features = features
         self.tried_scale = tried_scale
+        self.n_plan = n_plan
+        self.time_floor = time_floor
+        self.plan_rule = plan_rule
+        self.order = order
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
+    def _strategy(self) -> str:
+        """The ranking strategy in force (``method``, when given, overrides ``strategy``)."""
+        return self.method if self.method is not None else self.strategy
+
     def _validate_params(self) -> None:
-        if self.method not in METHODS:
+        if self.strategy not in STRATEGIES:
             raise InvalidInputError(
-                f"method must be one of {', '.join(METHODS)}; got {self.method!r}"
+                f"strategy must be one of {', '.join(STRATEGIES)}; got {self.strategy!r}"
             )
+        if self.method is not None and self.method not in STRATEGIES:
+            raise InvalidInputError(
+                f"method must be one of {', '.join(STRATEGIES)}; got {self.method!r}"
+            )
+        if int(self.n_plan) != self.n_plan or self.n_plan < 0:
+            raise InvalidInputError(f"n_plan must be a non-negative integer; got {self.n_plan!r}")
+        if not (np.isfinite(self.time_floor) and self.time_floor > 0):
+            raise InvalidInputError(
+                f"time_floor must be a positive number of seconds; got {self.time_floor!r}"
+            )
+        if self.plan_rule not in ("area", "ratio"):
+            raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
+        if self.order not in ("rank", "score"):
+            raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:
             raise InvalidInputError(
                 f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
@@ -304,7 +338,120 @@ class Recommender(BaseEstimator):
         self.log_time_ = log_t
         self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
         self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
+        self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
+        self.row_time_ = np.nansum(np.where(usable, tim, np.nan), axis=1)
+        self.model_features_ = list(names)
+        self.predictions_ = {}
+        if self._strategy() == "learned":
+            self.model_ = self._fit_model(np.ones(datasets.size, dtype=bool))
         return self
+
+    def _fit_model(self, rows: np.ndarray):
+        """The performance model fitted on the datasets ``rows`` (bool mask)."""
+        from metarec.recommender._model import PerformanceModel
+
+        X = self.raw_metafeatures_[self.model_features_].to_numpy(float)[rows]
+        return PerformanceModel(
+            n=float(self.n),
+            n_estimators=self.n_estimators,
+            min_samples_leaf=self.min_samples_leaf,
+            random_state=self._seed(),
+        ).fit(
+            X,
+            self.accuracy_[rows],
+            np.where(self.present_[rows], self.log_time_[rows], np.nan),
+            self.present_[rows],
+        )
+
+    def _seed(self):
+        if isinstance(self.random_state, np.random.RandomState):
+            return self.random_state.randint(2**31)
+        return 0 if self.random_state is None else self.random_state
+
+    def _predict(self, query: Mapping[str, float], excluded: np.ndarray) -> dict:
+        """The model's predictions for a new dataset, from a model that never saw ``excluded``.
+
+        When datasets of the knowledge base are excluded (leave-one-dataset-out evaluation),
+        the model is refitted without them; the predictions are kept in ``predictions_``
+        (keyed by the excluded datasets and the query), so every strategy evaluated on the
+        same left-out dataset shares one fit.
+        """
+        x = np.full((1, len(self.model_features_)), np.nan)
+        for i, name in enumerate(self.model_features_):
+            try:
+                x[0, i] = float(query.get(name, np.nan))
+            except (TypeError, ValueError):
+                continue
+        if not excluded.any():
+            if not hasattr(self, "model_"):
+                self.model_ = self._fit_model(np.ones(self.datasets_.size, dtype=bool))
+            return self.model_.predict(x)
+        key = (
+            tuple(str(d) for d in self.datasets_[excluded]),
+            tuple(np.round(np.nan_to_num(x[0], nan=-1.2345e300), 12)),
+            self.n_estimators,
+            self.min_samples_leaf,
+            float(self.n),
+        )
+        if key not in self.predictions_:
+            self.predictions_[key] = self._fit_model(~excluded).predict(x)
+        return self.predictions_[key]
+
+    def _learned(self, query, idx, w, excluded, keep, tried):
+        """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
+        from metarec.recommender._planner import plan_first
+
+        pred = self._predict(query, excluded)
+        exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+        log_time = pred["log_time"][0]
+        if self.order == "rank":
+            key = pred["rank"][0]
+        else:
+            key = -(
+                np.log(np.clip(exp_acc, SR_FLOOR, None))
+                - np.maximum(log_time, np.log(self.time_floor)) / float(self.n)
+            )
+        j = np.flatnonzero(keep)
+        model_order = j[np.lexsort((self._ties(j), key[j]))]
+        pres = self.present_[idx]
+        acc_nb = np.where(pres, self.accuracy_[idx], np.nan)
+        time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
+        with np.errstate(all="ignore"):
+            best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
+        start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)
+        start = np.minimum(start, best_nb)
+        clock = np.zeros(idx.size)
+        for name in tried:
+            t = self.algorithm_index_.get(str(name))
+            if t is not None:
+                has = pres[:, t]
+                start = np.where(has, np.maximum(start, acc_nb[:, t]), start)
+                clock = clock + np.where(has, time_nb[:, t], 0.0)
+        horizon = float(np.max(self.row_time_[~excluded], initial=0.0))
+        horizon = max(horizon, 10.0 * float(self.time_floor))
+        picks, _ = plan_first(
+            acc_nb,
+            time_nb,
+            w,
+            best_nb,
+            start,
+            clock,
+            keep,
+            n_plan=int(self.n_plan),
+            floor=float(self.time_floor),
+            horizon=horizon,
+            rule=self.plan_rule,
+        )
+        picked = set(picks)
+        order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
+        basis = np.full(self.algorithms_.size, "model", dtype=object)
+        basis[picks] = "planner"
+        return order, key, exp_acc, np.exp(log_time), basis
+
+    def _ties(self, j: np.ndarray) -> np.ndarray:
+        if self.random_state is None:
+            return np.argsort(np.argsort(self.algorithms_[j].astype(str)))
+        return np.random.default_rng(self._seed()).permutation(j.size)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "present_"):
@@ -380,11 +527,18 @@ class Recommender(BaseEstimator):
                 tried_idx.append(j)
         if tried:
             w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
-        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
-        order = self._order(scores, exp_acc, keep)
-        if tried:
+        strategy = self._strategy()
+        basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
+        if strategy == "learned":
+            order, scores, exp_acc, exp_time, basis = self._learned(
+                query, idx, w, excluded, keep, tried
+            )
+        else:
+            order = self._order(scores, exp_acc, keep)
+        if tried and strategy != "learned":
             gain = incumbent_gain(self, idx, w, tried)
             if gain is not None:
                 # most expected gain over the best tried algorithm first; no evidence last;
@@ -412,13 +566,16 @@ class Recommender(BaseEstimator):
                 expected_time=float(exp_time[j]),
                 n_datasets=int(n_sup[j]),
                 n_failed=int(n_fail[j]),
+                expected_accuracy_low=float(acc_low[j]),
+                expected_accuracy_high=float(acc_high[j]),
+                basis=str(basis[j]) if budget is None else "budget plan",
             )
             for r, j in enumerate(order)
         )
         return Ranking(
             entries=entries,
             neighbours=neighbours,
-            method=self.method,
+            method=strategy,
             metric=self.metric,
             time=self.time,
             budget=None if budget is None else float(budget),
@@ -452,7 +609,7 @@ class Recommender(BaseEstimator):
                 )
             idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
         w = np.ones(idx.size)
-        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
         order = self._order(scores, exp_acc, n_sup > 0)
         return Ranking(
             entries=tuple(
@@ -464,11 +621,14 @@ class Recommender(BaseEstimator):
                     float(exp_time[j]),
                     int(n_sup[j]),
                     int(n_fail[j]),
+                    expected_accuracy_low=float(acc_low[j]),
+                    expected_accuracy_high=float(acc_high[j]),
+                    basis="stored results",
                 )
                 for r, j in enumerate(order)
             ),
             neighbours=tuple(Neighbour(str(self.datasets_[i]), float("nan"), 1.0) for i in idx),
-            method=self.method,
+            method=self._strategy() if self._strategy() != "learned" else "a3r",
             metric=self.metric,
             time=self.time,
         )
@@ -505,20 +665,25 @@ class Recommender(BaseEstimator):
             )
         n_sup = m.sum(axis=0).astype(int)
         n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
-        if self.method == "a3r":
+        with np.errstate(invalid="ignore"):
+            acc_nb = np.where(m > 0, self.accuracy_[idx], np.nan)
+            acc_low = np.where(n_sup > 0, np.nanmin(np.where(m > 0, acc_nb, np.inf), 0), np.nan)
+            acc_high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
+        method = self._strategy()
+        if method in ("a3r", "learned"):
             z = self.log_sr_[idx] - self.log_time_[idx] / float(self.n)
             scores = pairwise_log_score(z, m, w)
-        elif self.method == "arr":
+        elif method == "arr":
             scores = self._arr_scores(idx, m, w)
         else:
-            if self.method == "ar":
+            if method == "ar":
                 values = np.where(m > 0, self.log_sr_[idx], np.nan)
             else:
                 values = np.where(
                     m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan
                 )
             scores = average_rank(values, w)
-        return scores, exp_acc, exp_time, n_sup, n_fail
+        return scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high
 
     def _arr_scores(self, idx, m, w):
         """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
@@ -544,7 +709,7 @@ class Recommender(BaseEstimator):
         """Indices of kept algorithms, best first; NaN scores last."""
         j = np.flatnonzero(keep)
         s = scores[j]
-        key = -s if self.method in ("a3r", "arr") else s
+        key = -s if self._strategy() in ("a3r", "arr", "learned") else s
         key = np.where(np.isfinite(key), key, np.inf)
         acc_key = -np.nan_to_num(exp_acc[j], nan=-np.inf)
         if self.random_state is None:

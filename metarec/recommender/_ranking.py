@@ -37,6 +37,14 @@ class RankedAlgorithm:
         Number of neighbours with a result for the algorithm: the evidence the score rests on.
     n_failed : int
         How many of those results are failed or timed-out runs.
+    expected_accuracy_low, expected_accuracy_high : float
+        The lowest and highest accuracy of the algorithm among those neighbours: the spread
+        of the evidence, not a confidence interval (NaN without evidence).
+    basis : str
+        What the position rests on: ``"planner"`` (chosen by the loss-time planner from the
+        neighbours' accuracies and times), ``"model"`` (the learned performance model's
+        predicted A3R order), ``"neighbours"`` (the classic strategies' aggregation over the
+        neighbours), ``"budget plan"`` or ``"stored results"``.
     """
 
     algorithm: str
@@ -46,6 +54,9 @@ class RankedAlgorithm:
     expected_time: float
     n_datasets: int
     n_failed: int = 0
+    expected_accuracy_low: float = float("nan")
+    expected_accuracy_high: float = float("nan")
+    basis: str = "neighbours"
 
 
 @dataclass(frozen=True)
@@ -135,9 +146,12 @@ class Ranking:
                 "score": [float(e.score) for e in self.entries],
                 "rank": [int(e.rank) for e in self.entries],
                 "expected_accuracy": [float(e.expected_accuracy) for e in self.entries],
+                "expected_accuracy_low": [float(e.expected_accuracy_low) for e in self.entries],
+                "expected_accuracy_high": [float(e.expected_accuracy_high) for e in self.entries],
                 "expected_time": [float(e.expected_time) for e in self.entries],
                 "n_datasets": [int(e.n_datasets) for e in self.entries],
                 "n_failed": [int(e.n_failed) for e in self.entries],
+                "basis": [e.basis for e in self.entries],
             }
         )
         if self.plan:
