@@ -72,7 +72,8 @@ def _key(kb, rec: Recommender) -> str:
     h = hashlib.sha256()
     h.update(pd.util.hash_pandas_object(kb.runs(), index=False).values.tobytes())
     h.update(pd.util.hash_pandas_object(kb.metafeatures(), index=False).values.tobytes())
-    h.update(repr(sorted(rec.get_params().items())).encode())
+    model_params = ("n", "n_estimators", "min_samples_leaf", "random_state", "metric", "time")
+    h.update(repr([rec.get_params()[p] for p in model_params]).encode())
     return h.hexdigest()[:16]
 
 

@@ -7,6 +7,7 @@ import click
 from metarec._commands._output import echo_note, emit, format_option, open_kb
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
+STRATEGY_CHOICES = ("learned", *METHOD_CHOICES)
 
 
 def _parse_k(value: str | None):
@@ -46,10 +47,12 @@ def parse_tried(values) -> dict[str, tuple[float, float]]:
     return tried
 
 
-def _recommender(k, n, metric, method):
+def _recommender(k, n, metric, method, strategy=None):
     from metarec.recommender import Recommender
 
     params = {"metric": metric}
+    if strategy is not None:
+        params["strategy"] = strategy
     if k is not None:
         params["k"] = None if k == "all" else k
     if n is not None:
@@ -69,7 +72,16 @@ def _recommender(k, n, metric, method):
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
-@click.option("--method", type=click.Choice(METHOD_CHOICES), help="Ranking method [default: a3r].")
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGY_CHOICES),
+    help="Ranking strategy [default: learned].",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHOD_CHOICES),
+    help="Classic ranking method (overrides --strategy).",
+)
 @click.option(
     "--budget", type=float, metavar="SECONDS", help="Plan the runs that fit in a time budget."
 )
@@ -81,7 +93,7 @@ def _recommender(k, n, metric, method):
 )
 @format_option()
 @click.pass_context
-def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
+def recommend(ctx, data, target, k, n, metric, strategy, method, budget, tried, fmt):
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
     DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME.  The ranking comes from
@@ -100,7 +112,7 @@ def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
 
     dataset = load_dataset(data, target=target)  # a bad DATA fails before any KB work
     kb = open_kb(ctx, builtin_fallback=True)
-    model = _recommender(k_value, n, metric, method).fit(kb)
+    model = _recommender(k_value, n, metric, method, strategy).fit(kb)
     ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = ranking.to_frame()
     neighbours = ranking.neighbours_frame()

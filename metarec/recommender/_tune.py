@@ -45,8 +45,8 @@ __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 BASELINES = ("global AR*", "kNN AR*", "a3r")
 
 DEFAULT_GRID: Mapping[str, tuple] = {
-    "k": (5, 10, 20),
-    "n_plan": (0, 1, 2, 3, 5),
+    "k": (5, 10, 20, 40),
+    "n_plan": (0, 1, 2, 3, 4, 6),
     "time_floor": (0.001, 0.1, 1.0),
     "plan_rule": ("area", "ratio"),
     "order": ("rank", "score"),
