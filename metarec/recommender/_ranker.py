@@ -152,6 +152,7 @@ class Recommender(BaseEstimator):
         time_floor: float = 0.001,
         plan_rule: str = "ratio",
         order: str = "rank",
+        time_scaling: str | None = None,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,
@@ -172,6 +173,7 @@ class Recommender(BaseEstimator):
         self.time_floor = time_floor
         self.plan_rule = plan_rule
         self.order = order
+        self.time_scaling = time_scaling
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
@@ -198,6 +200,10 @@ class Recommender(BaseEstimator):
             )
         if self.plan_rule not in ("area", "ratio"):
             raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
+        if self.time_scaling not in (None, "rows"):
+            raise InvalidInputError(
+                f"time_scaling must be None or 'rows'; got {self.time_scaling!r}"
+            )
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:
@@ -416,6 +422,8 @@ class Recommender(BaseEstimator):
         pres = self.present_[idx]
         acc_nb = np.where(pres, self.accuracy_[idx], np.nan)
         time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
+        if self.time_scaling == "rows":
+            time_nb = time_nb * self._row_ratio(query, idx)[:, None]
         with np.errstate(all="ignore"):
             best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
         start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)
@@ -447,6 +455,19 @@ class Recommender(BaseEstimator):
         basis = np.full(self.algorithms_.size, "model", dtype=object)
         basis[picks] = "planner"
         return order, key, exp_acc, np.exp(log_time), basis
+
+    def _row_ratio(self, query, idx) -> np.ndarray:
+        """``n_instances`` of the new dataset over each neighbour's (1 where unknown)."""
+        try:
+            rows = float(query.get("n_instances", np.nan))
+        except (TypeError, ValueError):
+            rows = np.nan
+        if "n_instances" not in self.raw_metafeatures_.columns or not rows > 0:
+            return np.ones(idx.size)
+        theirs = self.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = rows / theirs
+        return np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
 
     def _ties(self, j: np.ndarray) -> np.ndarray:
         if self.random_state is None:

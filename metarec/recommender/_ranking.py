@@ -93,7 +93,7 @@ class Ranking:
     neighbours : tuple of Neighbour
         Datasets the ranking was computed from, nearest first.
     method : str
-        Ranking method (``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``).
+        Ranking strategy (``"learned"``, ``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``).
     metric, time : str
         Names of the performance and time columns used.
     budget : float or None
@@ -184,10 +184,21 @@ class Ranking:
             if not math.isnan(top.score)
             else "no dataset (no evidence)"
         )
-        text = (
-            f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
-            f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
-        )
+        if self.method == "learned":
+            planned = sum(1 for e in self.entries if e.basis == "planner")
+            text = (
+                f"Ranked by the learned performance model (predicted A3R order from the "
+                f"metafeatures); the first {planned} position(s) chosen by the loss-time planner "
+                f"from {len(self.neighbours)} neighbouring dataset(s) ({names}{more}); the first "
+                f"choice, {top.algorithm}, rests on {top.basis}"
+                f" ({evidence} ran it; predicted accuracy {top.expected_accuracy:.3f}, "
+                f"time {top.expected_time:.3g} s)."
+            )
+        else:
+            text = (
+                f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
+                f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
+            )
         if self.tried:
             text += f" Already tried: {', '.join(self.tried)}."
         if self.budget is not None:

@@ -240,3 +240,13 @@ def test_learned_strategy_on_tiny_kb_learns_the_order():
     )
     assert rec.recommend(metafeatures={"c": 0.0}).algorithms[0] == "alg0"
     assert rec.recommend(metafeatures={"c": 1.0}).algorithms[0] == "alg3"
+
+
+def test_time_scaling_by_rows_multiplies_neighbour_times():
+    rec = Recommender(n_estimators=5, time_scaling="rows").fit(random_kb(seed=9))
+    idx = np.array([0, 1, 2])
+    theirs = rec.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
+    np.testing.assert_allclose(rec._row_ratio({"n_instances": 1000.0}, idx), 1000.0 / theirs)
+    np.testing.assert_allclose(rec._row_ratio({"f1": 0.0}, idx), 1.0)
+    with pytest.raises(InvalidInputError):
+        Recommender(time_scaling="cubic").fit(random_kb(seed=9))
