@@ -87,9 +87,15 @@ class Recommender(BaseEstimator):
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
 
-    method : {"a3r", "arr", "ar", "ar*"}, default="a3r"
-        ``"a3r"``: pairwise A3R; ``"arr"``: pairwise ARR with parameter ``acc_d`` (Brazdil et
-        al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``: average rank of A3R.
+    strategy : {"learned", "a3r", "arr", "ar", "ar*"}, default="learned"
+        ``"learned"``: the loss-time planner (:mod:`metarec.recommender._planner`) picks the
+        first ``n_plan`` algorithms from the neighbours' accuracies and times, then the
+        performance model's (:mod:`metarec.recommender._model`) predicted A3R order follows;
+        ``"a3r"``: pairwise A3R over the neighbours; ``"arr"``: pairwise ARR with parameter
+        ``acc_d`` (Brazdil et al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``:
+        average rank of A3R.
+    method : {None, "learned", "a3r", "arr", "ar", "ar*"}, default=None
+        When given, overrides ``strategy`` (kept for the classic ``method=`` spelling).
     distance : {"l1-range", "standardized"}, default="l1-range"
         Metafeature distance.
     weights : {None, "distance"}, default="distance"
@@ -105,8 +111,24 @@ class Recommender(BaseEstimator):
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms
         (``inf``: no re-weighting; candidates are still ordered by expected gain).
+    n_plan : int, default=2
+        Algorithms chosen by the loss-time planner before the model's order (``"learned"``).
+    time_floor : float, default=0.001
+        Seconds below which a run costs the planner no log time ("time that matters").
+    plan_rule : {"ratio", "area"}, default="ratio"
+        Planner criterion: expected loss reduction per unit of log time, or expected area
+        under the loss-versus-log-time curve.
+    order : {"rank", "score"}, default="rank"
+        Model order after the planner: predicted A3R rank, or A3R of the predicted accuracy
+        and time (times floored at ``time_floor``).
+    time_scaling : {None, "rows", "model"}, default=None
+        How the planner scales neighbours' times to the new dataset: not at all, by the ratio
+        of ``n_instances``, or to the model's predicted time level.
+    n_estimators, min_samples_leaf : int, default=100, 2
+        Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
-        Breaks exact ties between scores at random; ``None`` breaks them by name.
+        Seed of the performance model's trees; breaks exact ties between scores at random
+        (``None``: trees seeded with 0, ties broken by name).
 
     Attributes
     ----------
@@ -124,13 +146,21 @@ class Recommender(BaseEstimator):
         Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
+    model_ : PerformanceModel
+        The performance model fitted on every dataset (``"learned"`` only).
+    predictions_ : dict
+        Predictions of models refitted without excluded datasets (see ``recommend``).
 
     Notes
     -----
-    The defaults (``k=5, n=32, weights="distance", distance="l1-range", normalize=True``,
-    ``tried_scale=inf``)
-    were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
-    (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
+    The learned strategy's defaults (``k=10, n_plan=2, time_floor=0.001, plan_rule="ratio",
+    order="rank", time_scaling=None``) were chosen by the held-out procedure of
+    :func:`metarec.recommender._tune.tune_recommender` on the built-in knowledge base and the
+    TabZilla run history together (``python benchmarks/tune_recommender.py``), not by hand on
+    the evaluation set.  ``Recommender(strategy="a3r", k=5)`` is the former default ranking.
+
+    Fitted attributes are arrays, dicts and the model (no reference to the knowledge base),
+    so a fitted recommender pickles.
     """
 
     def __init__(
@@ -200,9 +230,9 @@ class Recommender(BaseEstimator):
             )
         if self.plan_rule not in ("area", "ratio"):
             raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
-        if self.time_scaling not in (None, "rows"):
+        if self.time_scaling not in (None, "rows", "model"):
             raise InvalidInputError(
-                f"time_scaling must be None or 'rows'; got {self.time_scaling!r}"
+                f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
             )
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
@@ -424,6 +454,13 @@ class Recommender(BaseEstimator):
         time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
         if self.time_scaling == "rows":
             time_nb = time_nb * self._row_ratio(query, idx)[:, None]
+        elif self.time_scaling == "model":
+            # each neighbour's times, moved to the level the model predicts for the new dataset
+            wm = np.where(pres, w[:, None], 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                level = (wm * np.nan_to_num(np.log(time_nb))).sum(0) / wm.sum(0)
+            shift = np.where(np.isfinite(level), log_time - level, 0.0)
+            time_nb = time_nb * np.exp(shift)[None, :]
         with np.errstate(all="ignore"):
             best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
         start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)

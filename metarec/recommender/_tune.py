@@ -50,7 +50,7 @@ DEFAULT_GRID: Mapping[str, tuple] = {
     "time_floor": (0.001, 0.1, 1.0),
     "plan_rule": ("area", "ratio"),
     "order": ("rank", "score"),
-    "time_scaling": (None, "rows"),
+    "time_scaling": (None, "rows", "model"),
 }
 
 
