@@ -85,6 +85,7 @@ class PerformanceModel:
         False are ignored (imputed for training only).
         """
         from sklearn.ensemble import ExtraTreesRegressor
+        from threadpoolctl import threadpool_limits
 
         X = np.asarray(X, dtype=float)
         X = np.where(np.isfinite(X), X, np.nan)
@@ -102,9 +103,12 @@ class PerformanceModel:
         scale = np.where(scale > 0, scale, 1.0)
         ys = (y - centre) / scale
         r = int(min(self.n_components, ys.shape[0], ys.shape[1]))
-        _, _, vt = np.linalg.svd(ys, full_matrices=False)
-        basis = vt[:r]
-        comps = ys @ basis.T
+        # one BLAS thread: multi-threaded reductions round differently, and a rounding
+        # difference can flip a tree split; the model must not depend on the machine's threads
+        with threadpool_limits(limits=1):
+            _, _, vt = np.linalg.svd(ys, full_matrices=False)
+            basis = vt[:r]
+            comps = ys @ basis.T
         with np.errstate(all="ignore"):
             median = np.nanmedian(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
         self.median_ = np.where(np.isfinite(median), median, 0.0)
@@ -145,7 +149,7 @@ class PerformanceModel:
         Xf = np.where(np.isnan(X), self.median_, X)
         comps = self.trees_.predict(Xf)
         comps = comps.reshape(X.shape[0], -1)
-        y = (comps @ self.basis_) * self.scale_ + self.centre_
+        y = np.einsum("ij,jk->ik", comps, self.basis_) * self.scale_ + self.centre_
         a = self.n_algorithms_
         return {
             "rank": y[:, :a],
