@@ -250,3 +250,21 @@ def test_time_scaling_by_rows_multiplies_neighbour_times():
     np.testing.assert_allclose(rec._row_ratio({"f1": 0.0}, idx), 1.0)
     with pytest.raises(InvalidInputError):
         Recommender(time_scaling="cubic").fit(random_kb(seed=9))
+
+
+@pytest.mark.slow
+def test_learned_default_on_the_builtin_kb_end_to_end():
+    from metarec.storage import KnowledgeBase
+
+    kb = KnowledgeBase.builtin()
+    rec = Recommender().fit(kb)
+    names = list(rec.datasets_[:12])
+    result = evaluate_recommender(kb, rec, datasets=names, fitted=True, n_random=5)
+    s = result.summary.set_index("method")
+    assert s.loc["metarec", "mil"] < s.loc["random", "mil"]
+    assert s.loc["metarec", "spearman"] > s.loc["random", "spearman"]
+    # one model per left-out dataset, none of which saw it
+    assert {key[0] for key in rec.predictions_} == {(d,) for d in names}
+    again = pickle.loads(pickle.dumps(rec))
+    q = {c: v for c, v in rec.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
+    assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
