@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
-from metarec.recommender._compat import arr, normalized_metric, task_from_n_classes
+from metarec.recommender._compat import arr
 from metarec.recommender._neighbours import (
     DISTANCES,
     MetafeatureScaler,
@@ -55,6 +55,8 @@ from metarec.recommender._neighbours import (
     similarity_weights,
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
+from metarec.recommender._results import _aggregate_runs, _baseline, _normalize
+from metarec.recommender._scoring import _mean_over_competitors, average_rank, pairwise_log_score
 
 __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
@@ -780,151 +782,3 @@ class Recommender(BaseEstimator):
             )
             tie = rng.permutation(j.size)
         return j[np.lexsort((tie, acc_key, np.round(key, 12)))]
-
-
-def pairwise_log_score(z: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Mean over competitors of the weighted geometric mean over datasets of ``exp(z_p - z_q)``.
-
-    Parameters
-    ----------
-    z : ndarray of shape (n_datasets, n_algorithms)
-        Log-score of each algorithm on each dataset (``log SR - log T / n`` for A3R); any
-        value where ``m`` is 0.
-    m : ndarray of shape (n_datasets, n_algorithms)
-        1 where the algorithm has a result, else 0.
-    w : ndarray of shape (n_datasets,)
-        Dataset weights.
-
-    Returns
-    -------
-    ndarray of shape (n_algorithms,)
-        NaN for algorithms that share no dataset with any competitor.
-    """
-    z = np.where(m > 0, z, 0.0)
-    wm = m * w[:, None]
-    g = z.T @ wm  # g[p, q] = sum_d w_d z_dp m_dq
-    total = g - g.T  # sum_d w_d m_dp m_dq (z_dp - z_dq)
-    count = m.T @ wm  # sum_d w_d m_dp m_dq
-    return _mean_over_competitors(total, count)
-
-
-def _mean_over_competitors(total: np.ndarray, count: np.ndarray) -> np.ndarray:
-    valid = count > 0
-    np.fill_diagonal(valid, False)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        ratio = np.exp(np.where(valid, total / np.where(valid, count, 1.0), 0.0))
-        n_comp = valid.sum(axis=1)
-        return np.where(n_comp > 0, (ratio * valid).sum(axis=1) / np.maximum(n_comp, 1), np.nan)
-
-
-def average_rank(values: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Weighted average, over datasets, of the rank (1 = best = largest value) among present algorithms.
-
-    NaN marks a missing result; ties share the average rank.  Missing results are not
-    ranked: an algorithm's average is over the datasets where it has a result.
-    """
-    from scipy.stats import rankdata
-
-    present = ~np.isnan(values)
-    ranks = rankdata(np.where(present, -values, np.nan), axis=1, nan_policy="omit")
-    ranks = np.where(present, ranks, 0.0)
-    wm = present * w[:, None]
-    wsum = wm.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(wsum > 0, (ranks * wm).sum(axis=0) / wsum, np.nan)
-
-
-def _aggregate_runs(runs, metric: str, time: str):
-    """One row per (dataset, algorithm) from per-run rows, as ``KnowledgeBase.runs()`` does.
-
-    The metric is the mean over ok runs, the time the mean over all runs; ``n_runs``,
-    ``n_failed`` and ``status`` ("ok" if any run is ok, else the first failure status).
-    """
-    import pandas as pd
-
-    status = runs["status"].fillna("ok").astype(str) if "status" in runs.columns else None
-    ok = runs[metric].notna() if status is None else status.eq("ok") & runs[metric].notna()
-    frame = pd.DataFrame(
-        {
-            "dataset": runs["dataset"],
-            "algorithm": runs["algorithm"],
-            metric: pd.to_numeric(runs[metric], errors="coerce").where(ok),
-            time: pd.to_numeric(runs[time], errors="coerce"),
-            "_ok": ok.astype(int),
-            "_fail": status.where(~ok, None) if status is not None else None,
-        }
-    )
-    grouped = frame.groupby(["dataset", "algorithm"], sort=False)
-    out = grouped.agg(
-        **{metric: (metric, "mean"), time: (time, "mean")},
-        n_runs=("_ok", "size"),
-        n_ok=("_ok", "sum"),
-        failure=("_fail", "first"),
-    ).reset_index()
-    out["n_failed"] = out["n_runs"] - out["n_ok"]
-    out["status"] = np.where(out["n_ok"] > 0, "ok", out["failure"].fillna("error"))
-    return out.drop(columns=["n_ok", "failure"])
-
-
-def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Value a failed run counts as, per dataset (see the module documentation)."""
-    n = len(meta)
-    base = np.full(n, np.nan)
-    if metric == "accuracy":
-        if "majority_class_pct" in meta.columns:
-            base = meta["majority_class_pct"].to_numpy(float) / 100.0
-        if "majority_class_size" in meta.columns and "n_instances" in meta.columns:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                alt = meta["majority_class_size"].to_numpy(float) / meta["n_instances"].to_numpy(
-                    float
-                )
-            base = np.where(np.isfinite(base), base, alt)
-    with np.errstate(all="ignore"):
-        worst = np.nanmin(np.where(ok, acc, np.nan), axis=1, initial=np.inf)
-    worst = np.where(np.isfinite(worst), worst, np.nan)
-    return np.where(np.isfinite(base), base, worst)
-
-
-def _normalize(acc: np.ndarray, meta) -> np.ndarray:
-    """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed.
-
-    Datasets are grouped by task and by which optional inputs (``snr``, the imbalance ratio of
-    the task) they have; each group is one call of the evaluation library's
-    ``normalized_metric``, given only the inputs every dataset of the group has.
-    """
-    out = acc.copy()
-
-    def column(name):
-        if name in meta.columns:
-            return meta[name].to_numpy(float)
-        return np.full(len(meta), np.nan)
-
-    n_classes = column("n_classes")
-    n_inst, n_feat = column("n_instances"), column("n_features")
-    snr, ci, acir = column("snr"), column("class_imbalance_ratio"), column("acir")
-    tasks = np.array([task_from_n_classes(c) for c in n_classes], dtype=object)
-    for task in ("binary", "multiclass"):
-        imbalance_name, imbalance = ("imbalance_ratio", ci) if task == "binary" else ("acir", acir)
-        base = (tasks == task) & np.isfinite(n_inst) & np.isfinite(n_feat)
-        for has_snr in (True, False):
-            for has_imbalance in (True, False):
-                rows = (
-                    base & (np.isfinite(snr) == has_snr) & (np.isfinite(imbalance) == has_imbalance)
-                )
-                if not rows.any():
-                    continue
-                kwargs = {}
-                if has_snr:
-                    kwargs["snr"] = snr[rows][:, None]
-                if has_imbalance:
-                    kwargs[imbalance_name] = imbalance[rows][:, None]
-                values = normalized_metric(
-                    np.nan_to_num(acc[rows], nan=0.0),
-                    task=task,
-                    n_instances=n_inst[rows][:, None],
-                    n_features=n_feat[rows][:, None],
-                    **kwargs,
-                )
-                values = np.asarray(values, dtype=float)
-                out[rows] = np.where(np.isnan(acc[rows]) | ~np.isfinite(values), acc[rows], values)
-    return out
