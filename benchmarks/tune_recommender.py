@@ -1,24 +1,38 @@
-"""Tune the recommender's defaults by a held-out split of datasets, then evaluate them.
+"""Tune the recommender's defaults on two run histories at once, then evaluate every method.
 
 Usage::
 
-    python benchmarks/tune_recommender.py                      # the built-in knowledge base
-    python benchmarks/tune_recommender.py --runs runs.parquet --metafeatures mf.parquet
+    python benchmarks/tune_recommender.py
+    python benchmarks/tune_recommender.py --tabzilla DIR --cache DIR --markdown out.md
 
-Procedure (see ``metarec.recommender._tune``): the datasets are split in two halves
-(``--seed``); every configuration of the grid is evaluated by leave-one-dataset-out on the
-tuning half with the held-out half removed from the knowledge base; the configuration with the
-lowest ``MIL + top-3 loss`` is chosen and evaluated, with the baselines, on the held-out half.
-The script also reports the full leave-one-dataset-out evaluation of the chosen configuration
-and of the shipped defaults, and whether the targets hold (beat global AR* with the same n on
-MIL, top-3 loss and Spearman at once).
+One command re-measures everything the README's tables show:
+
+1. the built-in knowledge base and the TabZilla run history (``runs.csv`` and
+   ``metafeatures.csv`` imported with ``KnowledgeBase.import_runs`` /
+   ``import_metafeatures`` into a temporary knowledge base) are each split in a tuning and a
+   held-out half (``--seed``);
+2. the learned strategy's grid (``metarec.recommender._tune.DEFAULT_GRID``) is evaluated by
+   leave-one-dataset-out on the tuning halves of both histories together, the baselines on
+   the same halves; the configuration winning most comparisons against global AR*, kNN AR*
+   and the classic ``a3r`` strategy is chosen (see ``metarec.recommender._tune``);
+3. the chosen configuration and every baseline are evaluated on the held-out half of each
+   history (the figures to report), then by leave-one-dataset-out over every dataset of each
+   history, with the normalised MIL ``(MIL - bound) / (random - bound)``.
+
+The performance model's leave-one-out predictions (one model fit per left-out dataset and
+exclusion set) are cached in ``--cache`` (a pickle per history, keyed by a hash of the
+history's data and the model parameters), so reruns with a changed grid are quick; delete
+the directory to re-measure from scratch.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import pickle
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,60 +40,151 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd
-from _kb_frames import load_kb
 
 from metarec.recommender import Recommender, evaluate_recommender
-from metarec.recommender._tune import DEFAULT_GRID, tune_recommender
+from metarec.recommender._evaluate import _refit_like
+from metarec.recommender._tune import BASELINES, DEFAULT_GRID, tune_recommender
+
+TABZILLA = next(
+    (
+        p / "shared/runhistories/tabzilla"
+        for p in Path(__file__).resolve().parents
+        if (p / "shared/runhistories/tabzilla").is_dir()
+    ),
+    Path("shared/runhistories/tabzilla"),
+)
+SHOWN = ("metarec", "global AR*", "kNN AR*", "a3r", "AR", "single best", "random", "bound")
 
 
-def targets(summary: pd.DataFrame) -> str:
+def load_histories(tabzilla: Path, workdir: Path) -> dict:
+    from metarec.storage import KnowledgeBase
+
+    kbs = {"built-in": KnowledgeBase.builtin()}
+    if tabzilla.is_dir():
+        kb = KnowledgeBase(f"sqlite:///{workdir / 'tabzilla.db'}")
+        kb.import_runs(tabzilla / "runs.csv")
+        kb.import_metafeatures(tabzilla / "metafeatures.csv")
+        kbs["TabZilla"] = kb
+    return kbs
+
+
+def _key(kb, rec: Recommender) -> str:
+    h = hashlib.sha256()
+    h.update(pd.util.hash_pandas_object(kb.runs(), index=False).values.tobytes())
+    h.update(pd.util.hash_pandas_object(kb.metafeatures(), index=False).values.tobytes())
+    model_params = ("n", "n_estimators", "min_samples_leaf", "random_state", "metric", "time")
+    h.update(repr([rec.get_params()[p] for p in model_params]).encode())
+    return h.hexdigest()[:16]
+
+
+def normalised(summary: pd.DataFrame) -> pd.DataFrame:
     s = summary.set_index("method")
-    m, g = s.loc["metarec"], s.loc["global AR*"]
-    checks = {
-        "MIL < global AR*": m.mil < g.mil,
-        "top-3 loss < global AR*": m.top3_loss < g.top3_loss,
-        "Spearman > global AR*": m.spearman > g.spearman,
-    }
-    return ", ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in checks.items())
+    bound, rand = s.loc["bound", "mil"], s.loc["random", "mil"]
+    out = summary.copy()
+    out["mil_norm"] = (out["mil"] - bound) / (rand - bound)
+    order = [m for m in SHOWN if m in set(out["method"])]
+    return out.set_index("method").loc[order].reset_index()
+
+
+def verdict(summary: pd.DataFrame) -> str:
+    s = summary.set_index("method")
+    m = s.loc["metarec"]
+    parts = []
+    for other in BASELINES:
+        if other not in s.index:
+            continue
+        o = s.loc[other]
+        wins = [m.mil < o.mil, m.top3_loss < o.top3_loss, m.spearman > o.spearman]
+        parts.append(
+            f"vs {other}: MIL {'yes' if wins[0] else 'NO'}, top-3 "
+            f"{'yes' if wins[1] else 'NO'}, Spearman {'yes' if wins[2] else 'NO'}"
+        )
+    return "; ".join(parts)
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A GitHub table of a frame (numbers to 3 decimals)."""
+
+    def cell(v):
+        if isinstance(v, float):
+            return "" if v != v else f"{v:.3f}"
+        return str(v)
+
+    head = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
+    return "\n".join([head, rule, *body])
+
+
+def save_cache(cache: Path | None, fitted: dict, keys: dict) -> None:
+    if cache is None:
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    for name, rec in fitted.items():
+        (cache / f"{name}-{keys[name]}.pkl").write_bytes(pickle.dumps(rec.predictions_))
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", help="run file (Parquet/CSV); default: the built-in KB")
-    parser.add_argument("--metafeatures", help="metafeature file (wide, Parquet/CSV)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the split")
-    parser.add_argument("--test-size", type=float, default=0.5)
+    parser.add_argument("--tabzilla", type=Path, default=TABZILLA, help="TabZilla run history")
+    parser.add_argument("--cache", type=Path, default=None, help="cache of model predictions")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the splits")
+    parser.add_argument("--markdown", type=Path, default=None, help="also write tables here")
     args = parser.parse_args(argv)
-    kb = load_kb(args.runs, args.metafeatures)
-    pd.set_option("display.width", 160)
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_columns", 30)
+    workdir = Path(tempfile.mkdtemp(prefix="metarec-tune-"))
+    kbs = load_histories(args.tabzilla, workdir)
+    base = Recommender()
+    fitted = {}
+    keys = {}
+    for name, kb in kbs.items():
+        rec = base.__class__(**base.get_params()).fit(kb)
+        keys[name] = _key(kb, rec)
+        if args.cache is not None:
+            path = args.cache / f"{name}-{keys[name]}.pkl"
+            if path.exists():
+                rec.predictions_.update(pickle.loads(path.read_bytes()))
+        fitted[name] = rec
     start = time.perf_counter()
-    result = tune_recommender(kb, DEFAULT_GRID, test_size=args.test_size, random_state=args.seed)
+    result = tune_recommender(kbs, DEFAULT_GRID, base=base, random_state=args.seed, fitted=fitted)
+    save_cache(args.cache, result.fitted, keys)
+    lines = []
+
+    def show(title, frame):
+        text = frame.round(3).to_string(index=False)
+        print(f"\n{title}\n{text}")
+        lines.append(f"\n### {title}\n\n{markdown(frame)}\n")
+
     print(
         f"grid of {len(result.table)} configurations, tuned in {time.perf_counter() - start:.1f} s"
     )
-    print(
-        f"tuning datasets: {len(result.tuning_datasets)}, held-out: {len(result.heldout_datasets)}"
+    for name, (tuning, heldout) in result.splits.items():
+        print(f"{name}: {len(tuning)} tuning datasets, {len(heldout)} held out")
+    show("Baselines on the tuning halves", result.baselines.round(3))
+    show("Best configurations on the tuning halves (wins of 18, criterion)", result.table.head(12))
+    floors = (
+        result.table.groupby("time_floor")[["wins", "criterion"]]
+        .agg({"wins": "max", "criterion": "min"})
+        .reset_index()
     )
-    print("\nbest configurations on the tuning half (criterion = MIL + top-3 loss):")
-    print(result.table.head(10).round(3).to_string(index=False))
+    show("Time floor: best configuration per floor on the tuning halves", floors)
     print(f"\nchosen: {result.best_params}")
-    print("\nheld-out half, leave-one-dataset-out (the figures to report):")
-    print(result.heldout.summary.round(3).to_string(index=False))
-    print("targets:", targets(result.heldout.summary))
-    if result.active_table is not None:
-        print("\nactive testing, tuning half: mean loss over steps 2-4 per tried_scale")
-        print(result.active_table.round(3).to_string(index=False))
-        print(f"chosen tried_scale: {result.best_params['tried_scale']}")
-        print("active testing on the held-out half (static ranking vs re-ranking after each run):")
-        print(result.heldout_active.round(3).to_string(index=False))
-    for label, model in (
-        ("chosen configuration", Recommender(**result.best_params)),
-        ("shipped defaults", Recommender()),
-    ):
-        full = evaluate_recommender(kb, model)
-        print(f"\nall datasets, leave-one-dataset-out, {label} {model.get_params()}:")
-        print(full.summary.round(3).to_string(index=False))
-        print("targets:", targets(full.summary))
+    lines.append(f"\nchosen: `{result.best_params}`\n")
+    for name, res in result.heldout.items():
+        frame = normalised(res.summary)
+        show(f"{name}: held-out half, leave-one-dataset-out", frame)
+        print("beats:", verdict(res.summary))
+        lines.append(f"\nbeats: {verdict(res.summary)}\n")
+    for name, kb in kbs.items():
+        chosen = _refit_like(result.fitted[name], **result.best_params)
+        full = evaluate_recommender(kb, chosen, fitted=True)
+        show(f"{name}: every dataset, leave-one-dataset-out", normalised(full.summary))
+        print("beats:", verdict(full.summary))
+        lines.append(f"\nbeats: {verdict(full.summary)}\n")
+    save_cache(args.cache, result.fitted, keys)
+    if args.markdown is not None:
+        args.markdown.write_text("".join(lines))
 
 
 if __name__ == "__main__":

@@ -40,9 +40,14 @@ def _require_classification_runs(kb) -> None:
 )
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
 @click.option(
+    "--strategy",
+    type=click.Choice(("learned", "a3r", "arr", "ar", "ar*")),
+    help="Ranking strategy [default: learned].",
+)
+@click.option(
     "--method",
     type=click.Choice(("a3r", "arr", "ar", "ar*")),
-    help="Ranking method [default: a3r].",
+    help="Classic ranking method (overrides --strategy).",
 )
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
@@ -79,13 +84,16 @@ def _require_classification_runs(kb) -> None:
 )
 @format_option()
 @click.pass_context
-def evaluate(ctx, k, n, method, metric, weights, distance, normalize, n_random, seed, output, fmt):
+def evaluate(
+    ctx, k, n, strategy, method, metric, weights, distance, normalize, n_random, seed, output, fmt
+):
     """Evaluate the recommender by leave-one-dataset-out on the knowledge base.
 
     For every dataset, the algorithms are ranked from the other datasets and compared with
     what really happened: Spearman's correlation with the true A3R ranking, the loss of the
     top-1 and of the best of the top-3 (accuracy points), and the mean interval loss (MIL) of
-    the loss-time curve.  The baselines (AR, global AR*, single best, random, and the bound
+    the loss-time curve.  The baselines (AR, global AR*, kNN AR* (k=5, n=16), the classic a3r
+    strategy, single best, random, and the bound
     "best single run within time t") are evaluated in the same run.
 
     \b
@@ -98,6 +106,8 @@ def evaluate(ctx, k, n, method, metric, weights, distance, normalize, n_random, 
         params["k"] = None if k == "all" else k
     if n is not None:
         params["n"] = n
+    if strategy is not None:
+        params["strategy"] = strategy
     if method is not None:
         params["method"] = method
     if weights is not None:

@@ -7,6 +7,7 @@ import click
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
+STRATEGY_CHOICES = ("learned", *METHOD_CHOICES)
 
 #: A3R's n, a time budget: checked by click before any data is loaded.
 POSITIVE = click.FloatRange(min=0, min_open=True)
@@ -76,10 +77,12 @@ def _require_stored_classification(kb, name: str) -> None:
         )
 
 
-def _recommender(k, n, metric, method):
+def _recommender(k, n, metric, method, strategy=None):
     from metarec.recommender import Recommender
 
     params = {"metric": metric}
+    if strategy is not None:
+        params["strategy"] = strategy
     if k is not None:
         params["k"] = None if k == "all" else k
     if n is not None:
@@ -131,7 +134,16 @@ def _not_installed(names) -> dict[str, str]:
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
-@click.option("--method", type=click.Choice(METHOD_CHOICES), help="Ranking method [default: a3r].")
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGY_CHOICES),
+    help="Ranking strategy [default: learned].",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHOD_CHOICES),
+    help="Classic ranking method (overrides --strategy).",
+)
 @click.option(
     "--budget",
     type=POSITIVE,
@@ -154,7 +166,9 @@ def _not_installed(names) -> dict[str, str]:
 )
 @format_option()
 @click.pass_context
-def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried, output, fmt):
+def recommend(
+    ctx, data, target, as_classes, k, n, metric, strategy, method, budget, tried, output, fmt
+):
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
     DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME, with a classification
@@ -178,7 +192,7 @@ def recommend(ctx, data, target, as_classes, k, n, metric, method, budget, tried
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
     with status("Fitting the recommender on the knowledge base"):
-        model = _recommender(k, n, metric, method).fit(kb)
+        model = _recommender(k, n, metric, method, strategy).fit(kb)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
         ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = _with_library(ranking.to_frame(), kb)

@@ -157,7 +157,7 @@ def incumbent_gain(recommender, idx, w, tried):
         return None
     m = recommender.present_[idx]
     both = m & m[:, [best_j]]
-    if recommender.method != "ar":
+    if recommender._strategy() != "ar":
         z = recommender.log_sr_[idx] - recommender.log_time_[idx] / float(recommender.n)
         gain = np.maximum(z - z[:, [best_j]], 0.0)
     else:

@@ -1,7 +1,8 @@
 """Leave-one-dataset-out evaluation of a :class:`Recommender` against baselines.
 
 For every dataset ``d`` of the knowledge base with at least two usable results, the ranking is
-computed from the other datasets (``recommend(metafeatures=mf_d, exclude=[d])``) and compared
+computed from the other datasets (``recommend(metafeatures=mf_d, exclude=[d])``; the learned
+strategy's performance model is then refitted without ``d``, so it never sees it) and compared
 with what really happened on ``d``.  Only algorithms with a result on ``d`` are compared;
 the ranking is restricted to them in its own order.  Accuracy here is the KB's metric with
 failed runs counted as the majority-class accuracy (as in the recommender).
@@ -30,6 +31,9 @@ Methods evaluated in the same run:
 ``metarec``        the recommender as configured;
 ``AR``             same neighbours, average rank of accuracy (``method="ar"``);
 ``global AR*``     every dataset, average rank of A3R with the same ``n`` (``k=None``);
+``kNN AR*``        the 5 nearest datasets, unweighted average rank of A3R with ``n=16``;
+``a3r``            pairwise A3R over the 5 nearest datasets, ``n=32`` (the classic strategy
+                   with its former defaults; only when another strategy is evaluated);
 ``single best``    every dataset, algorithms by mean accuracy (single best first);
 ``random``         random order, figures averaged over ``n_random`` permutations;
 ``bound``          best single run that fits within ``t`` (an oracle; MIL only).
@@ -54,6 +58,8 @@ __all__ = [
 ]
 
 N_GRID = 200
+#: The classic pairwise A3R ranking as it was shipped before the learned strategy.
+A3R_PARAMS = {"k": 5, "n": 32, "weights": "distance"}
 
 
 @dataclass(frozen=True)
@@ -221,6 +227,9 @@ def evaluate_recommender(
     if baselines:
         methods["AR"] = _refit_like(rec, method="ar")
         methods["global AR*"] = _refit_like(rec, method="ar*", k=None, weights=None)
+        methods["kNN AR*"] = _refit_like(rec, method="ar*", k=5, n=16, weights=None)
+        if rec._strategy() != "a3r":
+            methods["a3r"] = _refit_like(rec, method="a3r", **A3R_PARAMS)
     names = (
         rec.datasets_ if datasets is None else np.asarray([str(d) for d in datasets], dtype=object)
     )

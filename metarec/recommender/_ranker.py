@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
-from metarec.recommender._compat import arr, normalized_metric, task_from_n_classes
+from metarec.recommender._compat import arr
 from metarec.recommender._neighbours import (
     DISTANCES,
     MetafeatureScaler,
@@ -55,10 +55,14 @@ from metarec.recommender._neighbours import (
     similarity_weights,
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
+from metarec.recommender._results import _aggregate_runs, _baseline, _normalize
+from metarec.recommender._scoring import _mean_over_competitors, average_rank, pairwise_log_score
 
-__all__ = ["Recommender", "METHODS"]
+__all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
-METHODS = ("a3r", "arr", "ar", "ar*")
+#: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
+STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
+METHODS = STRATEGIES[1:]
 SR_FLOOR = 1e-3
 #: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
 #: depend on the machine and differ between two extractions of the same data.
@@ -85,9 +89,15 @@ class Recommender(BaseEstimator):
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
 
-    method : {"a3r", "arr", "ar", "ar*"}, default="a3r"
-        ``"a3r"``: pairwise A3R; ``"arr"``: pairwise ARR with parameter ``acc_d`` (Brazdil et
-        al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``: average rank of A3R.
+    strategy : {"learned", "a3r", "arr", "ar", "ar*"}, default="learned"
+        ``"learned"``: the loss-time planner (:mod:`metarec.recommender._planner`) picks the
+        first ``n_plan`` algorithms from the neighbours' accuracies and times, then the
+        performance model's (:mod:`metarec.recommender._model`) predicted A3R order follows;
+        ``"a3r"``: pairwise A3R over the neighbours; ``"arr"``: pairwise ARR with parameter
+        ``acc_d`` (Brazdil et al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``:
+        average rank of A3R.
+    method : {None, "learned", "a3r", "arr", "ar", "ar*"}, default=None
+        When given, overrides ``strategy`` (kept for the classic ``method=`` spelling).
     distance : {"l1-range", "standardized"}, default="l1-range"
         Metafeature distance.
     weights : {None, "distance"}, default="distance"
@@ -103,8 +113,24 @@ class Recommender(BaseEstimator):
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms
         (``inf``: no re-weighting; candidates are still ordered by expected gain).
+    n_plan : int, default=2
+        Algorithms chosen by the loss-time planner before the model's order (``"learned"``).
+    time_floor : float, default=0.001
+        Seconds below which a run costs the planner no log time ("time that matters").
+    plan_rule : {"ratio", "area"}, default="ratio"
+        Planner criterion: expected loss reduction per unit of log time, or expected area
+        under the loss-versus-log-time curve.
+    order : {"rank", "score"}, default="rank"
+        Model order after the planner: predicted A3R rank, or A3R of the predicted accuracy
+        and time (times floored at ``time_floor``).
+    time_scaling : {None, "rows", "model"}, default=None
+        How the planner scales neighbours' times to the new dataset: not at all, by the ratio
+        of ``n_instances``, or to the model's predicted time level.
+    n_estimators, min_samples_leaf : int, default=100, 2
+        Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
-        Breaks exact ties between scores at random; ``None`` breaks them by name.
+        Seed of the performance model's trees; breaks exact ties between scores at random
+        (``None``: trees seeded with 0, ties broken by name).
 
     Attributes
     ----------
@@ -122,29 +148,45 @@ class Recommender(BaseEstimator):
         Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
+    model_ : PerformanceModel
+        The performance model fitted on every dataset (``"learned"`` only).
+    predictions_ : dict
+        Predictions of models refitted without excluded datasets (see ``recommend``).
 
     Notes
     -----
-    The defaults (``k=5, n=32, weights="distance", distance="l1-range", normalize=True``,
-    ``tried_scale=inf``)
-    were chosen by the held-out procedure of :func:`metarec.recommender._tune.tune_recommender`
-    (``python benchmarks/tune_recommender.py``), not by hand on the evaluation set.
+    The learned strategy's defaults (``k=10, n_plan=2, time_floor=0.001, plan_rule="ratio",
+    order="rank", time_scaling=None``) were chosen by the held-out procedure of
+    :func:`metarec.recommender._tune.tune_recommender` on the built-in knowledge base and the
+    TabZilla run history together (``python benchmarks/tune_recommender.py``), not by hand on
+    the evaluation set.  ``Recommender(strategy="a3r", k=5)`` is the former default ranking.
+
+    Fitted attributes are arrays, dicts and the model (no reference to the knowledge base),
+    so a fitted recommender pickles.
     """
 
     def __init__(
         self,
         *,
-        k: int | None = 5,
+        k: int | None = 10,
         n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
         normalize: bool = True,
-        method: str = "a3r",
+        strategy: str = "learned",
+        method: str | None = None,
         distance: str = "l1-range",
         weights: str | None = "distance",
         acc_d: float = 0.1,
         features=None,
         tried_scale: float = float("inf"),
+        n_plan: int = 2,
+        time_floor: float = 0.001,
+        plan_rule: str = "ratio",
+        order: str = "rank",
+        time_scaling: str | None = None,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 2,
         random_state=None,
     ) -> None:
         self.k = k
@@ -152,20 +194,50 @@ class Recommender(BaseEstimator):
         self.metric = metric
         self.time = time
         self.normalize = normalize
+        self.strategy = strategy
         self.method = method
         self.distance = distance
         self.weights = weights
         self.acc_d = acc_d
         self.features = features
         self.tried_scale = tried_scale
+        self.n_plan = n_plan
+        self.time_floor = time_floor
+        self.plan_rule = plan_rule
+        self.order = order
+        self.time_scaling = time_scaling
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
+    def _strategy(self) -> str:
+        """The ranking strategy in force (``method``, when given, overrides ``strategy``)."""
+        return self.method if self.method is not None else self.strategy
+
     def _validate_params(self) -> None:
-        if self.method not in METHODS:
+        if self.strategy not in STRATEGIES:
             raise InvalidInputError(
-                f"method must be one of {', '.join(METHODS)}; got {self.method!r}"
+                f"strategy must be one of {', '.join(STRATEGIES)}; got {self.strategy!r}"
             )
+        if self.method is not None and self.method not in STRATEGIES:
+            raise InvalidInputError(
+                f"method must be one of {', '.join(STRATEGIES)}; got {self.method!r}"
+            )
+        if int(self.n_plan) != self.n_plan or self.n_plan < 0:
+            raise InvalidInputError(f"n_plan must be a non-negative integer; got {self.n_plan!r}")
+        if not (np.isfinite(self.time_floor) and self.time_floor > 0):
+            raise InvalidInputError(
+                f"time_floor must be a positive number of seconds; got {self.time_floor!r}"
+            )
+        if self.plan_rule not in ("area", "ratio"):
+            raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
+        if self.time_scaling not in (None, "rows", "model"):
+            raise InvalidInputError(
+                f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
+            )
+        if self.order not in ("rank", "score"):
+            raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:
             raise InvalidInputError(
                 f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
@@ -304,7 +376,142 @@ class Recommender(BaseEstimator):
         self.log_time_ = log_t
         self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
         self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
+        self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
+        self.row_time_ = np.nansum(np.where(usable, tim, np.nan), axis=1)
+        self.model_features_ = list(names)
+        self.predictions_ = {}
+        if self._strategy() == "learned":
+            self.model_ = self._fit_model(np.ones(datasets.size, dtype=bool))
         return self
+
+    def _fit_model(self, rows: np.ndarray):
+        """The performance model fitted on the datasets ``rows`` (bool mask)."""
+        from metarec.recommender._model import PerformanceModel
+
+        X = self.raw_metafeatures_[self.model_features_].to_numpy(float)[rows]
+        return PerformanceModel(
+            n=float(self.n),
+            n_estimators=self.n_estimators,
+            min_samples_leaf=self.min_samples_leaf,
+            random_state=self._seed(),
+        ).fit(
+            X,
+            self.accuracy_[rows],
+            np.where(self.present_[rows], self.log_time_[rows], np.nan),
+            self.present_[rows],
+        )
+
+    def _seed(self):
+        if isinstance(self.random_state, np.random.RandomState):
+            return self.random_state.randint(2**31)
+        return 0 if self.random_state is None else self.random_state
+
+    def _predict(self, query: Mapping[str, float], excluded: np.ndarray) -> dict:
+        """The model's predictions for a new dataset, from a model that never saw ``excluded``.
+
+        When datasets of the knowledge base are excluded (leave-one-dataset-out evaluation),
+        the model is refitted without them; the predictions are kept in ``predictions_``
+        (keyed by the excluded datasets and the query), so every strategy evaluated on the
+        same left-out dataset shares one fit.
+        """
+        x = np.full((1, len(self.model_features_)), np.nan)
+        for i, name in enumerate(self.model_features_):
+            try:
+                x[0, i] = float(query.get(name, np.nan))
+            except (TypeError, ValueError):
+                continue
+        if not excluded.any():
+            if not hasattr(self, "model_"):
+                self.model_ = self._fit_model(np.ones(self.datasets_.size, dtype=bool))
+            return self.model_.predict(x)
+        key = (
+            tuple(str(d) for d in self.datasets_[excluded]),
+            tuple(np.round(np.nan_to_num(x[0], nan=-1.2345e300), 12)),
+            self.n_estimators,
+            self.min_samples_leaf,
+            float(self.n),
+        )
+        if key not in self.predictions_:
+            self.predictions_[key] = self._fit_model(~excluded).predict(x)
+        return self.predictions_[key]
+
+    def _learned(self, query, idx, w, excluded, keep, tried):
+        """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
+        from metarec.recommender._planner import plan_first
+
+        pred = self._predict(query, excluded)
+        exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+        log_time = pred["log_time"][0]
+        if self.order == "rank":
+            key = pred["rank"][0]
+        else:
+            key = -(
+                np.log(np.clip(exp_acc, SR_FLOOR, None))
+                - np.maximum(log_time, np.log(self.time_floor)) / float(self.n)
+            )
+        j = np.flatnonzero(keep)
+        model_order = j[np.lexsort((self._ties(j), key[j]))]
+        pres = self.present_[idx]
+        acc_nb = np.where(pres, self.accuracy_[idx], np.nan)
+        time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
+        if self.time_scaling == "rows":
+            time_nb = time_nb * self._row_ratio(query, idx)[:, None]
+        elif self.time_scaling == "model":
+            # each neighbour's times, moved to the level the model predicts for the new dataset
+            wm = np.where(pres, w[:, None], 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                level = (wm * np.nan_to_num(np.log(time_nb))).sum(0) / wm.sum(0)
+            shift = np.where(np.isfinite(level), log_time - level, 0.0)
+            time_nb = time_nb * np.exp(shift)[None, :]
+        with np.errstate(all="ignore"):
+            best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
+        start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)
+        start = np.minimum(start, best_nb)
+        clock = np.zeros(idx.size)
+        for name in tried:
+            t = self.algorithm_index_.get(str(name))
+            if t is not None:
+                has = pres[:, t]
+                start = np.where(has, np.maximum(start, acc_nb[:, t]), start)
+                clock = clock + np.where(has, time_nb[:, t], 0.0)
+        horizon = float(np.max(self.row_time_[~excluded], initial=0.0))
+        horizon = max(horizon, 10.0 * float(self.time_floor))
+        picks, _ = plan_first(
+            acc_nb,
+            time_nb,
+            w,
+            best_nb,
+            start,
+            clock,
+            keep,
+            n_plan=int(self.n_plan),
+            floor=float(self.time_floor),
+            horizon=horizon,
+            rule=self.plan_rule,
+        )
+        picked = set(picks)
+        order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
+        basis = np.full(self.algorithms_.size, "model", dtype=object)
+        basis[picks] = "planner"
+        return order, key, exp_acc, np.exp(log_time), basis
+
+    def _row_ratio(self, query, idx) -> np.ndarray:
+        """``n_instances`` of the new dataset over each neighbour's (1 where unknown)."""
+        try:
+            rows = float(query.get("n_instances", np.nan))
+        except (TypeError, ValueError):
+            rows = np.nan
+        if "n_instances" not in self.raw_metafeatures_.columns or not rows > 0:
+            return np.ones(idx.size)
+        theirs = self.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = rows / theirs
+        return np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+
+    def _ties(self, j: np.ndarray) -> np.ndarray:
+        if self.random_state is None:
+            return np.argsort(np.argsort(self.algorithms_[j].astype(str)))
+        return np.random.default_rng(self._seed()).permutation(j.size)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "present_"):
@@ -380,11 +587,18 @@ class Recommender(BaseEstimator):
                 tried_idx.append(j)
         if tried:
             w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
-        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
-        order = self._order(scores, exp_acc, keep)
-        if tried:
+        strategy = self._strategy()
+        basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
+        if strategy == "learned":
+            order, scores, exp_acc, exp_time, basis = self._learned(
+                query, idx, w, excluded, keep, tried
+            )
+        else:
+            order = self._order(scores, exp_acc, keep)
+        if tried and strategy != "learned":
             gain = incumbent_gain(self, idx, w, tried)
             if gain is not None:
                 # most expected gain over the best tried algorithm first; no evidence last;
@@ -412,13 +626,16 @@ class Recommender(BaseEstimator):
                 expected_time=float(exp_time[j]),
                 n_datasets=int(n_sup[j]),
                 n_failed=int(n_fail[j]),
+                expected_accuracy_low=float(acc_low[j]),
+                expected_accuracy_high=float(acc_high[j]),
+                basis=str(basis[j]) if budget is None else "budget plan",
             )
             for r, j in enumerate(order)
         )
         return Ranking(
             entries=entries,
             neighbours=neighbours,
-            method=self.method,
+            method=strategy,
             metric=self.metric,
             time=self.time,
             budget=None if budget is None else float(budget),
@@ -452,7 +669,7 @@ class Recommender(BaseEstimator):
                 )
             idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
         w = np.ones(idx.size)
-        scores, exp_acc, exp_time, n_sup, n_fail = self._scores(idx, w)
+        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
         order = self._order(scores, exp_acc, n_sup > 0)
         return Ranking(
             entries=tuple(
@@ -464,11 +681,14 @@ class Recommender(BaseEstimator):
                     float(exp_time[j]),
                     int(n_sup[j]),
                     int(n_fail[j]),
+                    expected_accuracy_low=float(acc_low[j]),
+                    expected_accuracy_high=float(acc_high[j]),
+                    basis="stored results",
                 )
                 for r, j in enumerate(order)
             ),
             neighbours=tuple(Neighbour(str(self.datasets_[i]), float("nan"), 1.0) for i in idx),
-            method=self.method,
+            method=self._strategy() if self._strategy() != "learned" else "a3r",
             metric=self.metric,
             time=self.time,
         )
@@ -505,20 +725,25 @@ class Recommender(BaseEstimator):
             )
         n_sup = m.sum(axis=0).astype(int)
         n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
-        if self.method == "a3r":
+        with np.errstate(invalid="ignore"):
+            acc_nb = np.where(m > 0, self.accuracy_[idx], np.nan)
+            acc_low = np.where(n_sup > 0, np.nanmin(np.where(m > 0, acc_nb, np.inf), 0), np.nan)
+            acc_high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
+        method = self._strategy()
+        if method in ("a3r", "learned"):
             z = self.log_sr_[idx] - self.log_time_[idx] / float(self.n)
             scores = pairwise_log_score(z, m, w)
-        elif self.method == "arr":
+        elif method == "arr":
             scores = self._arr_scores(idx, m, w)
         else:
-            if self.method == "ar":
+            if method == "ar":
                 values = np.where(m > 0, self.log_sr_[idx], np.nan)
             else:
                 values = np.where(
                     m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan
                 )
             scores = average_rank(values, w)
-        return scores, exp_acc, exp_time, n_sup, n_fail
+        return scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high
 
     def _arr_scores(self, idx, m, w):
         """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
@@ -544,7 +769,7 @@ class Recommender(BaseEstimator):
         """Indices of kept algorithms, best first; NaN scores last."""
         j = np.flatnonzero(keep)
         s = scores[j]
-        key = -s if self.method in ("a3r", "arr") else s
+        key = -s if self._strategy() in ("a3r", "arr", "learned") else s
         key = np.where(np.isfinite(key), key, np.inf)
         acc_key = -np.nan_to_num(exp_acc[j], nan=-np.inf)
         if self.random_state is None:
@@ -557,151 +782,3 @@ class Recommender(BaseEstimator):
             )
             tie = rng.permutation(j.size)
         return j[np.lexsort((tie, acc_key, np.round(key, 12)))]
-
-
-def pairwise_log_score(z: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Mean over competitors of the weighted geometric mean over datasets of ``exp(z_p - z_q)``.
-
-    Parameters
-    ----------
-    z : ndarray of shape (n_datasets, n_algorithms)
-        Log-score of each algorithm on each dataset (``log SR - log T / n`` for A3R); any
-        value where ``m`` is 0.
-    m : ndarray of shape (n_datasets, n_algorithms)
-        1 where the algorithm has a result, else 0.
-    w : ndarray of shape (n_datasets,)
-        Dataset weights.
-
-    Returns
-    -------
-    ndarray of shape (n_algorithms,)
-        NaN for algorithms that share no dataset with any competitor.
-    """
-    z = np.where(m > 0, z, 0.0)
-    wm = m * w[:, None]
-    g = z.T @ wm  # g[p, q] = sum_d w_d z_dp m_dq
-    total = g - g.T  # sum_d w_d m_dp m_dq (z_dp - z_dq)
-    count = m.T @ wm  # sum_d w_d m_dp m_dq
-    return _mean_over_competitors(total, count)
-
-
-def _mean_over_competitors(total: np.ndarray, count: np.ndarray) -> np.ndarray:
-    valid = count > 0
-    np.fill_diagonal(valid, False)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        ratio = np.exp(np.where(valid, total / np.where(valid, count, 1.0), 0.0))
-        n_comp = valid.sum(axis=1)
-        return np.where(n_comp > 0, (ratio * valid).sum(axis=1) / np.maximum(n_comp, 1), np.nan)
-
-
-def average_rank(values: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Weighted average, over datasets, of the rank (1 = best = largest value) among present algorithms.
-
-    NaN marks a missing result; ties share the average rank.  Missing results are not
-    ranked: an algorithm's average is over the datasets where it has a result.
-    """
-    from scipy.stats import rankdata
-
-    present = ~np.isnan(values)
-    ranks = rankdata(np.where(present, -values, np.nan), axis=1, nan_policy="omit")
-    ranks = np.where(present, ranks, 0.0)
-    wm = present * w[:, None]
-    wsum = wm.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(wsum > 0, (ranks * wm).sum(axis=0) / wsum, np.nan)
-
-
-def _aggregate_runs(runs, metric: str, time: str):
-    """One row per (dataset, algorithm) from per-run rows, as ``KnowledgeBase.runs()`` does.
-
-    The metric is the mean over ok runs, the time the mean over all runs; ``n_runs``,
-    ``n_failed`` and ``status`` ("ok" if any run is ok, else the first failure status).
-    """
-    import pandas as pd
-
-    status = runs["status"].fillna("ok").astype(str) if "status" in runs.columns else None
-    ok = runs[metric].notna() if status is None else status.eq("ok") & runs[metric].notna()
-    frame = pd.DataFrame(
-        {
-            "dataset": runs["dataset"],
-            "algorithm": runs["algorithm"],
-            metric: pd.to_numeric(runs[metric], errors="coerce").where(ok),
-            time: pd.to_numeric(runs[time], errors="coerce"),
-            "_ok": ok.astype(int),
-            "_fail": status.where(~ok, None) if status is not None else None,
-        }
-    )
-    grouped = frame.groupby(["dataset", "algorithm"], sort=False)
-    out = grouped.agg(
-        **{metric: (metric, "mean"), time: (time, "mean")},
-        n_runs=("_ok", "size"),
-        n_ok=("_ok", "sum"),
-        failure=("_fail", "first"),
-    ).reset_index()
-    out["n_failed"] = out["n_runs"] - out["n_ok"]
-    out["status"] = np.where(out["n_ok"] > 0, "ok", out["failure"].fillna("error"))
-    return out.drop(columns=["n_ok", "failure"])
-
-
-def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Value a failed run counts as, per dataset (see the module documentation)."""
-    n = len(meta)
-    base = np.full(n, np.nan)
-    if metric == "accuracy":
-        if "majority_class_pct" in meta.columns:
-            base = meta["majority_class_pct"].to_numpy(float) / 100.0
-        if "majority_class_size" in meta.columns and "n_instances" in meta.columns:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                alt = meta["majority_class_size"].to_numpy(float) / meta["n_instances"].to_numpy(
-                    float
-                )
-            base = np.where(np.isfinite(base), base, alt)
-    with np.errstate(all="ignore"):
-        worst = np.nanmin(np.where(ok, acc, np.nan), axis=1, initial=np.inf)
-    worst = np.where(np.isfinite(worst), worst, np.nan)
-    return np.where(np.isfinite(base), base, worst)
-
-
-def _normalize(acc: np.ndarray, meta) -> np.ndarray:
-    """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed.
-
-    Datasets are grouped by task and by which optional inputs (``snr``, the imbalance ratio of
-    the task) they have; each group is one call of the evaluation library's
-    ``normalized_metric``, given only the inputs every dataset of the group has.
-    """
-    out = acc.copy()
-
-    def column(name):
-        if name in meta.columns:
-            return meta[name].to_numpy(float)
-        return np.full(len(meta), np.nan)
-
-    n_classes = column("n_classes")
-    n_inst, n_feat = column("n_instances"), column("n_features")
-    snr, ci, acir = column("snr"), column("class_imbalance_ratio"), column("acir")
-    tasks = np.array([task_from_n_classes(c) for c in n_classes], dtype=object)
-    for task in ("binary", "multiclass"):
-        imbalance_name, imbalance = ("imbalance_ratio", ci) if task == "binary" else ("acir", acir)
-        base = (tasks == task) & np.isfinite(n_inst) & np.isfinite(n_feat)
-        for has_snr in (True, False):
-            for has_imbalance in (True, False):
-                rows = (
-                    base & (np.isfinite(snr) == has_snr) & (np.isfinite(imbalance) == has_imbalance)
-                )
-                if not rows.any():
-                    continue
-                kwargs = {}
-                if has_snr:
-                    kwargs["snr"] = snr[rows][:, None]
-                if has_imbalance:
-                    kwargs[imbalance_name] = imbalance[rows][:, None]
-                values = normalized_metric(
-                    np.nan_to_num(acc[rows], nan=0.0),
-                    task=task,
-                    n_instances=n_inst[rows][:, None],
-                    n_features=n_feat[rows][:, None],
-                    **kwargs,
-                )
-                values = np.asarray(values, dtype=float)
-                out[rows] = np.where(np.isnan(acc[rows]) | ~np.isfinite(values), acc[rows], values)
-    return out

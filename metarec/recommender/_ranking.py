@@ -37,6 +37,14 @@ class RankedAlgorithm:
         Number of neighbours with a result for the algorithm: the evidence the score rests on.
     n_failed : int
         How many of those results are failed or timed-out runs.
+    expected_accuracy_low, expected_accuracy_high : float
+        The lowest and highest accuracy of the algorithm among those neighbours: the spread
+        of the evidence, not a confidence interval (NaN without evidence).
+    basis : str
+        What the position rests on: ``"planner"`` (chosen by the loss-time planner from the
+        neighbours' accuracies and times), ``"model"`` (the learned performance model's
+        predicted A3R order), ``"neighbours"`` (the classic strategies' aggregation over the
+        neighbours), ``"budget plan"`` or ``"stored results"``.
     """
 
     algorithm: str
@@ -46,6 +54,9 @@ class RankedAlgorithm:
     expected_time: float
     n_datasets: int
     n_failed: int = 0
+    expected_accuracy_low: float = float("nan")
+    expected_accuracy_high: float = float("nan")
+    basis: str = "neighbours"
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ class Ranking:
     neighbours : tuple of Neighbour
         Datasets the ranking was computed from, nearest first.
     method : str
-        Ranking method (``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``).
+        Ranking strategy (``"learned"``, ``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``).
     metric, time : str
         Names of the performance and time columns used.
     budget : float or None
@@ -135,9 +146,12 @@ class Ranking:
                 "score": [float(e.score) for e in self.entries],
                 "rank": [int(e.rank) for e in self.entries],
                 "expected_accuracy": [float(e.expected_accuracy) for e in self.entries],
+                "expected_accuracy_low": [float(e.expected_accuracy_low) for e in self.entries],
+                "expected_accuracy_high": [float(e.expected_accuracy_high) for e in self.entries],
                 "expected_time": [float(e.expected_time) for e in self.entries],
                 "n_datasets": [int(e.n_datasets) for e in self.entries],
                 "n_failed": [int(e.n_failed) for e in self.entries],
+                "basis": [e.basis for e in self.entries],
             }
         )
         if self.plan:
@@ -170,10 +184,21 @@ class Ranking:
             if not math.isnan(top.score)
             else "no dataset (no evidence)"
         )
-        text = (
-            f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
-            f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
-        )
+        if self.method == "learned":
+            planned = sum(1 for e in self.entries if e.basis == "planner")
+            text = (
+                f"Ranked by the learned performance model (predicted A3R order from the "
+                f"metafeatures); the first {planned} position(s) chosen by the loss-time planner "
+                f"from {len(self.neighbours)} neighbouring dataset(s) ({names}{more}); the first "
+                f"choice, {top.algorithm}, rests on {top.basis}"
+                f" ({evidence} ran it; predicted accuracy {top.expected_accuracy:.3f}, "
+                f"time {top.expected_time:.3g} s)."
+            )
+        else:
+            text = (
+                f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
+                f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
+            )
         if self.tried:
             text += f" Already tried: {', '.join(self.tried)}."
         if self.budget is not None:

@@ -1,33 +1,30 @@
 """Choosing the recommender's defaults without tuning on the evaluation set.
 
-Procedure (held-out split of datasets):
+Procedure (held-out split of datasets, several run histories at once):
 
-1. The datasets of the knowledge base with results of two or more algorithms are shuffled
-   with ``random_state`` and split into a tuning half and a held-out half.
-2. Every configuration of the grid is evaluated by leave-one-dataset-out **on the tuning half
-   only**: the held-out datasets are excluded from the knowledge base for every
-   recommendation (``extra_exclude``), so none of their results influences the choice.
-3. Each configuration is also compared, on the same tuning half, with its own "global AR*"
-   (the same ``n`` and success-rate preprocessing, every dataset as neighbour, average rank of
-   A3R): the neighbours must earn their keep.  ``p_beat`` is the fraction of
-   :data:`N_BOOTSTRAP` bootstrap resamples of the tuning datasets (seeded) on which the
-   configuration's mean MIL and mean top-3 loss are lower *and* its mean Spearman correlation
-   higher than its global AR*'s.  Among the configurations with ``p_beat >=``
-   :data:`MIN_P_BEAT` (they beat global AR* robustly, not by the luck of one split) the lowest
-   criterion ``mil + top3_loss`` wins (both in percentage points; the mean interval loss
-   rewards fast good answers, the top-3 loss accurate ones: their sum favours the
-   time/accuracy frontier); ties go to the higher Spearman correlation, then to the grid
-   order.  If no configuration qualifies, the one with the highest ``p_beat`` wins.
-4. Active testing's ``tried_scale`` is then chosen the same way, on the tuning half, with the
-   chosen configuration: the scale with the lowest mean loss over steps 2 to 4 of
-   :func:`~metarec.recommender._evaluate.evaluate_active_testing` wins (``inf`` = no
-   re-weighting of neighbours).
-5. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
-   held-out half (the knowledge base then holds every dataset but the one left out).  These
-   are the figures to report.
+1. For every run history (knowledge base), the datasets with results of two or more
+   algorithms are shuffled with ``random_state`` and split into a tuning half and a held-out
+   half.
+2. Every configuration of the grid (the learned strategy's planner and order parameters) is
+   evaluated by leave-one-dataset-out **on the tuning halves only**: the held-out datasets
+   are excluded from the knowledge base for every recommendation (``extra_exclude``), and the
+   performance model is refitted without the left-out dataset and the held-out half, so none
+   of their results influences the choice.  The baselines (global AR*, kNN AR*, and the
+   classic ``a3r`` strategy with its former defaults) are evaluated on the same tuning halves.
+3. A configuration's ``wins`` count the comparisons it wins on the tuning halves: MIL and
+   top-3 loss lower, Spearman correlation higher, against each baseline, on each history
+   (``3 x 3 x n_histories`` comparisons).  The configuration with the most wins is chosen;
+   ties go to the lowest ``criterion`` = the sum over histories of the normalised MIL
+   ``(MIL - bound) / (random - bound)`` plus the top-3 loss divided by the random order's
+   (both 0 = perfect, 1 = no better than random), then to the grid order.
+4. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
+   held-out half of each history (the knowledge base then holds every dataset but the one
+   left out).  These are the figures to report.
 
+The fitted performance models' predictions are shared by every configuration (they depend on
+the left-out datasets only), so a grid costs one model fit per left-out dataset and history.
 :func:`tune_recommender` returns every configuration's tuning figures, the choice and the
-held-out evaluation, so the procedure can be rerun whenever the knowledge base changes
+held-out evaluations, so the procedure can be rerun whenever a knowledge base changes
 (``python benchmarks/tune_recommender.py``).
 """
 
@@ -35,34 +32,25 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._evaluate import (
-    EvaluationResult,
-    _refit_like,
-    evaluate_active_testing,
-    evaluate_recommender,
-)
+from metarec.recommender._evaluate import _refit_like, evaluate_recommender
 from metarec.recommender._ranker import Recommender
 
-__all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender"]
+__all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 
-TRIED_SCALES = (0.02, 0.05, 0.1, 0.2, float("inf"))
-#: Bootstrap resamples of the tuning datasets used to measure how robustly a configuration
-#: beats its global AR*.
-N_BOOTSTRAP = 500
-#: A configuration "robustly beats" its global AR* on at least this fraction of resamples.
-MIN_P_BEAT = 0.9
+BASELINES = ("global AR*", "kNN AR*", "a3r")
 
 DEFAULT_GRID: Mapping[str, tuple] = {
-    "k": (5, 10, 20, 40, None),
-    "n": (4, 8, 16, 32, 64),
-    "weights": (None, "distance"),
-    "distance": ("l1-range", "standardized"),
-    "normalize": (False, True),
+    "k": (5, 10, 20, 40),
+    "n_plan": (0, 1, 2, 3, 4, 6),
+    "time_floor": (0.001, 0.1, 1.0),
+    "plan_rule": ("area", "ratio"),
+    "order": ("rank", "score"),
+    "time_scaling": (None, "rows", "model"),
 }
 
 
@@ -73,46 +61,61 @@ class TuningResult:
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per configuration: its parameters, tuning-half figures, ``p_beat`` (how
-        robustly it beats its global AR*) and ``robust`` (``p_beat >= MIN_P_BEAT``), best
-        first.
+        One row per configuration: its parameters, per-history tuning figures, ``wins`` and
+        ``criterion``, best first.
+    baselines : pandas.DataFrame
+        Tuning-half figures of the baselines, per history.
     best_params : dict
         The chosen configuration.
-    tuning_datasets, heldout_datasets : tuple of str
-        The split.
-    heldout : EvaluationResult
-        Evaluation of the chosen configuration and the baselines on the held-out half.
-    active_table : pandas.DataFrame or None
-        Tuning-half figures of each ``tried_scale`` (mean loss over steps 2-4).
-    heldout_active : pandas.DataFrame or None
-        Active testing with the chosen scale on the held-out half
-        (:func:`~metarec.recommender._evaluate.evaluate_active_testing`).
+    splits : dict
+        Per history: ``(tuning datasets, held-out datasets)``.
+    heldout : dict of str to EvaluationResult
+        Per history: the chosen configuration and the baselines on the held-out half.
+    fitted : dict of str to Recommender
+        Per history: the fitted recommender (its ``predictions_`` hold the cached
+        leave-one-out predictions).
     """
 
     table: object
+    baselines: object
     best_params: dict
-    tuning_datasets: tuple
-    heldout_datasets: tuple
-    heldout: EvaluationResult
-    active_table: object = None
-    heldout_active: object = None
+    splits: dict
+    heldout: dict
+    fitted: dict = field(default_factory=dict)
+
+
+def split_datasets(rec: Recommender, test_size: float, random_state) -> tuple[tuple, tuple]:
+    """``(tuning, held-out)`` halves of the datasets with results of two or more algorithms."""
+    usable = [d for d in rec.datasets_ if rec.present_[rec.dataset_index_[d]].sum() >= 2]
+    if len(usable) < 4:
+        raise InvalidInputError("tuning needs at least 4 datasets with results of 2+ algorithms")
+    rng = np.random.default_rng(random_state)
+    shuffled = list(rng.permutation(np.asarray(usable, dtype=object)))
+    n_out = max(1, round(test_size * len(shuffled)))
+    return tuple(sorted(shuffled[n_out:])), tuple(sorted(shuffled[:n_out]))
+
+
+def _figures(summary) -> dict:
+    s = summary.set_index("method")
+    return {m: s.loc[m, ["spearman", "top3_loss", "mil"]].to_dict() for m in s.index}
 
 
 def tune_recommender(
-    kb,
+    kbs: Mapping[str, object],
     grid: Mapping[str, tuple] | None = None,
     *,
     base: Recommender | None = None,
     test_size: float = 0.5,
     random_state=0,
-    tried_scales=TRIED_SCALES,
     progress=None,
+    fitted: Mapping[str, Recommender] | None = None,
 ) -> TuningResult:
-    """Tune the recommender's parameters on half of the datasets, evaluate on the other half.
+    """Tune the learned strategy on the tuning halves of several histories (see module doc).
 
     Parameters
     ----------
-    kb : KnowledgeBase or object with ``runs()`` and ``metafeatures()``
+    kbs : mapping of str to KnowledgeBase
+        The run histories, by name.
     grid : mapping of parameter name to candidate values, optional
         Default :data:`DEFAULT_GRID`.
     base : Recommender, optional
@@ -120,11 +123,11 @@ def tune_recommender(
     test_size : float, default=0.5
         Fraction of datasets held out.
     random_state : int, default=0
-        Seed of the split.
-    tried_scales : sequence of float, default=TRIED_SCALES
-        Candidate ``tried_scale`` values for active testing (empty: not tuned).
+        Seed of the splits.
     progress : callable, optional
         ``progress(n=1, total=None)``, called once per configuration.
+    fitted : mapping of str to Recommender, optional
+        Recommenders already fitted on the histories (e.g. with cached predictions).
 
     Returns
     -------
@@ -137,118 +140,71 @@ def tune_recommender(
     base = base if base is not None else Recommender()
     if not 0 < test_size < 1:
         raise InvalidInputError(f"test_size must be in (0, 1); got {test_size!r}")
+    fitted = dict(fitted or {})
+    splits, base_rows, base_figs = {}, [], {}
+    for name, kb in kbs.items():
+        if name not in fitted:
+            fitted[name] = clone(base).fit(kb)
+        splits[name] = split_datasets(fitted[name], test_size, random_state)
+        tuning, heldout = splits[name]
+        result = evaluate_recommender(
+            kb, fitted[name], datasets=tuning, extra_exclude=heldout, fitted=True
+        )
+        base_figs[name] = _figures(result.summary)
+        for method, figs in base_figs[name].items():
+            base_rows.append({"history": name, "method": method, **figs})
     names = list(grid)
-    combos = list(itertools.product(*(grid[name] for name in names)))
+    combos = list(itertools.product(*(grid[p] for p in names)))
     if progress is not None:
         progress(0, total=len(combos))
-    # fitted models are shared by configurations that only differ in ranking parameters
-    fit_keys = ("normalize", "distance", "features", "metric", "time")
-    fitted: dict = {}
-    probe = clone(base).fit(kb)
-    usable = [d for d in probe.datasets_ if probe.present_[probe.dataset_index_[d]].sum() >= 2]
-    if len(usable) < 4:
-        raise InvalidInputError("tuning needs at least 4 datasets with results of 2+ algorithms")
-    rng = np.random.default_rng(random_state)
-    shuffled = list(rng.permutation(np.asarray(usable, dtype=object)))
-    n_out = max(1, round(test_size * len(shuffled)))
-    heldout, tuning = tuple(sorted(shuffled[:n_out])), tuple(sorted(shuffled[n_out:]))
     rows = []
-    global_figures: dict = {}
-    resamples = np.random.default_rng(random_state).integers(
-        0, len(tuning), size=(N_BOOTSTRAP, len(tuning))
-    )
     for combo in combos:
         params = dict(zip(names, combo, strict=True))
-        model = clone(base).set_params(**params)
-        key = tuple(repr(model.get_params()[p]) for p in fit_keys)
-        if key not in fitted:
-            fitted[key] = clone(model).fit(kb)
-        data = fitted[key]
-        ranker = _refit_like(data, **{p: v for p, v in params.items() if p not in fit_keys})
-        result = evaluate_recommender(
-            kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
-        )
-        figures = result.summary.iloc[0]
-        glob_key = (key, repr(ranker.get_params()["n"]))
-        if glob_key not in global_figures:
-            glob = _refit_like(data, method="ar*", k=None, weights=None, n=ranker.n)
-            global_figures[glob_key] = evaluate_recommender(
-                kb, glob, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
-            ).per_dataset
-        p_beat = _p_beat(result.per_dataset, global_figures[glob_key], resamples)
-        rows.append(
-            {
-                **{p: _show(v) for p, v in params.items()},
-                "spearman": figures["spearman"],
-                "top1_loss": figures["top1_loss"],
-                "top3_loss": figures["top3_loss"],
-                "mil": figures["mil"],
-                "p_beat": p_beat,
-                "criterion": figures["mil"] + figures["top3_loss"],
-                "_order": len(rows),
-                "_params": params,
-            }
-        )
+        row = {**{p: _show(v) for p, v in params.items()}, "wins": 0, "criterion": 0.0}
+        for name, kb in kbs.items():
+            tuning, heldout = splits[name]
+            ranker = _refit_like(fitted[name], **params)
+            result = evaluate_recommender(
+                kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
+            )
+            mine = result.summary.set_index("method").loc["metarec"]
+            figs = base_figs[name]
+            for other in BASELINES:
+                if other not in figs:
+                    continue
+                row["wins"] += int(mine.mil < figs[other]["mil"])
+                row["wins"] += int(mine.top3_loss < figs[other]["top3_loss"])
+                row["wins"] += int(mine.spearman > figs[other]["spearman"])
+            bound, rand = figs["bound"]["mil"], figs["random"]["mil"]
+            row["criterion"] += (mine.mil - bound) / (rand - bound) + mine.top3_loss / figs[
+                "random"
+            ]["top3_loss"]
+            row[f"{name} spearman"] = mine.spearman
+            row[f"{name} top3"] = mine.top3_loss
+            row[f"{name} MIL"] = mine.mil
+        row["_order"] = len(rows)
+        row["_params"] = params
+        rows.append(row)
         if progress is not None:
             progress(1)
-    table = pd.DataFrame(rows)
-    table["robust"] = table["p_beat"] >= MIN_P_BEAT
-    table["_p"] = table["p_beat"].round(2)
-    table = table.sort_values(
-        ["_p", "criterion", "spearman", "_order"], ascending=[False, True, False, True]
+    table = pd.DataFrame(rows).sort_values(
+        ["wins", "criterion", "_order"], ascending=[False, True, True]
     )
     best = dict(table["_params"].iloc[0])
-    chosen = clone(base).set_params(**best)
-    active_table = heldout_active = None
-    if tried_scales:
-        fitted_best = clone(chosen).fit(kb)
-        active_rows = []
-        for scale in tried_scales:
-            steps = evaluate_active_testing(
-                kb,
-                _refit_like(fitted_best, tried_scale=scale),
-                datasets=tuning,
-                extra_exclude=heldout,
-                fitted=True,
-            )
-            active_rows.append({"tried_scale": scale, "loss": steps["active_loss"].iloc[1:].mean()})
-        active_table = pd.DataFrame(active_rows)
-        best["tried_scale"] = float(
-            active_table.sort_values("loss", kind="stable")["tried_scale"].iloc[0]
+    heldout_results = {}
+    for name, kb in kbs.items():
+        chosen = _refit_like(fitted[name], **best)
+        heldout_results[name] = evaluate_recommender(
+            kb, chosen, datasets=splits[name][1], fitted=True
         )
-        chosen = clone(base).set_params(**best)
-        heldout_active = evaluate_active_testing(kb, chosen, datasets=heldout)
-    evaluation = evaluate_recommender(kb, chosen, baselines=True, datasets=heldout)
     return TuningResult(
-        table=table.drop(columns=["_order", "_params", "_p"]).reset_index(drop=True),
+        table=table.drop(columns=["_order", "_params"]).reset_index(drop=True),
+        baselines=pd.DataFrame(base_rows),
         best_params=best,
-        tuning_datasets=tuning,
-        heldout_datasets=heldout,
-        heldout=evaluation,
-        active_table=active_table,
-        heldout_active=heldout_active,
+        splits=splits,
+        heldout=heldout_results,
+        fitted=fitted,
     )
-
-
-def _p_beat(mine, glob, resamples: np.ndarray) -> float:
-    """Fraction of bootstrap resamples of the datasets on which ``mine`` beats ``glob``.
-
-    ``mine`` and ``glob`` are per-dataset figures (``dataset, spearman, top3_loss, mil``) of
-    the same datasets; "beats" = lower mean MIL, lower mean top-3 loss and higher mean
-    Spearman correlation (NaN correlations, e.g. a dataset with one algorithm, left out).
-    """
-    a = mine.set_index("dataset").sort_index()
-    b = glob.set_index("dataset").reindex(a.index)
-    idx = resamples % len(a)
-    wins = np.ones(len(idx), dtype=bool)
-    for column, sign in (("mil", 1.0), ("top3_loss", 1.0), ("spearman", -1.0)):
-        diff = sign * (b[column].to_numpy(float) - a[column].to_numpy(float))
-        valid = np.isfinite(diff)
-        sums = np.where(valid, diff, 0.0)[idx].sum(axis=1)
-        counts = valid[idx].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            wins &= np.where(counts > 0, sums / np.maximum(counts, 1), -np.inf) > 0
-    return float(wins.mean())
 
 
 def _show(value):

@@ -27,7 +27,16 @@ def test_evaluate_json_and_png(kb, tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     methods = [row["method"] for row in doc["results"]]
-    assert methods == ["metarec", "AR", "global AR*", "single best", "random", "bound"]
+    assert methods == [
+        "metarec",
+        "AR",
+        "global AR*",
+        "kNN AR*",
+        "a3r",
+        "single best",
+        "random",
+        "bound",
+    ]
     assert doc["params"]["k"] == 3 and doc["params"]["n"] == 16
     assert len(doc["grid"]) == len(doc["curves"]["metarec"])
     assert doc["t_lo"] < doc["t_hi"]

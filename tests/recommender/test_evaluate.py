@@ -14,7 +14,7 @@ from metarec.recommender._evaluate import (
     loss_curve,
     mean_interval_loss,
 )
-from metarec.recommender._tune import MIN_P_BEAT, N_BOOTSTRAP, _p_beat, tune_recommender
+from metarec.recommender._tune import tune_recommender
 from tests.recommender._fakes import random_kb, tiny_kb
 
 
@@ -36,7 +36,7 @@ def test_bound_is_best_single_run_within_t():
 
 
 def test_evaluation_by_hand_on_tiny_kb():
-    rec = Recommender(k=1, n=4, weights=None)
+    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
     result = evaluate_recommender(tiny_kb(), rec, n_random=5)
     per = result.per_dataset.set_index(["method", "dataset"])
     # D2 left out: nearest other dataset is D1 (x=0), whose A3R order is A, C, B -> on D2: A, B
@@ -50,6 +50,7 @@ def test_evaluation_by_hand_on_tiny_kb():
         "metarec",
         "AR",
         "global AR*",
+        "kNN AR*",
         "single best",
         "random",
         "bound",
@@ -85,64 +86,47 @@ def test_evaluate_errors():
 def test_plot_writes_png(tmp_path):
     from metarec.recommender.plots import plot_loss_time
 
-    result = evaluate_recommender(tiny_kb(), Recommender(k=1, weights=None), n_random=2)
+    result = evaluate_recommender(
+        tiny_kb(), Recommender(strategy="a3r", k=1, weights=None), n_random=2
+    )
     path = tmp_path / "curves.png"
     fig = plot_loss_time(result, path=path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(fig.axes[0].get_lines()) == 6
+    assert len(fig.axes[0].get_lines()) == 7
 
 
 def test_tuning_never_sees_heldout_results():
-    kb = random_kb(n_datasets=16, seed=4)
-    grid = {"k": (3, None), "n": (8, 64)}
-    result = tune_recommender(kb, grid, random_state=1)
-    assert set(result.tuning_datasets).isdisjoint(result.heldout_datasets)
+    kbs = {"one": random_kb(n_datasets=14, seed=4), "two": random_kb(n_datasets=12, seed=5)}
+    grid = {"n_plan": (0, 2), "time_floor": (0.01, 1.0)}
+    base = Recommender(n_estimators=10)
+    result = tune_recommender(kbs, grid, base=base, random_state=1)
+    for name, (tuning, heldout) in result.splits.items():
+        assert set(tuning).isdisjoint(heldout) and len(tuning) + len(heldout) > 10
+        assert set(result.heldout[name].per_dataset["dataset"]) == set(heldout)
+        methods = set(result.heldout[name].summary["method"])
+        assert {"metarec", "global AR*", "kNN AR*", "a3r"} <= methods
     assert len(result.table) == 4
+    wins = result.table["wins"].to_numpy()
+    assert np.all(np.diff(wins) <= 0) and wins.max() <= 18
     top = result.table.iloc[0]
-    assert result.best_params["k"] == (None if top["k"] == "None" else top["k"])
-    assert result.best_params["n"] == top["n"]
-    assert result.best_params["tried_scale"] in list(result.active_table["tried_scale"])
-    assert len(result.heldout_active) == 4
-    # configurations that robustly beat their own global AR* come first, by criterion
-    flags = result.table["robust"].to_numpy(bool)
-    assert not np.any(~flags[:-1] & flags[1:])
-    if flags.any():
-        crit = result.table.loc[flags, "criterion"].to_numpy()
-        assert np.all(np.diff(crit) >= 0)
-    assert np.array_equal(flags, result.table["p_beat"].to_numpy() >= MIN_P_BEAT)
-    # the p_beat of the first row, recomputed from independently computed figures
-    params = dict(result.best_params)
-    params.pop("tried_scale")
+    assert result.best_params == {"n_plan": top["n_plan"], "time_floor": top["time_floor"]}
+    # the first row's figures, recomputed independently on the tuning half
+    tuning, heldout = result.splits["one"]
     mine = evaluate_recommender(
-        kb,
-        Recommender(**params),
+        kbs["one"],
+        Recommender(n_estimators=10, **result.best_params),
         baselines=False,
-        datasets=result.tuning_datasets,
-        extra_exclude=result.heldout_datasets,
-    )
-    glob = evaluate_recommender(
-        kb,
-        Recommender(**{**params, "method": "ar*", "k": None, "weights": None}),
-        baselines=False,
-        datasets=result.tuning_datasets,
-        extra_exclude=result.heldout_datasets,
-    )
-    resamples = np.random.default_rng(1).integers(
-        0, len(result.tuning_datasets), size=(N_BOOTSTRAP, len(result.tuning_datasets))
-    )
-    expected = _p_beat(mine.per_dataset, glob.per_dataset, resamples)
-    assert result.table["p_beat"].iloc[0] == pytest.approx(expected)
-    mine = mine.summary.iloc[0]
-    assert mine["mil"] == pytest.approx(result.table["mil"].iloc[0])
-    assert set(result.heldout.per_dataset["dataset"]) == set(result.heldout_datasets)
+        datasets=tuning,
+        extra_exclude=heldout,
+    ).summary.iloc[0]
+    assert mine["mil"] == pytest.approx(top["one MIL"])
     # changing the held-out datasets' results does not change the tuning table
-    runs = kb._runs
-    runs.loc[runs.dataset.isin(result.heldout_datasets), "accuracy"] = 0.01
-    again = tune_recommender(kb, grid, random_state=1)
-    np.testing.assert_allclose(again.active_table["loss"], result.active_table["loss"])
+    runs = kbs["one"]._runs
+    runs.loc[runs.dataset.isin(heldout), "accuracy"] = 0.01
+    again = tune_recommender(kbs, grid, base=base, random_state=1)
+    cols = ["one MIL", "one top3", "one spearman", "two MIL"]
     np.testing.assert_allclose(
-        again.table[["mil", "top3_loss"]].to_numpy(float),
-        result.table[["mil", "top3_loss"]].to_numpy(float),
+        again.table[cols].to_numpy(float), result.table[cols].to_numpy(float)
     )
 
 
@@ -159,7 +143,6 @@ def test_active_testing_evaluation_by_hand():
 
 
 def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
-    import pandas as pd
 
     from tests.recommender._fakes import FrameKB
 
@@ -186,17 +169,3 @@ def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
     assert s.loc["global AR*", "top1_loss"] > 5.0
     assert s.loc["metarec", "spearman"] > s.loc["global AR*", "spearman"]
     assert s.loc["metarec", "mil"] < s.loc["global AR*", "mil"]
-
-
-def test_p_beat_by_hand():
-    # two datasets; "mine" beats "glob" on dataset a on all three, loses on b on MIL only
-    mine = pd.DataFrame(
-        {"dataset": ["a", "b"], "spearman": [0.9, 0.8], "top3_loss": [1.0, 1.0], "mil": [1.0, 5.0]}
-    )
-    glob = pd.DataFrame(
-        {"dataset": ["a", "b"], "spearman": [0.5, 0.5], "top3_loss": [2.0, 2.0], "mil": [2.0, 3.0]}
-    )
-    resamples = np.array([[0, 0], [1, 1], [0, 1]])
-    # resample 1: a, a -> wins; resample 2: b, b -> MIL 5 > 3, loses; resample 3: mean MIL
-    # 3.0 vs 2.5 -> loses
-    assert _p_beat(mine, glob, resamples) == pytest.approx(1 / 3)

@@ -22,7 +22,7 @@ def test_a3r_scores_by_hand():
     # D1: A3R_AB = (.8/.9) / (1/16)^(1/4) = 1.7778, A3R_AC = 1.6, A3R_BC = (.9/.5) / 2 = 0.9
     # D2: A3R_AB = .6/.9 = 0.6667; C did not run on D2
     # geometric means: AB = sqrt(1.7778 * 0.6667), AC = 1.6, BC = 0.9
-    rec = Recommender(k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY)
     ab = math.sqrt((0.8 / 0.9) * 2 * (0.6 / 0.9))
     expected = {"A": (ab + 1.6) / 2, "B": (1 / ab + 0.9) / 2, "C": (1 / 1.6 + 1 / 0.9) / 2}
@@ -40,13 +40,15 @@ def test_a3r_scores_by_hand():
     # (majority_class_pct, class_imbalance_ratio), so the sum over 1 is scaled by 3 / 1
     assert nb["distance"].tolist() == pytest.approx([3 * 0.04, 3 * 0.06])
     assert nb["n_features_compared"].tolist() == [1, 1]  # the constant metafeature is dropped
-    only_x = Recommender(k=2, n=4, features=["x", "constant"], weights=None).fit(tiny_kb())
+    only_x = Recommender(strategy="a3r", k=2, n=4, features=["x", "constant"], weights=None).fit(
+        tiny_kb()
+    )
     nb = only_x.recommend(metafeatures=QUERY).neighbours_frame()
     assert nb["distance"].tolist() == pytest.approx([0.04, 0.06])
 
 
 def test_failed_run_counts_as_majority_class_at_its_time():
-    rec = Recommender(k=None, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=None, n=4, weights=None).fit(tiny_kb())
     i, j = rec.dataset_index_["D3"], rec.algorithm_index_["B"]
     assert rec.accuracy_[i, j] == pytest.approx(0.6)
     assert rec.time_[i, j] == pytest.approx(100.0)
@@ -64,7 +66,7 @@ def test_partial_failures_mix_in_the_majority_accuracy():
     kb = tiny_kb()
     runs = kb._runs
     runs.loc[(runs.dataset == "D1") & (runs.algorithm == "A"), ["n_runs", "n_failed"]] = [4, 1]
-    rec = Recommender(weights=None).fit(kb)
+    rec = Recommender(strategy="a3r", weights=None).fit(kb)
     # 3 ok folds averaging .8 and one failure counted as .5
     assert rec.accuracy_[rec.dataset_index_["D1"], rec.algorithm_index_["A"]] == pytest.approx(
         0.725
@@ -72,7 +74,7 @@ def test_partial_failures_mix_in_the_majority_accuracy():
 
 
 def test_exclude_and_k():
-    rec = Recommender(k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY, exclude=["D1"])
     assert [nb.name for nb in ranking.neighbours] == ["D2", "D3"]
     ranking = rec.recommend(metafeatures=QUERY, exclude="D2")
@@ -82,11 +84,11 @@ def test_exclude_and_k():
 
 
 def test_average_rank_methods_by_hand():
-    rec = Recommender(k=2, n=4, method="ar", weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, method="ar", weights=None).fit(tiny_kb())
     frame = rec.recommend(metafeatures=QUERY).to_frame().set_index("algorithm")
     assert frame["score"].to_dict() == {"B": 1.0, "A": 2.0, "C": 3.0}
     assert list(frame.index) == ["B", "A", "C"]
-    rec = Recommender(k=2, n=4, method="ar*", weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, method="ar*", weights=None).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY)
     # D1 by log SR - log T / 4: A, C, B; D2: B, A.  A: 1.5, B: 2, C: 2 (tie -> higher accuracy)
     assert ranking.algorithms == ["A", "B", "C"]
@@ -94,7 +96,7 @@ def test_average_rank_methods_by_hand():
 
 
 def test_arr_matches_library_on_one_dataset():
-    rec = Recommender(k=1, method="arr", acc_d=0.1, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=1, method="arr", acc_d=0.1, weights=None).fit(tiny_kb())
     frame = rec.recommend(metafeatures={"x": 0.0}).to_frame().set_index("algorithm")
     sr = {"A": 0.8, "B": 0.9, "C": 0.5}
     t = {"A": 1.0, "B": 16.0, "C": 1.0}
@@ -124,7 +126,7 @@ def _naive_scores(rec, idx, w, n):
 @pytest.mark.parametrize("weights", [None, "distance"])
 @pytest.mark.parametrize("k", [5, None])
 def test_vectorised_a3r_equals_naive_pairs(weights, k):
-    rec = Recommender(k=k, n=8, weights=weights).fit(random_kb(seed=3))
+    rec = Recommender(strategy="a3r", k=k, n=8, weights=weights).fit(random_kb(seed=3))
     query = {"f1": 0.1, "f2": 0.5, "f3": np.nan}
     ranking = rec.recommend(metafeatures=query)
     idx = np.array([rec.dataset_index_[nb.name] for nb in ranking.neighbours])
@@ -154,7 +156,9 @@ def test_average_rank_ties_and_missing():
 
 
 def test_nan_metafeatures_rescale_distance():
-    rec = Recommender(k=None, distance="l1-range", weights=None).fit(random_kb(seed=1))
+    rec = Recommender(strategy="a3r", k=None, distance="l1-range", weights=None).fit(
+        random_kb(seed=1)
+    )
     full = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5, "f3": 0.0})
     part = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5})
     nb_full = {nb.name: nb for nb in full.neighbours}
@@ -163,27 +167,29 @@ def test_nan_metafeatures_rescale_distance():
         assert np.isfinite(nb.distance)
         assert nb_full[nb.name].n_features_compared >= nb.n_features_compared
     # a pair with one metafeature compared out of 3 is scaled by 3
-    rec2 = Recommender(k=1, weights=None).fit(tiny_kb())
+    rec2 = Recommender(strategy="a3r", k=1, weights=None).fit(tiny_kb())
     assert rec2.recommend(metafeatures={"x": 5.0}).neighbours[0].distance == pytest.approx(3 * 0.4)
 
 
 def test_standardized_distance():
-    rec = Recommender(k=3, distance="standardized", features=["x"], weights=None).fit(tiny_kb())
+    rec = Recommender(
+        strategy="a3r", k=3, distance="standardized", features=["x"], weights=None
+    ).fit(tiny_kb())
     ranking = rec.recommend(metafeatures={"x": 0.0})
     sd = np.std([0.0, 1.0, 10.0])
     assert [nb.distance for nb in ranking.neighbours] == pytest.approx([0.0, 1 / sd, 10 / sd])
 
 
 def test_no_common_metafeature_is_an_error_and_unknown_ignored():
-    rec = Recommender(k=2, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, weights=None).fit(tiny_kb())
     with pytest.raises(InvalidInputError, match="metafeature in common"):
         rec.recommend(metafeatures={"unknown": 1.0})
 
 
 def test_normalize_changes_only_clamped_cases():
     kb = random_kb(seed=5)
-    plain = Recommender(k=10, normalize=False, weights=None).fit(kb)
-    norm = Recommender(k=10, normalize=True, weights=None).fit(kb)
+    plain = Recommender(strategy="a3r", k=10, normalize=False, weights=None).fit(kb)
+    norm = Recommender(strategy="a3r", k=10, normalize=True, weights=None).fit(kb)
     q = {"f1": 0.0, "f2": 0.2, "f3": 0.1}
     a, b = plain.recommend(metafeatures=q), norm.recommend(metafeatures=q)
     assert not np.allclose(plain.log_sr_, norm.log_sr_)
@@ -192,7 +198,9 @@ def test_normalize_changes_only_clamped_cases():
 
 
 def test_tried_drops_algorithms_and_reweights():
-    rec = Recommender(k=2, n=4, weights=None, normalize=False, tried_scale=0.2).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, weights=None, normalize=False, tried_scale=0.2).fit(
+        tiny_kb()
+    )
     ranking = rec.recommend(metafeatures=QUERY, tried={"A": (0.6, 2.0)})
     assert "A" not in ranking.algorithms and ranking.tried == ("A",)
     weights = {nb.name: nb.weight for nb in ranking.neighbours}
@@ -207,7 +215,7 @@ def test_tried_drops_algorithms_and_reweights():
 
 
 def test_budget_plan_by_hand():
-    rec = Recommender(k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
     plan = rec.recommend(metafeatures=QUERY, budget=2.0)
     assert plan.algorithms == ["A"]
     frame = plan.to_frame()
@@ -221,7 +229,7 @@ def test_budget_plan_by_hand():
 
 
 def test_rank_stored_results():
-    rec = Recommender(n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", n=4, weights=None).fit(tiny_kb())
     one = rec.rank("D2")
     assert one.algorithms == ["B", "A"]  # C never ran on D2
     assert one.to_frame()["score"].tolist() == pytest.approx([1.5, 0.6 / 0.9])
@@ -231,27 +239,29 @@ def test_rank_stored_results():
 
 
 def test_params_and_errors():
-    rec = Recommender(k=3, n=16, weights=None)
+    rec = Recommender(strategy="a3r", k=3, n=16, weights=None)
     assert rec.get_params()["k"] == 3
-    assert Recommender().get_params()["weights"] == "distance"  # the tuned default
+    assert Recommender(strategy="a3r").get_params()["weights"] == "distance"  # the tuned default
     assert rec.set_params(n=8).n == 8
     with pytest.raises(NotFittedError):
         rec.recommend(metafeatures=QUERY)
     for bad in ({"method": "x"}, {"k": 0}, {"n": -1}, {"distance": "cosine"}, {"weights": "w"}):
         with pytest.raises(InvalidInputError):
-            Recommender(**bad).fit(tiny_kb())
+            Recommender(strategy="a3r", **bad).fit(tiny_kb())
     with pytest.raises(InvalidInputError, match="no column 'balanced_accuracy'"):
-        Recommender(metric="balanced_accuracy", weights=None).fit(tiny_kb())
+        Recommender(strategy="a3r", metric="balanced_accuracy", weights=None).fit(tiny_kb())
     with pytest.raises(UnknownNameError):
-        Recommender(features=["nope"], weights=None).fit(tiny_kb())
+        Recommender(strategy="a3r", features=["nope"], weights=None).fit(tiny_kb())
     with pytest.raises(InvalidInputError):
-        Recommender(weights=None).fit(tiny_kb()).recommend(
+        Recommender(strategy="a3r", weights=None).fit(tiny_kb()).recommend(
             np.zeros((2, 2)), [0, 1], metafeatures=QUERY
         )
 
 
 def test_ranking_record_is_frozen():
-    ranking = Recommender(k=2, weights=None).fit(tiny_kb()).recommend(metafeatures=QUERY)
+    ranking = (
+        Recommender(strategy="a3r", k=2, weights=None).fit(tiny_kb()).recommend(metafeatures=QUERY)
+    )
     assert isinstance(ranking, Ranking)
     with pytest.raises(AttributeError):
         ranking.method = "x"
@@ -260,7 +270,7 @@ def test_ranking_record_is_frozen():
 
 
 def test_all_algorithms_ranked_even_without_evidence():
-    rec = Recommender(k=1, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(strategy="a3r", k=1, n=4, weights=None).fit(tiny_kb())
     ranking = rec.recommend(metafeatures={"x": 1.0})  # nearest is D2, where C never ran
     frame = ranking.to_frame()
     assert frame["algorithm"].tolist()[-1] == "C"
@@ -273,7 +283,7 @@ def test_every_pair_of_methods_runs():
         ("a3r", "arr", "ar", "ar*"), ("l1-range", "standardized")
     ):
         ranking = (
-            Recommender(method=method, distance=distance, k=5, weights=None)
+            Recommender(strategy="a3r", method=method, distance=distance, k=5, weights=None)
             .fit(kb)
             .recommend(metafeatures={"f1": 0.0, "f2": 0.0})
         )
@@ -291,7 +301,9 @@ def test_recommend_from_X_y_uses_extracted_metafeatures():
     meta = kb._metafeatures
     meta["n_instances"] = [60, 600, 6000]
     meta["n_features"] = [3, 30, 300]
-    rec = Recommender(k=1, n=4, features=["n_instances", "n_features"], weights=None).fit(kb)
+    rec = Recommender(
+        strategy="a3r", k=1, n=4, features=["n_instances", "n_features"], weights=None
+    ).fit(kb)
     from_xy = rec.recommend(X, y)
     from_mf = rec.recommend(metafeatures=dict(mf))
     assert from_xy.to_frame().equals(from_mf.to_frame())
@@ -318,7 +330,7 @@ def test_per_run_rows_are_aggregated():
         ],
         columns=["dataset", "algorithm", "accuracy", "fit_time", "status"],
     )
-    rec = Recommender().fit(FrameKB(folds, kb._metafeatures))
+    rec = Recommender(strategy="a3r").fit(FrameKB(folds, kb._metafeatures))
     i, a, b = rec.dataset_index_["D1"], rec.algorithm_index_["A"], rec.algorithm_index_["B"]
     # A: two ok folds averaging .8, one failure counted as the majority class (.5)
     assert rec.accuracy_[i, a] == pytest.approx((0.8 * 2 + 0.5) / 3)
@@ -332,7 +344,7 @@ def test_normalize_uses_the_evaluation_library_per_dataset():
 
     kb = tiny_kb()
     kb._metafeatures.loc[2, "class_imbalance_ratio"] = np.nan  # D3 without imbalance ratio
-    rec = Recommender(normalize=True).fit(kb)
+    rec = Recommender(strategy="a3r", normalize=True).fit(kb)
     i = rec.dataset_index_["D1"]
     expected = normalized_metric(
         0.8, task="binary", n_instances=100, n_features=4, imbalance_ratio=1.0

@@ -1,0 +1,159 @@
+"""A learned performance model: metafeatures to each algorithm's A3R rank, accuracy gap and time.
+
+This is the side-information analogue of matrix completion for the knowledge base's
+(datasets x algorithms) performance matrix: instead of completing a row from the other
+entries of the same row, the row of a new dataset is predicted from its metafeatures.
+
+Targets, per dataset ``d`` and algorithm ``a`` (missing results are imputed for *training
+only*, by the algorithm's mean target over the datasets where it ran):
+
+``rank``
+    Normalised A3R rank of ``a`` among the algorithms that ran on ``d``: 0 = highest
+    ``log SR - log T / n``, 1 = lowest (``(rank - 1) / (n_present - 1)``), so that datasets
+    with different numbers of results are comparable.
+``gap``
+    ``best_d - acc_da`` (accuracy units): how far below the dataset's best the algorithm is.
+``log_time``
+    Natural logarithm of the training time (seconds, floored at 1e-4).
+``best``
+    The dataset's best accuracy (one output per dataset), used to turn a predicted gap into
+    an expected accuracy.
+
+All ``3 * n_algorithms + 1`` targets are standardised and compressed to at most
+``n_components`` principal directions (a truncated SVD, the low-rank structure matrix
+completion relies on); a multi-output :class:`sklearn.ensemble.ExtraTreesRegressor` maps the
+metafeatures (names ending in ``_time`` excluded: they measure the machine; missing values
+replaced by the training median) to the components (on knowledge bases of more than
+:data:`MAX_TREE_SAMPLES` datasets each tree sees a bootstrap sample of that many).  Compressing keeps the fit fast on large
+knowledge bases (the cost of a multi-output tree grows with the number of outputs), and a
+prediction is one pass down each tree plus a small matrix product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PerformanceModel"]
+
+N_COMPONENTS = 32
+#: Each tree of a knowledge base with more datasets than this is grown on a bootstrap sample
+#: of this many datasets (keeps the fit on 10,000 datasets under 30 s; smaller knowledge
+#: bases use every dataset in every tree, as extremely randomised trees usually do).
+MAX_TREE_SAMPLES = 4000
+
+
+class PerformanceModel:
+    """Multi-output regression from metafeatures to per-algorithm rank, gap and log time.
+
+    Parameters
+    ----------
+    n : float
+        Root of the time ratio of the A3R rank target.
+    n_estimators : int, default=100
+        Trees of the ensemble.
+    min_samples_leaf : int, default=2
+        Smallest leaf of the trees.
+    max_features : float, default=0.5
+        Fraction of metafeatures tried at each split.
+    n_components : int, default=32
+        Largest number of principal directions of the standardised targets that are modelled.
+    random_state : int or None
+        Seed of the trees.
+    """
+
+    def __init__(
+        self,
+        *,
+        n: float,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 2,
+        max_features: float = 0.5,
+        n_components: int = N_COMPONENTS,
+        random_state=None,
+    ) -> None:
+        self.n = n
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, accuracy, log_time, present) -> PerformanceModel:
+        """Fit on metafeatures ``X`` (datasets x metafeatures, NaN allowed) and results.
+
+        ``accuracy`` and ``log_time`` are (datasets x algorithms); cells where ``present`` is
+        False are ignored (imputed for training only).
+        """
+        from sklearn.ensemble import ExtraTreesRegressor
+        from threadpoolctl import threadpool_limits
+
+        X = np.asarray(X, dtype=float)
+        X = np.where(np.isfinite(X), X, np.nan)
+        present = np.asarray(present, dtype=bool)
+        acc = np.where(present, accuracy, np.nan)
+        logt = np.where(present, log_time, np.nan)
+        n_alg = acc.shape[1]
+        targets = self.targets(acc, logt, present)
+        with np.errstate(all="ignore"):
+            col_mean = np.nanmean(targets, axis=0)
+        col_mean = np.where(np.isfinite(col_mean), col_mean, 0.0)
+        y = np.where(np.isfinite(targets), targets, col_mean)
+        centre = y.mean(axis=0)
+        scale = y.std(axis=0)
+        scale = np.where(scale > 0, scale, 1.0)
+        ys = (y - centre) / scale
+        r = int(min(self.n_components, ys.shape[0], ys.shape[1]))
+        # one BLAS thread: multi-threaded reductions round differently, and a rounding
+        # difference can flip a tree split; the model must not depend on the machine's threads
+        with threadpool_limits(limits=1):
+            _, _, vt = np.linalg.svd(ys, full_matrices=False)
+            basis = vt[:r]
+            comps = ys @ basis.T
+        with np.errstate(all="ignore"):
+            median = np.nanmedian(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
+        self.median_ = np.where(np.isfinite(median), median, 0.0)
+        Xf = np.where(np.isnan(X), self.median_, X)
+        large = Xf.shape[0] > MAX_TREE_SAMPLES
+        self.trees_ = ExtraTreesRegressor(
+            n_estimators=int(self.n_estimators),
+            min_samples_leaf=int(self.min_samples_leaf),
+            max_features=self.max_features,
+            bootstrap=large,
+            max_samples=MAX_TREE_SAMPLES if large else None,
+            random_state=self.random_state,
+            n_jobs=1,
+        ).fit(Xf, comps if r > 1 else comps[:, 0])
+        self.basis_, self.centre_, self.scale_ = basis, centre, scale
+        self.n_algorithms_ = n_alg
+        return self
+
+    def targets(self, acc, logt, present) -> np.ndarray:
+        """Target matrix ``[rank | gap | log_time | best]`` (NaN where missing)."""
+        from scipy.stats import rankdata
+
+        with np.errstate(all="ignore"):
+            z = np.log(np.clip(acc, 1e-3, None)) - logt / float(self.n)
+            z = np.where(present, z, np.nan)
+            ranks = rankdata(np.where(present, -z, np.nan), axis=1, nan_policy="omit")
+            n_present = present.sum(axis=1, keepdims=True)
+            rank = np.where(present, (ranks - 1) / np.maximum(n_present - 1, 1), np.nan)
+            best = np.nanmax(np.where(present, acc, -np.inf), axis=1)
+        best = np.where(np.isfinite(best), best, np.nan)
+        gap = np.where(present, best[:, None] - acc, np.nan)
+        return np.hstack([rank, gap, np.where(present, logt, np.nan), best[:, None]])
+
+    def predict(self, X) -> dict[str, np.ndarray]:
+        """Predicted ``rank``, ``gap``, ``log_time`` (rows x algorithms) and ``best`` (rows)."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        X = np.where(np.isfinite(X), X, np.nan)
+        Xf = np.where(np.isnan(X), self.median_, X)
+        comps = self.trees_.predict(Xf)
+        comps = comps.reshape(X.shape[0], -1)
+        y = np.einsum("ij,jk->ik", comps, self.basis_) * self.scale_ + self.centre_
+        a = self.n_algorithms_
+        return {
+            "rank": y[:, :a],
+            "gap": np.maximum(y[:, a : 2 * a], 0.0),
+            "log_time": y[:, 2 * a : 3 * a],
+            "best": np.clip(y[:, 3 * a], 0.0, 1.0),
+        }

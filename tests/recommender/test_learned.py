@@ -1,0 +1,270 @@
+"""The learned strategy: performance model, loss-time planner, tried= and budget=."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from metarec.exceptions import InvalidInputError
+from metarec.recommender import Recommender, evaluate_recommender
+from metarec.recommender._model import PerformanceModel
+from metarec.recommender._planner import expected_area, plan_first
+from tests.recommender._fakes import random_kb
+
+QUERY = {"x": 0.5, "constant": 3.0, "majority_class_pct": 50.0}
+
+
+def test_expected_area_by_hand():
+    # two neighbours, two algorithms; floor 1 s, horizon 1000 s (log axis 0 .. log 1000)
+    acc = np.array([[0.9, 0.8], [0.7, np.nan]])
+    time = np.array([[10.0, 0.5], [100.0, np.nan]])
+    w = np.array([1.0, 3.0])
+    best = np.array([0.9, 0.8])
+    start = np.array([0.5, 0.6])
+    clock = np.zeros(2)
+    area, reduction, cost = expected_area(acc, time, w, best, start, clock, 1.0, 1000.0)
+    top = math.log(1000.0)
+    # algorithm 0, neighbour 0: loss 40 until 10 s, then 0
+    a00 = 40.0 * math.log(10.0)
+    # algorithm 0, neighbour 1: loss 20 until 100 s, then 10 until the horizon
+    a01 = 20.0 * math.log(100.0) + 10.0 * (top - math.log(100.0))
+    assert area[0] == pytest.approx((1.0 * a00 + 3.0 * a01) / 4.0)
+    assert reduction[0] == pytest.approx((1.0 * 40.0 + 3.0 * 10.0) / 4.0)
+    assert cost[0] == pytest.approx((math.log(10.0) + 3.0 * math.log(100.0)) / 4.0)
+    # algorithm 1 ran on neighbour 0 only, within the floor: no log time, loss 10 after it
+    assert area[1] == pytest.approx(10.0 * top)
+    assert cost[1] == pytest.approx(0.0)
+    # with a clock already at 10 s on neighbour 0, the same run moves it to 10.5 s
+    area2, _, _ = expected_area(acc, time, w, best, start, np.array([10.0, 0.0]), 1.0, 1000.0)
+    expected = 40.0 * math.log(10.5 / 10.0) + 10.0 * (top - math.log(10.5))
+    assert area2[1] == pytest.approx(expected)
+
+
+def test_plan_first_by_hand():
+    acc = np.array([[0.9, 0.8], [0.7, np.nan]])
+    time = np.array([[10.0, 0.5], [100.0, np.nan]])
+    w, best = np.array([1.0, 3.0]), np.array([0.9, 0.8])
+    start, clock = np.array([0.5, 0.6]), np.zeros(2)
+    cands = np.array([True, True])
+    args = (acc, time, w, best, start, clock, cands)
+    picks, areas = plan_first(*args, n_plan=2, floor=1.0, horizon=1000.0, rule="area")
+    # areas by hand: algorithm 1 = 10 log 1000 = 69.1, algorithm 0 = 73.3 -> 1 first
+    assert picks == [1, 0]
+    assert areas[0] == pytest.approx(10.0 * math.log(1000.0))
+    # the ratio rule takes the run that costs no log time first too
+    picks, _ = plan_first(*args, n_plan=1, floor=1.0, horizon=1000.0, rule="ratio")
+    assert picks == [1]
+    # a fast run that helps little: free under a 1 s floor, so first; with a 1 ms floor its
+    # 0.5 s cost log(500) = 6.2 for 5 points (0.8/unit) loses to algorithm 0's
+    # 17.5 points for 10.9 units (1.6/unit)
+    small = acc.copy()
+    small[0, 1] = 0.55
+    args = (small, time, w, best, start, clock, cands)
+    picks, _ = plan_first(*args, n_plan=1, floor=1.0, horizon=1000.0, rule="ratio")
+    assert picks == [1]
+    picks, _ = plan_first(*args, n_plan=1, floor=1e-3, horizon=1000.0, rule="ratio")
+    assert picks == [0]
+    # nothing to gain: no pick
+    picks, _ = plan_first(acc, time, w, best, best, clock, cands, n_plan=2, floor=1.0, horizon=1e3)
+    assert picks == []
+
+
+def test_model_targets_and_prediction_shapes():
+    model = PerformanceModel(n=4, n_estimators=5, random_state=0)
+    acc = np.array([[0.8, 0.9, 0.5], [0.6, 0.9, np.nan]])
+    logt = np.log(np.array([[1.0, 16.0, 1.0], [2.0, 2.0, np.nan]]))
+    present = np.isfinite(acc)
+    t = model.targets(acc, logt, present)
+    # D1: z = log .8, log .9 - log 16 / 4, log .5 -> order A (0), C, B: ranks 0, 1, .5
+    np.testing.assert_allclose(t[0, :3], [0.0, 1.0, 0.5])
+    np.testing.assert_allclose(t[0, 3:6], [0.1, 0.0, 0.4])
+    assert np.isnan(t[1, 2]) and t[1, -1] == pytest.approx(0.9)
+    model.fit(np.array([[0.0], [1.0]]), acc, logt, present)
+    pred = model.predict(np.array([[0.5], [np.nan]]))
+    assert pred["rank"].shape == (2, 3) and pred["best"].shape == (2,)
+    assert np.all(pred["gap"] >= 0)
+
+
+def test_learned_ranking_frame_and_basis():
+    rec = Recommender(n_estimators=10, k=5).fit(random_kb(seed=3))
+    frame = rec.recommend(metafeatures={"f1": 0.1, "f2": 0.5}).to_frame()
+    for column in (
+        "algorithm",
+        "rank",
+        "score",
+        "expected_accuracy",
+        "expected_accuracy_low",
+        "expected_accuracy_high",
+        "expected_time",
+        "n_datasets",
+        "n_failed",
+        "basis",
+    ):
+        assert column in frame.columns
+    assert sorted(frame["algorithm"]) == sorted(rec.algorithms_)
+    basis = list(frame["basis"])
+    n_planned = basis.count("planner")
+    assert 1 <= n_planned <= 3 and basis[:n_planned] == ["planner"] * n_planned
+    assert set(basis[n_planned:]) == {"model"}
+    ok = frame["n_datasets"] > 0
+    assert (frame.loc[ok, "expected_accuracy_low"] <= frame.loc[ok, "expected_accuracy_high"]).all()
+    # after the planner, the model's predicted rank order
+    rest = frame.iloc[n_planned:]["score"].to_numpy()
+    assert np.all(np.diff(rest) >= 0)
+
+
+def test_strategies_side_by_side_and_params():
+    kb = random_kb(seed=5)
+    for strategy in ("learned", "a3r", "arr", "ar", "ar*"):
+        rec = Recommender(strategy=strategy, n_estimators=5).fit(kb)
+        ranking = rec.recommend(metafeatures={"f1": 0.0})
+        assert ranking.method == strategy and len(ranking) == 6
+        assert set(Recommender().get_params()) >= {"strategy", "n_plan", "time_floor"}
+    with pytest.raises(InvalidInputError):
+        Recommender(strategy="magic").fit(kb)
+    with pytest.raises(InvalidInputError):
+        Recommender(time_floor=0).fit(kb)
+    # the classic strategies do not fit a model
+    assert not hasattr(Recommender(strategy="a3r").fit(kb), "model_")
+
+
+def test_fitted_learned_recommender_pickles_and_predicts_the_same():
+    rec = Recommender(n_estimators=5, random_state=0).fit(random_kb(seed=6))
+    again = pickle.loads(pickle.dumps(rec))
+    q = {"f1": 0.3, "f2": 0.2, "f3": -1.0}
+    assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
+    assert clone(rec).get_params() == rec.get_params()
+
+
+def test_tried_on_the_learned_strategy():
+    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(random_kb(seed=7))
+    q = {"f1": 0.2, "f2": 0.4}
+    first = rec.recommend(metafeatures=q)
+    done = first.algorithms[0]
+    after = rec.recommend(metafeatures=q, tried={done: (0.99, 1.0)})
+    assert done not in after.algorithms and len(after) == len(first) - 1
+    assert after.tried == (done,)
+    # each neighbour starts from its own result of the tried algorithm and its clock: the
+    # planner's first pick is what plan_first gives from that state
+    from metarec.recommender._planner import plan_first
+
+    j = rec.algorithm_index_[done]
+    nb = [rec.dataset_index_[n.name] for n in after.neighbours]
+    pres = rec.present_[nb]
+    acc = np.where(pres, rec.accuracy_[nb], np.nan)
+    tim = np.where(pres, np.clip(rec.time_[nb], 1e-4, None), np.nan)
+    best = np.nanmax(acc, axis=1)
+    start = np.minimum(rec.baseline_[nb], best)
+    start = np.where(pres[:, j], np.maximum(start, acc[:, j]), start)
+    clock = np.where(pres[:, j], tim[:, j], 0.0)
+    keep = np.ones(len(rec.algorithms_), dtype=bool)
+    keep[j] = False
+    w = np.array([n.weight for n in after.neighbours])
+    horizon = max(float(rec.row_time_.max()), 10 * rec.time_floor)
+    picks, _ = plan_first(
+        acc,
+        tim,
+        w,
+        best,
+        start,
+        clock,
+        keep,
+        n_plan=rec.n_plan,
+        floor=rec.time_floor,
+        horizon=horizon,
+        rule=rec.plan_rule,
+    )
+    planned = [e.algorithm for e in after if e.basis == "planner"]
+    assert planned == [rec.algorithms_[p] for p in picks]
+
+
+def test_budget_on_the_learned_strategy():
+    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(random_kb(seed=7))
+    q = {"f1": 0.2, "f2": 0.4}
+    full = rec.recommend(metafeatures=q).to_frame().set_index("algorithm")
+    budget = float(full["expected_time"].min()) * 1.5
+    plan = rec.recommend(metafeatures=q, budget=budget)
+    assert 1 <= len(plan) and plan.budget == budget
+    frame = plan.to_frame()
+    # every step fits: cumulative predicted time within the budget
+    assert (frame["cumulative_time"] <= budget + 1e-9).all()
+    assert set(frame["basis"]) == {"budget plan"}
+    with pytest.raises(InvalidInputError):
+        rec.recommend(metafeatures=q, budget=-1)
+
+
+def test_model_never_sees_the_left_out_dataset():
+    kb = random_kb(n_datasets=12, seed=8)
+    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(kb)
+    result = evaluate_recommender(kb, rec, baselines=False, fitted=True)
+    assert result.summary["n_datasets"].iloc[0] == 12
+    # one refit per left-out dataset, each without it
+    fits = [key[0] for key in rec.predictions_]
+    assert sorted(f[0] for f in fits) == sorted(rec.datasets_) and all(len(f) == 1 for f in fits)
+    # poisoning the left-out dataset's own results changes nothing of its recommendation
+    d = rec.datasets_[0]
+    runs = kb._runs.copy()
+    runs.loc[runs.dataset == d, "accuracy"] = np.where(
+        runs.loc[runs.dataset == d, "algorithm"] == "alg5", 1.0, 0.01
+    )
+    from tests.recommender._fakes import FrameKB
+
+    other = Recommender(n_estimators=5, k=3, random_state=0).fit(FrameKB(runs, kb._metafeatures))
+    query = {c: v for c, v in other.raw_metafeatures_.loc[d].items() if np.isfinite(v)}
+    a = rec.recommend(metafeatures=query, exclude=[d]).algorithms
+    b = other.recommend(metafeatures=query, exclude=[d]).algorithms
+    assert a == b
+
+
+def test_learned_strategy_on_tiny_kb_learns_the_order():
+    # two clusters of datasets; the best algorithm differs by cluster, the model must learn it
+    rng = np.random.default_rng(0)
+    rows, meta = [], []
+    for i in range(30):
+        cluster = i % 2
+        meta.append({"dataset": f"d{i}", "c": cluster + rng.normal(0, 0.05)})
+        for j in range(4):
+            good = (cluster == 0 and j == 0) or (cluster == 1 and j == 3)
+            acc = (0.9 if good else 0.7 - 0.02 * j) + rng.normal(0, 0.005)
+            rows.append((f"d{i}", f"alg{j}", acc, 1.0, "ok"))
+    runs = pd.DataFrame(rows, columns=["dataset", "algorithm", "accuracy", "fit_time", "status"])
+    from tests.recommender._fakes import FrameKB
+
+    rec = Recommender(n_plan=0, n_estimators=20, random_state=0).fit(
+        FrameKB(runs, pd.DataFrame(meta))
+    )
+    assert rec.recommend(metafeatures={"c": 0.0}).algorithms[0] == "alg0"
+    assert rec.recommend(metafeatures={"c": 1.0}).algorithms[0] == "alg3"
+
+
+def test_time_scaling_by_rows_multiplies_neighbour_times():
+    rec = Recommender(n_estimators=5, time_scaling="rows").fit(random_kb(seed=9))
+    idx = np.array([0, 1, 2])
+    theirs = rec.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
+    np.testing.assert_allclose(rec._row_ratio({"n_instances": 1000.0}, idx), 1000.0 / theirs)
+    np.testing.assert_allclose(rec._row_ratio({"f1": 0.0}, idx), 1.0)
+    with pytest.raises(InvalidInputError):
+        Recommender(time_scaling="cubic").fit(random_kb(seed=9))
+
+
+@pytest.mark.slow
+def test_learned_default_on_the_builtin_kb_end_to_end():
+    from metarec.storage import KnowledgeBase
+
+    kb = KnowledgeBase.builtin()
+    rec = Recommender().fit(kb)
+    names = list(rec.datasets_[:12])
+    result = evaluate_recommender(kb, rec, datasets=names, fitted=True, n_random=5)
+    s = result.summary.set_index("method")
+    assert s.loc["metarec", "mil"] < s.loc["random", "mil"]
+    assert s.loc["metarec", "spearman"] > s.loc["random", "spearman"]
+    # one model per left-out dataset, none of which saw it
+    assert {key[0] for key in rec.predictions_} == {(d,) for d in names}
+    again = pickle.loads(pickle.dumps(rec))
+    q = {c: v for c, v in rec.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
+    assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
