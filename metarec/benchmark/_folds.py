@@ -21,7 +21,18 @@ import numpy as np
 from metarec.benchmark._isolation import run_isolated
 from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
-__all__ = ["FoldRecord", "JobSpec", "JobResult", "run_job", "score_predictions", "fold_metrics"]
+__all__ = [
+    "FoldRecord",
+    "JobSpec",
+    "JobResult",
+    "run_job",
+    "evaluate_fold",
+    "fold_splits",
+    "failed_fold",
+    "not_run_folds",
+    "score_predictions",
+    "fold_metrics",
+]
 
 
 @dataclass(frozen=True)
@@ -207,35 +218,99 @@ def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str,
     return metrics
 
 
-def run_job(spec: JobSpec) -> JobResult:
-    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``.
-
-    Each fold runs in an isolated child.  After the first fold that times out, the remaining
-    folds are recorded as timed out without being run (their time is the limit), since the
-    same algorithm on the same data would hit the limit again.
-    """
+def fold_splits(spec: JobSpec) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) index pairs of ``spec.protocol`` on ``spec``'s data, in order."""
     from metarec.evaluation import get_protocol
 
     protocol = get_protocol(spec.protocol, random_state=spec.seed)
+    return list(protocol.split(spec.X, spec.y))
+
+
+def failed_fold(index: int, status: str, error: str | None, seconds: float, test) -> FoldRecord:
+    """The record of a fold that did not finish (its time is the time it was given)."""
+    return FoldRecord(index, status, error, seconds, 0.0, seconds, 0.0, test_index=test)
+
+
+def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
+    """Folds ``first..`` recorded as timed out without being run (an earlier fold was)."""
+    limit = float(spec.timeout or 0.0)
+    message = "not run: an earlier fold hit the time limit"
+    return [
+        failed_fold(i, "timeout", message, limit, splits[i][1]) for i in range(first, len(splits))
+    ]
+
+
+def _one_line_error(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())[:500]
+    return f"{type(exc).__name__}: {message}"
+
+
+def _ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
+    proba, scores = _scores(out, spec.n_classes)
+    return FoldRecord(
+        index,
+        "ok",
+        None,
+        out["fit_time"],
+        out["predict_time"],
+        out["fit_wall_time"],
+        out["predict_wall_time"],
+        test_index=test,
+        y_pred=out["y_pred"],
+        proba=proba,
+        scores=scores,
+        resubstitution_accuracy=out.get("resubstitution_accuracy"),
+    )
+
+
+def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray) -> FoldRecord:
+    """Fit and score one fold in this process (a benchmark worker), under the memory cap.
+
+    The times are those of ``fit`` and ``predict`` themselves, measured around the calls in
+    this process (CPU: ``time.process_time``; wall: ``time.perf_counter``).  An exception of
+    the algorithm becomes an ``error`` record; exceeding ``spec.memory_limit_mb`` (the
+    process's address-space limit, ``RLIMIT_AS``, lowered for the duration of the fold) too.
+    """
+    start = time.perf_counter()
+    bootstrap = spec.protocol == "bootstrap632"
+    limit = spec.memory_limit_mb
+    restore = None
+    try:
+        if limit is not None:
+            import resource
+
+            restore = resource.getrlimit(resource.RLIMIT_AS)
+            cap = int(limit * 1024 * 1024)
+            if restore[1] != resource.RLIM_INFINITY:
+                cap = min(cap, restore[1])
+            resource.setrlimit(resource.RLIMIT_AS, (cap, restore[1]))
+        out = _fit_predict(spec, train, test, bootstrap)
+    except MemoryError:
+        message = f"MemoryError: exceeded the memory cap of {limit} MB"
+        return failed_fold(index, "error", message, time.perf_counter() - start, test)
+    except Exception as exc:  # the algorithm's own failure, recorded as data
+        return failed_fold(index, "error", _one_line_error(exc), time.perf_counter() - start, test)
+    finally:
+        if restore is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, restore)
+    return _ok_fold(spec, index, test, out)
+
+
+def run_job(spec: JobSpec) -> JobResult:
+    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``, one child per fold.
+
+    This is the path of Dask workers (:func:`~metarec.benchmark._isolation.run_isolated`
+    starts a fresh single-threaded interpreter there); local benchmarks use warm worker
+    processes instead (:mod:`metarec.benchmark._workers`).  After the first fold that times
+    out, the remaining folds are recorded as timed out without being run (their time is the
+    limit), since the same algorithm on the same data would hit the limit again.
+    """
+    splits = fold_splits(spec)
     bootstrap = spec.protocol == "bootstrap632"
     folds: list[FoldRecord] = []
-    timed_out = False
-    for index, (train, test) in enumerate(protocol.split(spec.X, spec.y)):
-        if timed_out:
-            limit = float(spec.timeout or 0.0)
-            folds.append(
-                FoldRecord(
-                    index,
-                    "timeout",
-                    "not run: an earlier fold hit the time limit",
-                    limit,
-                    0.0,
-                    limit,
-                    0.0,
-                    test_index=test,
-                )
-            )
-            continue
+    for index, (train, test) in enumerate(splits):
         outcome = run_isolated(
             _fit_predict,
             spec,
@@ -246,36 +321,10 @@ def run_job(spec: JobSpec) -> JobResult:
             memory_limit_mb=spec.memory_limit_mb,
         )
         if outcome.status != "ok":
-            timed_out = outcome.status == "timeout"
-            folds.append(
-                FoldRecord(
-                    index,
-                    outcome.status,
-                    outcome.error,
-                    outcome.wall_time,
-                    0.0,
-                    outcome.wall_time,
-                    0.0,
-                    test_index=test,
-                )
-            )
+            folds.append(failed_fold(index, outcome.status, outcome.error, outcome.wall_time, test))
+            if outcome.status == "timeout":
+                folds.extend(not_run_folds(spec, splits, index + 1))
+                break
             continue
-        out = outcome.value
-        proba, scores = _scores(out, spec.n_classes)
-        folds.append(
-            FoldRecord(
-                index,
-                "ok",
-                None,
-                out["fit_time"],
-                out["predict_time"],
-                out["fit_wall_time"],
-                out["predict_wall_time"],
-                test_index=test,
-                y_pred=out["y_pred"],
-                proba=proba,
-                scores=scores,
-                resubstitution_accuracy=out.get("resubstitution_accuracy"),
-            )
-        )
+        folds.append(_ok_fold(spec, index, test, outcome.value))
     return JobResult(spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(folds))
