@@ -56,7 +56,8 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     type=int,
     default=1,
     show_default=True,
-    help="Parallel jobs (-1: all cores).",
+    help="Worker processes fitting in parallel (-1: all cores, -2: all but one). "
+    "Stored CPU times do not depend on it.",
 )
 @click.option(
     "--timeout",
@@ -116,8 +117,16 @@ def benchmark(
 
     DATA is a file (CSV, TSV, gzip, Parquet, ARFF), a directory of such files,
     sklearn:NAME or openml:ID.  Runs already stored are skipped, so an interrupted
-    benchmark resumes where it stopped.  Fit and predict times are CPU times of the process
-    that fits (BLAS/OpenMP pinned to one thread), so they stay honest under -j.
+    benchmark resumes where it stopped: Ctrl-C or SIGTERM stops it within moments (exit
+    130 / 143), keeping every dataset whose algorithms all finished in the KB and the
+    finished folds of the others in the cache; run the same command again to resume.
+
+    Times, per fold (one stored run): fit_time and predict_time are the CPU seconds
+    (user + system) of the fit and predict calls alone, measured inside a worker process
+    whose BLAS/OpenMP pools have one thread, so they do not depend on -j;
+    fit_wall_time and predict_wall_time are the elapsed seconds of the same calls (they
+    grow when the machine is busy).  They are the times of THIS machine: its CPU model,
+    cores and library versions are stored with every run (after " | " in source_run_id).
 
     \b
     Example:
@@ -125,7 +134,9 @@ def benchmark(
       metarec benchmark data/ --algorithms knn,random_forest --timeout 300
       metarec benchmark --list x
     """
-    from metarec.benchmark import load_portfolio, run_benchmark
+    import pandas as pd
+
+    from metarec.benchmark import BenchmarkInterrupted, load_portfolio, run_benchmark
 
     portfolio = load_portfolio(portfolio_file)
     names = [n.strip() for n in algorithms.split(",") if n.strip()] if algorithms else None
@@ -144,23 +155,37 @@ def benchmark(
             fmt,
         )
         return
-    kb = open_kb(ctx)
-    with progress("benchmark") as advance:
-        report = run_benchmark(
-            _expand(data),
-            kb,
-            portfolio=portfolio,
-            algorithms=names,
-            protocol=protocol,
-            n_jobs=n_jobs,
-            timeout=timeout,
-            memory_limit_mb=memory_limit,
-            random_state=seed,
-            scheduler=scheduler,
-            cache_dir=cache_dir,
-            target=target,
-            progress=advance,
+    if n_jobs == 0:
+        raise click.BadParameter(
+            "0 workers cannot run anything; use a positive number, -1 (all cores) "
+            "or -2 (all but one)",
+            param_hint="'-j' / '--jobs'",
         )
+    sources = _expand(data)
+    kb = open_kb(ctx)
+    try:
+        with progress("benchmark") as advance:
+            report = run_benchmark(
+                sources,
+                kb,
+                portfolio=portfolio,
+                algorithms=names,
+                protocol=protocol,
+                n_jobs=n_jobs,
+                timeout=timeout,
+                memory_limit_mb=memory_limit,
+                random_state=seed,
+                scheduler=scheduler,
+                cache_dir=cache_dir,
+                target=target,
+                progress=advance,
+            )
+    except BenchmarkInterrupted as stop:
+        echo_note(str(stop))
+        ctx.exit(128 + int(stop.signal))
+    except KeyboardInterrupt:  # before the runner took over the signals: nothing was stored
+        echo_note("interrupted: 0 runs stored; run the same command again to resume")
+        ctx.exit(130)
     failures = [
         {
             "dataset": f.dataset,
@@ -171,7 +196,12 @@ def benchmark(
         }
         for f in report.failures
     ]
-    emit(report.to_dict(), fmt, title="benchmark", json_extra={"failures": failures})
+    summary = report.to_dict()
+    # one object column, so CSV and tables print counts as integers beside the seconds
+    frame = pd.DataFrame(
+        {"name": list(summary), "value": pd.Series(list(summary.values()), dtype=object)}
+    )
+    emit(frame, fmt, title="benchmark", json_extra={"failures": failures})
     if failures and fmt == "table":
         echo_note(f"{len(failures)} (dataset, algorithm) pairs had failed folds:")
         emit(failures, fmt)

@@ -159,7 +159,12 @@ def score_predictions(
     ROC AUC is the binary AUC of the positive-class score, or for several classes the macro
     average of one-vs-rest AUCs over the classes present in the fold (any real-valued
     per-class score works: probabilities or decision values).  Log loss, quadratic loss and
-    informational loss need probabilities and are NaN for estimators without them.
+    informational loss need probabilities and are NaN for estimators without them.  Tau and
+    ROC AUC are NaN on a fold whose true labels are all one class.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Defs. 5.4 and 5.7 (Tau).
     """
     from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
@@ -170,12 +175,19 @@ def score_predictions(
         tau_score,
     )
 
+    import warnings
+
     labels = np.arange(n_classes)
+    with warnings.catch_warnings():  # a fold with one true class is scored, not warned about
+        warnings.simplefilter("ignore", UserWarning)
+        balanced = float(balanced_accuracy_score(y_test, y_pred))
+    tau = np.nan  # undefined on a fold with one true class (leave-one-out, tiny holdouts)
+    if len(np.unique(y_test)) > 1:
+        tau_function = tau_score if n_classes == 2 else multiclass_tau_score
+        tau = float(tau_function(y_test, y_pred, labels=labels))
     metrics: dict[str, float] = {
-        "balanced_accuracy": float(balanced_accuracy_score(y_test, y_pred)),
-        "tau": float(
-            (tau_score if n_classes == 2 else multiclass_tau_score)(y_test, y_pred, labels=labels)
-        ),
+        "balanced_accuracy": balanced,
+        "tau": tau,
         "roc_auc": np.nan,
         "log_loss": np.nan,
         "quadratic_loss": np.nan,

@@ -135,6 +135,8 @@ class _Signals:
 
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(signum) is signal.SIG_IGN:
+                    continue  # e.g. started with nohup, or in the background of a script
                 self.previous[signum] = signal.signal(signum, self._handle)
         return self
 
