@@ -166,6 +166,8 @@ def score_predictions(
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Defs. 5.4 and 5.7 (Tau).
     """
+    import warnings
+
     from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
     from metarec.evaluation import (
@@ -174,8 +176,6 @@ def score_predictions(
         quadratic_loss,
         tau_score,
     )
-
-    import warnings
 
     labels = np.arange(n_classes)
     with warnings.catch_warnings():  # a fold with one true class is scored, not warned about
