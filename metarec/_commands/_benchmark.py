@@ -161,9 +161,9 @@ def benchmark(
             "or -2 (all but one)",
             param_hint="'-j' / '--jobs'",
         )
-    sources = _expand(data)
-    kb = open_kb(ctx)
     try:
+        sources = _expand(data)
+        kb = open_kb(ctx)
         with progress("benchmark") as advance:
             report = run_benchmark(
                 sources,

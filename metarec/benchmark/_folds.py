@@ -1,13 +1,13 @@
 """Evaluate one algorithm on one dataset, fold by fold, and score each fold.
 
 This module is the work of a single benchmark job: split the data with the chosen protocol,
-fit the algorithm's pipeline on each training part in an isolated child process
-(:func:`~metarec.benchmark._isolation.run_isolated`), and score the predictions with
-metarec's evaluation library.  Timing is honest under parallelism: fit and predict times are
-the CPU time (``time.process_time``, user + system, all threads) of the child process that
-does the work, with BLAS/OpenMP limited to one thread, so they do not depend on how many
-jobs share the machine; wall-clock times are stored beside them (``fit_wall_time``,
-``predict_wall_time``).
+fit the algorithm's pipeline on each training part (:func:`evaluate_fold`, run inside a warm
+worker process of :mod:`metarec.benchmark._workers`; :func:`run_job` on Dask, one isolated
+interpreter per fold), and score the predictions with metarec's evaluation library.  Fit and
+predict times are the CPU time (``time.process_time``, user + system) of the ``fit`` and
+``predict`` calls themselves, in a process whose BLAS/OpenMP pools have one thread, so they do
+not depend on how many jobs share the machine; wall-clock times of the same calls are stored
+beside them (``fit_wall_time``, ``predict_wall_time``).
 """
 
 from __future__ import annotations

@@ -124,10 +124,14 @@ class _Signals:
         self.pending: int | None = None
 
     def _handle(self, signum, _frame) -> None:
-        if self.depth:
-            self.pending = signum
-            return
-        raise _Stop(signum)
+        self.pending = signum  # also seen by check(), should the exception be swallowed
+        if not self.depth:
+            raise _Stop(signum)
+
+    def check(self) -> None:
+        """Raise :class:`_Stop` if a signal came (polled by the scheduling loop)."""
+        if self.pending is not None and not self.depth:
+            raise _Stop(self.pending)
 
     def __enter__(self) -> _Signals:
         import signal
@@ -732,6 +736,7 @@ def _benchmark_with(
                 random_state,
                 JobResult(spec.dataset, spec.algorithm.name, protocol, random_state, folds),
             ),
+            check=signals.check,
         )
     return BenchmarkReport(
         datasets=len(loaded),
@@ -764,6 +769,7 @@ def _run_locally(
     failures,
     *,
     save_partial,
+    check,
 ) -> None:
     """Run the jobs on warm local worker processes (:mod:`metarec.benchmark._workers`)."""
     from metarec.benchmark._workers import CallTask, JobTask
@@ -801,7 +807,7 @@ def _run_locally(
             )
 
     try:
-        pool.run(tasks, on_job=on_job, on_call=on_call)
+        pool.run(tasks, on_job=on_job, on_call=on_call, check=check)
     except BaseException:
         # interrupted: keep the finished folds of unfinished jobs for the next run
         for task in jobs:

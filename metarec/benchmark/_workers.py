@@ -14,8 +14,8 @@ kills the worker (``SIGKILL``) when the fold exceeds the time limit; a worker th
 (segfault, ``os._exit``, out of memory) is replaced and the job continues with its next fold;
 the memory cap is the worker's address-space limit, lowered for the duration of each fold.
 
-A worker never outlives the benchmark: it is in its own process group (a Ctrl-C at the
-terminal reaches only the parent, which decides), it asks the kernel to kill it when its
+A worker never outlives the benchmark: it is in its own session and process group (a Ctrl-C
+at the terminal reaches only the parent, which decides), it asks the kernel to kill it when its
 parent dies (``prctl(PR_SET_PDEATHSIG)`` on Linux), a watchdog thread also exits when the
 parent's pid changes (other systems), and it exits when its command pipe closes.  The parent
 kills its workers when it stops for any reason (end, error, SIGINT, SIGTERM).
@@ -219,7 +219,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=self.stderr,
             env=worker_environment(),
-            process_group=0,
+            start_new_session=True,  # its own process group: a Ctrl-C reaches only the parent
             close_fds=True,
         )
         self.fd = self.process.stdout.fileno()
@@ -314,6 +314,7 @@ class WorkerPool:
         on_fold: Callable[[JobTask], None] | None = None,
         on_job: Callable[[JobTask], None] | None = None,
         on_call: Callable[[CallTask, str, Any], None] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
         """Run ``tasks`` in order of the list on the pool's workers.
 
@@ -322,10 +323,11 @@ class WorkerPool:
         when a call returns (``status`` ``"ok"`` or ``"error"`` with a message).  Folds over
         the time limit (``spec.timeout``) kill their worker and are recorded as ``timeout``; a
         worker that dies is recorded as an ``error`` of its fold and replaced.  On any
-        exception (KeyboardInterrupt included) every worker is killed.
+        exception (KeyboardInterrupt included) every worker is killed.  ``check()`` is called
+        at least twice a second and may raise to stop the run.
         """
         try:
-            _schedule(self, deque(tasks), on_fold, on_job, on_call)
+            _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None))
         except BaseException:
             self.close()
             raise
@@ -337,7 +339,7 @@ def run_tasks(tasks: Sequence[JobTask | CallTask], *, n_workers: int, modules=()
         pool.run(tasks, **callbacks)
 
 
-def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call) -> None:
+def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check) -> None:
     from metarec.benchmark._folds import failed_fold, not_run_folds
 
     workers = pool.workers
@@ -390,6 +392,7 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call) -> None:
             queue.appendleft(task)  # the rest of its folds, on a fresh worker
 
     while queue or any(w.task is not None for w in workers):
+        check()
         idle = [w for w in workers if w.task is None]
         while queue and idle:
             assign(idle.pop(0), queue.popleft())
