@@ -1,17 +1,19 @@
 """The benchmark runner: every algorithm of a portfolio on every dataset, into the KB.
 
 :func:`run_benchmark` plans one job per (dataset, algorithm) pair, skips the pairs whose
-runs are already stored (a rerun resumes), runs the rest in parallel with joblib (locally with
-loky processes, or on a Dask cluster through joblib's dask backend), and stores per fold:
-accuracy, balanced accuracy, ROC AUC, NoSimple AUC across the portfolio, Tau, log loss,
-quadratic and informational loss, fit and predict CPU and wall times, status (ok, timeout,
-error with its message) and the seed; the algorithm records carry the library version. The
+runs are already stored (a rerun resumes), runs the rest in parallel (locally on warm,
+single-threaded worker processes, :mod:`metarec.benchmark._workers`; or on a Dask cluster
+through joblib's dask backend), and stores per fold: accuracy, balanced accuracy, ROC AUC,
+NoSimple AUC across the portfolio, Tau, log loss, quadratic and informational loss, fit and
+predict CPU and wall times, status (ok, timeout, error with its message), the seed and the
+machine that measured the times; the algorithm records carry the library version.  The
 dataset's metafeatures are stored too.
 
-Results of finished jobs are also written to a cache directory as they arrive, so an
-interrupted benchmark loses at most the jobs that were running.  A dataset's runs enter the
-knowledge base together, once every planned algorithm has finished on it, because NoSimple AUC
-compares the scores of all algorithms on the same objects (Eq. 2 of the NoSimple paper).
+Results of finished jobs are written to a cache directory as they arrive, and on SIGINT or
+SIGTERM the finished folds of the jobs that were running are written there too, so an
+interrupted benchmark loses at most the folds that were being fitted.  A dataset's runs enter
+the knowledge base together, once every planned algorithm has finished on it, because NoSimple
+AUC compares the scores of all algorithms on the same objects (Eq. 2 of the NoSimple paper).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 
 from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits, run_job
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
+from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
 from metarec.exceptions import BenchmarkError
 
 __all__ = [
@@ -82,89 +85,6 @@ class BenchmarkReport:
             "failed_jobs": len(self.failures),
             "seconds": round(self.seconds, 1),
         }
-
-
-class BenchmarkInterrupted(BenchmarkError):
-    """The benchmark stopped on SIGINT or SIGTERM; what finished is stored or cached.
-
-    Attributes
-    ----------
-    signal : int
-        The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``).
-    runs_stored : int
-        Runs this invocation stored in the knowledge base before it stopped.
-    """
-
-    def __init__(self, signum: int, runs_stored: int) -> None:
-        super().__init__(
-            f"interrupted: {runs_stored} runs stored; run the same command again to resume"
-        )
-        self.signal = signum
-        self.runs_stored = runs_stored
-
-
-class _Stop(BaseException):
-    """Raised by the signal handlers; a BaseException so no ``except Exception`` eats it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-class _Signals:
-    """SIGINT / SIGTERM raise :class:`_Stop`, except inside ``critical()`` (deferred to its end).
-
-    Handlers are installed only in the main thread (elsewhere signals cannot be handled) and
-    the previous ones are restored on exit.
-    """
-
-    def __init__(self) -> None:
-        self.previous: dict[int, Any] = {}
-        self.depth = 0
-        self.pending: int | None = None
-
-    def _handle(self, signum, _frame) -> None:
-        self.pending = signum  # also seen by check(), should the exception be swallowed
-        if not self.depth:
-            raise _Stop(signum)
-
-    def check(self) -> None:
-        """Raise :class:`_Stop` if a signal came (polled by the scheduling loop)."""
-        if self.pending is not None and not self.depth:
-            raise _Stop(self.pending)
-
-    def __enter__(self) -> _Signals:
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(signum) is signal.SIG_IGN:
-                    continue  # e.g. started with nohup, or in the background of a script
-                self.previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        import signal
-
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-
-    def critical(self):
-        import contextlib
-
-        @contextlib.contextmanager
-        def section():
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-            if not self.depth and self.pending is not None:
-                signum, self.pending = self.pending, None
-                raise _Stop(signum)
-
-        return section()
 
 
 def machine_description() -> str:
