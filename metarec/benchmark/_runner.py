@@ -434,7 +434,10 @@ def _benchmark(
     if not scheduler:  # start the workers now: their imports overlap the loading of the data
         from metarec.benchmark._workers import WorkerPool
 
-        pool = WorkerPool(n_workers, _preload(portfolio))
+        # no more at first than there can be jobs; the pool adds the others when needed
+        n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
+        start = max(1, n_sources) * (len(portfolio) + 1)
+        pool = WorkerPool(n_workers, _preload(portfolio), start=start)
     try:
         return _benchmark_with(
             pool,

@@ -231,8 +231,11 @@ class _Worker:
         self.send(("init", path, list(modules)))
 
     def send(self, message: Any) -> None:
-        self.process.stdin.write(_pack(message))
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(_pack(message))
+            self.process.stdin.flush()
+        except (BrokenPipeError, ValueError):  # it died: the scheduler sees its pipe close
+            pass
 
     def messages(self) -> tuple[list[Any], bool]:
         """Read what is available; return the complete messages and whether the pipe closed."""
@@ -280,16 +283,19 @@ class _Worker:
 
 
 class WorkerPool:
-    """``n_workers`` warm worker processes, started at once (their imports overlap the caller's
-    work), killed by :meth:`close` (also on exit of a ``with`` block)."""
+    """Up to ``n_workers`` warm worker processes; ``start`` of them (all by default) are started
+    at once, so that their imports overlap the caller's work, the others when tasks wait for
+    them.  :meth:`close` (also the end of a ``with`` block) kills them."""
 
-    def __init__(self, n_workers: int, modules: Sequence[str] = ()) -> None:
+    def __init__(
+        self, n_workers: int, modules: Sequence[str] = (), *, start: int | None = None
+    ) -> None:
         self.n_workers = n_workers
         self.modules = list(modules)
         self.path = [p or os.getcwd() for p in sys.path]
         self.workers: list[_Worker] = []
         try:
-            for _ in range(n_workers):
+            for _ in range(n_workers if start is None else min(start, n_workers)):
                 self.workers.append(_Worker(self.path, self.modules))
         except BaseException:
             self.close()
