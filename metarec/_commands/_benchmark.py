@@ -63,7 +63,8 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     type=int,
     default=1,
     show_default=True,
-    help="Parallel jobs (-1: all cores).",
+    help="Worker processes fitting in parallel (-1: all cores, -2: all but one). "
+    "Stored CPU times do not depend on it.",
 )
 @click.option(
     "--timeout",
@@ -124,8 +125,16 @@ def benchmark(
 
     DATA is a file (CSV, TSV, gzip, Parquet, ARFF), a directory of such files,
     sklearn:NAME or openml:ID.  Runs already stored are skipped, so an interrupted
-    benchmark resumes where it stopped.  Fit and predict times are CPU times of the process
-    that fits (BLAS/OpenMP pinned to one thread), so they stay honest under -j.
+    benchmark resumes where it stopped: Ctrl-C or SIGTERM stops it within moments (exit
+    130 / 143), keeping every dataset whose algorithms all finished in the KB and the
+    finished folds of the others in the cache; run the same command again to resume.
+
+    Times, per fold (one stored run): fit_time and predict_time are the CPU seconds
+    (user + system) of the fit and predict calls alone, measured inside a worker process
+    whose BLAS/OpenMP pools have one thread, so they do not depend on -j;
+    fit_wall_time and predict_wall_time are the elapsed seconds of the same calls (they
+    grow when the machine is busy).  They are the times of THIS machine: its CPU model,
+    cores and library versions are stored with every run (after " | " in source_run_id).
 
     \b
     Example:
@@ -133,7 +142,9 @@ def benchmark(
       metarec benchmark data/ --algorithm knn --algorithm lightgbm --timeout 300
       metarec benchmark --list x
     """
-    from metarec.benchmark import load_portfolio, run_benchmark
+    import pandas as pd
+
+    from metarec.benchmark import BenchmarkInterrupted, load_portfolio, run_benchmark
 
     portfolio = load_portfolio(portfolio_file)
     names = list(algorithm_names) + [n.strip() for n in (algorithms or "").split(",") if n.strip()]
@@ -154,28 +165,42 @@ def benchmark(
             fmt,
         )
         return
+    if n_jobs == 0:
+        raise click.BadParameter(
+            "0 workers cannot run anything; use a positive number, -1 (all cores) "
+            "or -2 (all but one)",
+            param_hint="'-j' / '--jobs'",
+        )
     portfolio.select(names)  # unknown or uninstalled names fail here, before any work
     if names is None and portfolio.missing():
         missing = portfolio.missing()
         hints = "; ".join(sorted({a.install_hint for a in missing}))
         echo_note(f"skipping {', '.join(a.name for a in missing)}: not installed ({hints})")
-    kb = open_kb(ctx)
-    with progress("benchmark") as advance:
-        report = run_benchmark(
-            _expand(data),
-            kb,
-            portfolio=portfolio,
-            algorithms=names,
-            protocol=protocol,
-            n_jobs=n_jobs,
-            timeout=timeout,
-            memory_limit_mb=memory_limit,
-            random_state=seed,
-            scheduler=scheduler,
-            cache_dir=cache_dir,
-            target=target,
-            progress=advance,
-        )
+    try:
+        sources = _expand(data)
+        kb = open_kb(ctx)
+        with progress("benchmark") as advance:
+            report = run_benchmark(
+                sources,
+                kb,
+                portfolio=portfolio,
+                algorithms=names,
+                protocol=protocol,
+                n_jobs=n_jobs,
+                timeout=timeout,
+                memory_limit_mb=memory_limit,
+                random_state=seed,
+                scheduler=scheduler,
+                cache_dir=cache_dir,
+                target=target,
+                progress=advance,
+            )
+    except BenchmarkInterrupted as stop:
+        echo_note(str(stop))
+        ctx.exit(128 + int(stop.signal))
+    except KeyboardInterrupt:  # before the runner took over the signals: nothing was stored
+        echo_note("interrupted: 0 runs stored; run the same command again to resume")
+        ctx.exit(130)
     failures = [
         {
             "dataset": f.dataset,
@@ -186,7 +211,12 @@ def benchmark(
         }
         for f in report.failures
     ]
-    emit(report.to_dict(), fmt, title="benchmark", json_extra={"failures": failures})
+    summary = report.to_dict()
+    # one object column, so CSV and tables print counts as integers beside the seconds
+    frame = pd.DataFrame(
+        {"name": list(summary), "value": pd.Series(list(summary.values()), dtype=object)}
+    )
+    emit(frame, fmt, title="benchmark", json_extra={"failures": failures})
     if failures and fmt == "table":
         echo_note(f"{len(failures)} (dataset, algorithm) pairs had failed folds:")
         emit(failures, fmt)

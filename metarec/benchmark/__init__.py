@@ -10,7 +10,15 @@ from metarec.benchmark._portfolio import (
     default_portfolio,
     load_portfolio,
 )
-from metarec.benchmark._runner import PROTOCOLS, BenchmarkReport, Failure, run_benchmark
+from metarec.benchmark._runner import (
+    PROTOCOLS,
+    BenchmarkInterrupted,
+    BenchmarkReport,
+    Failure,
+    machine_description,
+    run_benchmark,
+    run_machine,
+)
 
 __all__ = [
     "Algorithm",
@@ -20,6 +28,9 @@ __all__ = [
     "build_pipeline",
     "run_benchmark",
     "BenchmarkReport",
+    "BenchmarkInterrupted",
+    "machine_description",
+    "run_machine",
     "Failure",
     "PROTOCOLS",
     "run_isolated",

@@ -1,13 +1,13 @@
 """Evaluate one algorithm on one dataset, fold by fold, and score each fold.
 
 This module is the work of a single benchmark job: split the data with the chosen protocol,
-fit the algorithm's pipeline on each training part in an isolated child process
-(:func:`~metarec.benchmark._isolation.run_isolated`), and score the predictions with
-metarec's evaluation library.  Timing is honest under parallelism: fit and predict times are
-the CPU time (``time.process_time``, user + system, all threads) of the child process that
-does the work, with BLAS/OpenMP limited to one thread, so they do not depend on how many
-jobs share the machine; wall-clock times are stored beside them (``fit_wall_time``,
-``predict_wall_time``).
+fit the algorithm's pipeline on each training part (:func:`evaluate_fold`, run inside a warm
+worker process of :mod:`metarec.benchmark._workers`; :func:`run_job` on Dask, one isolated
+interpreter per fold), and score the predictions with metarec's evaluation library.  Fit and
+predict times are the CPU time (``time.process_time``, user + system) of the ``fit`` and
+``predict`` calls themselves, in a process whose BLAS/OpenMP pools have one thread, so they do
+not depend on how many jobs share the machine; wall-clock times of the same calls are stored
+beside them (``fit_wall_time``, ``predict_wall_time``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,18 @@ import numpy as np
 from metarec.benchmark._isolation import run_isolated
 from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
-__all__ = ["FoldRecord", "JobSpec", "JobResult", "run_job", "score_predictions", "fold_metrics"]
+__all__ = [
+    "FoldRecord",
+    "JobSpec",
+    "JobResult",
+    "run_job",
+    "evaluate_fold",
+    "fold_splits",
+    "failed_fold",
+    "not_run_folds",
+    "score_predictions",
+    "fold_metrics",
+]
 
 
 @dataclass(frozen=True)
@@ -148,8 +159,15 @@ def score_predictions(
     ROC AUC is the binary AUC of the positive-class score, or for several classes the macro
     average of one-vs-rest AUCs over the classes present in the fold (any real-valued
     per-class score works: probabilities or decision values).  Log loss, quadratic loss and
-    informational loss need probabilities and are NaN for estimators without them.
+    informational loss need probabilities and are NaN for estimators without them.  Tau and
+    ROC AUC are NaN on a fold whose true labels are all one class.
+
+    References
+    ----------
+    .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Defs. 5.4 and 5.7 (Tau).
     """
+    import warnings
+
     from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
     from metarec.evaluation import (
@@ -160,11 +178,16 @@ def score_predictions(
     )
 
     labels = np.arange(n_classes)
+    with warnings.catch_warnings():  # a fold with one true class is scored, not warned about
+        warnings.simplefilter("ignore", UserWarning)
+        balanced = float(balanced_accuracy_score(y_test, y_pred))
+    tau = np.nan  # undefined on a fold with one true class (leave-one-out, tiny holdouts)
+    if len(np.unique(y_test)) > 1:
+        tau_function = tau_score if n_classes == 2 else multiclass_tau_score
+        tau = float(tau_function(y_test, y_pred, labels=labels))
     metrics: dict[str, float] = {
-        "balanced_accuracy": float(balanced_accuracy_score(y_test, y_pred)),
-        "tau": float(
-            (tau_score if n_classes == 2 else multiclass_tau_score)(y_test, y_pred, labels=labels)
-        ),
+        "balanced_accuracy": balanced,
+        "tau": tau,
         "roc_auc": np.nan,
         "log_loss": np.nan,
         "quadratic_loss": np.nan,
@@ -207,35 +230,99 @@ def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str,
     return metrics
 
 
-def run_job(spec: JobSpec) -> JobResult:
-    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``.
-
-    Each fold runs in an isolated child.  After the first fold that times out, the remaining
-    folds are recorded as timed out without being run (their time is the limit), since the
-    same algorithm on the same data would hit the limit again.
-    """
+def fold_splits(spec: JobSpec) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) index pairs of ``spec.protocol`` on ``spec``'s data, in order."""
     from metarec.evaluation import get_protocol
 
     protocol = get_protocol(spec.protocol, random_state=spec.seed)
+    return list(protocol.split(spec.X, spec.y))
+
+
+def failed_fold(index: int, status: str, error: str | None, seconds: float, test) -> FoldRecord:
+    """The record of a fold that did not finish (its time is the time it was given)."""
+    return FoldRecord(index, status, error, seconds, 0.0, seconds, 0.0, test_index=test)
+
+
+def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
+    """Folds ``first..`` recorded as timed out without being run (an earlier fold was)."""
+    limit = float(spec.timeout or 0.0)
+    message = "not run: an earlier fold hit the time limit"
+    return [
+        failed_fold(i, "timeout", message, limit, splits[i][1]) for i in range(first, len(splits))
+    ]
+
+
+def _one_line_error(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())[:500]
+    return f"{type(exc).__name__}: {message}"
+
+
+def _ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
+    proba, scores = _scores(out, spec.n_classes)
+    return FoldRecord(
+        index,
+        "ok",
+        None,
+        out["fit_time"],
+        out["predict_time"],
+        out["fit_wall_time"],
+        out["predict_wall_time"],
+        test_index=test,
+        y_pred=out["y_pred"],
+        proba=proba,
+        scores=scores,
+        resubstitution_accuracy=out.get("resubstitution_accuracy"),
+    )
+
+
+def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray) -> FoldRecord:
+    """Fit and score one fold in this process (a benchmark worker), under the memory cap.
+
+    The times are those of ``fit`` and ``predict`` themselves, measured around the calls in
+    this process (CPU: ``time.process_time``; wall: ``time.perf_counter``).  An exception of
+    the algorithm becomes an ``error`` record; exceeding ``spec.memory_limit_mb`` (the
+    process's address-space limit, ``RLIMIT_AS``, lowered for the duration of the fold) too.
+    """
+    start = time.perf_counter()
+    bootstrap = spec.protocol == "bootstrap632"
+    limit = spec.memory_limit_mb
+    restore = None
+    try:
+        if limit is not None:
+            import resource
+
+            restore = resource.getrlimit(resource.RLIMIT_AS)
+            cap = int(limit * 1024 * 1024)
+            if restore[1] != resource.RLIM_INFINITY:
+                cap = min(cap, restore[1])
+            resource.setrlimit(resource.RLIMIT_AS, (cap, restore[1]))
+        out = _fit_predict(spec, train, test, bootstrap)
+    except MemoryError:
+        message = f"MemoryError: exceeded the memory cap of {limit} MB"
+        return failed_fold(index, "error", message, time.perf_counter() - start, test)
+    except Exception as exc:  # the algorithm's own failure, recorded as data
+        return failed_fold(index, "error", _one_line_error(exc), time.perf_counter() - start, test)
+    finally:
+        if restore is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, restore)
+    return _ok_fold(spec, index, test, out)
+
+
+def run_job(spec: JobSpec) -> JobResult:
+    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``, one child per fold.
+
+    This is the path of Dask workers (:func:`~metarec.benchmark._isolation.run_isolated`
+    starts a fresh single-threaded interpreter there); local benchmarks use warm worker
+    processes instead (:mod:`metarec.benchmark._workers`).  After the first fold that times
+    out, the remaining folds are recorded as timed out without being run (their time is the
+    limit), since the same algorithm on the same data would hit the limit again.
+    """
+    splits = fold_splits(spec)
     bootstrap = spec.protocol == "bootstrap632"
     folds: list[FoldRecord] = []
-    timed_out = False
-    for index, (train, test) in enumerate(protocol.split(spec.X, spec.y)):
-        if timed_out:
-            limit = float(spec.timeout or 0.0)
-            folds.append(
-                FoldRecord(
-                    index,
-                    "timeout",
-                    "not run: an earlier fold hit the time limit",
-                    limit,
-                    0.0,
-                    limit,
-                    0.0,
-                    test_index=test,
-                )
-            )
-            continue
+    for index, (train, test) in enumerate(splits):
         outcome = run_isolated(
             _fit_predict,
             spec,
@@ -246,36 +333,10 @@ def run_job(spec: JobSpec) -> JobResult:
             memory_limit_mb=spec.memory_limit_mb,
         )
         if outcome.status != "ok":
-            timed_out = outcome.status == "timeout"
-            folds.append(
-                FoldRecord(
-                    index,
-                    outcome.status,
-                    outcome.error,
-                    outcome.wall_time,
-                    0.0,
-                    outcome.wall_time,
-                    0.0,
-                    test_index=test,
-                )
-            )
+            folds.append(failed_fold(index, outcome.status, outcome.error, outcome.wall_time, test))
+            if outcome.status == "timeout":
+                folds.extend(not_run_folds(spec, splits, index + 1))
+                break
             continue
-        out = outcome.value
-        proba, scores = _scores(out, spec.n_classes)
-        folds.append(
-            FoldRecord(
-                index,
-                "ok",
-                None,
-                out["fit_time"],
-                out["predict_time"],
-                out["fit_wall_time"],
-                out["predict_wall_time"],
-                test_index=test,
-                y_pred=out["y_pred"],
-                proba=proba,
-                scores=scores,
-                resubstitution_accuracy=out.get("resubstitution_accuracy"),
-            )
-        )
+        folds.append(_ok_fold(spec, index, test, outcome.value))
     return JobResult(spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(folds))

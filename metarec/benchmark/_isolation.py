@@ -114,11 +114,14 @@ def _run_subprocess(func, args, timeout, memory_limit_mb, start) -> IsolatedOutc
     import subprocess
     import sys
 
+    from metarec.benchmark._workers import worker_environment
+
     payload = pickle.dumps((func, args, memory_limit_mb), protocol=pickle.HIGHEST_PROTOCOL)
     try:
         done = subprocess.run(
             [sys.executable, "-m", "metarec.benchmark._isolation"],
             input=payload,
+            env=worker_environment(),  # one-thread BLAS/OpenMP before numpy loads
             capture_output=True,
             timeout=timeout,
             check=False,

@@ -1,17 +1,19 @@
 """The benchmark runner: every algorithm of a portfolio on every dataset, into the KB.
 
 :func:`run_benchmark` plans one job per (dataset, algorithm) pair, skips the pairs whose
-runs are already stored (a rerun resumes), runs the rest in parallel with joblib (locally with
-loky processes, or on a Dask cluster through joblib's dask backend), and stores per fold:
-accuracy, balanced accuracy, ROC AUC, NoSimple AUC across the portfolio, Tau, log loss,
-quadratic and informational loss, fit and predict CPU and wall times, status (ok, timeout,
-error with its message) and the seed; the algorithm records carry the library version. The
+runs are already stored (a rerun resumes), runs the rest in parallel (locally on warm,
+single-threaded worker processes, :mod:`metarec.benchmark._workers`; or on a Dask cluster
+through joblib's dask backend), and stores per fold: accuracy, balanced accuracy, ROC AUC,
+NoSimple AUC across the portfolio, Tau, log loss, quadratic and informational loss, fit and
+predict CPU and wall times, status (ok, timeout, error with its message), the seed and the
+machine that measured the times; the algorithm records carry the library version.  The
 dataset's metafeatures are stored too.
 
-Results of finished jobs are also written to a cache directory as they arrive, so an
-interrupted benchmark loses at most the jobs that were running.  A dataset's runs enter the
-knowledge base together, once every planned algorithm has finished on it, because NoSimple AUC
-compares the scores of all algorithms on the same objects (Eq. 2 of the NoSimple paper).
+Results of finished jobs are written to a cache directory as they arrive, and on SIGINT or
+SIGTERM the finished folds of the jobs that were running are written there too, so an
+interrupted benchmark loses at most the folds that were being fitted.  A dataset's runs enter
+the knowledge base together, once every planned algorithm has finished on it, because NoSimple
+AUC compares the scores of all algorithms on the same objects (Eq. 2 of the NoSimple paper).
 """
 
 from __future__ import annotations
@@ -29,11 +31,20 @@ from typing import Any
 
 import numpy as np
 
-from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, run_job
+from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits, run_job
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
+from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
 from metarec.exceptions import BenchmarkError
 
-__all__ = ["BenchmarkReport", "Failure", "run_benchmark", "PROTOCOLS"]
+__all__ = [
+    "BenchmarkReport",
+    "BenchmarkInterrupted",
+    "Failure",
+    "run_benchmark",
+    "machine_description",
+    "PROTOCOLS",
+    "run_machine",
+]
 
 PROTOCOLS = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
 SOURCE = "benchmark"
@@ -74,6 +85,46 @@ class BenchmarkReport:
             "failed_jobs": len(self.failures),
             "seconds": round(self.seconds, 1),
         }
+
+
+def machine_description() -> str:
+    """One line naming the machine and libraries that measured the times.
+
+    CPU model, logical cores, operating system and architecture, and the versions of Python,
+    numpy, scipy and scikit-learn, e.g. ``"Intel(R) Xeon(R) CPU @ 2.20GHz; 2 cores; Linux
+    x86_64; python 3.11.7; numpy 2.4.6; scipy 1.16.0; scikit-learn 1.9.1"``.
+    """
+    import platform
+    from importlib import metadata
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    cpu = " ".join((cpu or platform.processor() or platform.machine() or "unknown CPU").split())
+    parts = [cpu, f"{os.cpu_count()} cores", f"{platform.system()} {platform.machine()}"]
+    parts.append(f"python {platform.python_version()}")
+    for package in ("numpy", "scipy", "scikit-learn"):
+        try:
+            parts.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            pass
+    return "; ".join(parts)
+
+
+def run_machine(source_run_id: str | None) -> str | None:
+    """The machine description stored in a benchmark run's ``source_run_id``, or None."""
+    if not source_run_id or MACHINE_SEPARATOR not in source_run_id:
+        return None
+    return source_run_id.split(MACHINE_SEPARATOR, 1)[1]
+
+
+MACHINE_SEPARATOR = " | "
 
 
 def _algorithm_key(algorithm: Algorithm) -> str:
@@ -165,7 +216,9 @@ def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> di
     return values
 
 
-def _rows(result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int) -> list[dict]:
+def _rows(
+    result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int, machine: str
+) -> list[dict]:
     rows = []
     for fold in result.folds:
         metrics = fold_metrics(fold, y, n_classes) if fold.status == "ok" else {}
@@ -180,15 +233,7 @@ def _rows(result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int) -> l
             "time": fold.fit_time,
             "predict_time": fold.predict_time,
             "source": SOURCE,
-            "source_run_id": "/".join(
-                [
-                    result.dataset,
-                    result.algorithm,
-                    result.protocol,
-                    str(result.seed),
-                    str(fold.fold),
-                ]
-            ),
+            "source_run_id": _run_id(result, fold.fold, machine),
             "error": fold.error,
             "fit_wall_time": fold.fit_wall_time,
             "predict_wall_time": fold.predict_wall_time,
@@ -197,6 +242,13 @@ def _rows(result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int) -> l
         }
         rows.append(row)
     return rows
+
+
+def _run_id(result: JobResult, fold: int, machine: str) -> str:
+    """``dataset/algorithm/protocol/seed/fold | machine``, within the column's 255 characters."""
+    key = "/".join([result.dataset, result.algorithm, result.protocol, str(result.seed), str(fold)])
+    room = 255 - len(key) - len(MACHINE_SEPARATOR)
+    return f"{key}{MACHINE_SEPARATOR}{machine[:room]}" if room > 20 else key[:255]
 
 
 def _extract_metafeatures(name: str, X, y, seed: int) -> tuple[str, dict[str, float]]:
@@ -256,8 +308,8 @@ def run_benchmark(
         Restrict to these names of the portfolio.
     protocol : {"cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout"}, default="cv10"
     n_jobs : int, default=1
-        Parallel jobs (joblib; -1 for all cores).  With ``scheduler`` the default 1 means every
-        worker thread of the Dask cluster.
+        Worker processes (-1 for all cores, -2 for all but one; 0 is an error).  With
+        ``scheduler`` the default 1 means every worker thread of the Dask cluster.
     timeout : float, optional
         Seconds allowed per fit; a fit that takes longer is killed and recorded as ``timeout``.
     memory_limit_mb : float, optional
@@ -276,20 +328,156 @@ def run_benchmark(
     Returns
     -------
     BenchmarkReport
+
+    Raises
+    ------
+    BenchmarkInterrupted
+        On SIGINT or SIGTERM (handled while this runs in the main thread): the workers are
+        killed within moments, the datasets whose algorithms all finished are in ``kb``,
+        finished jobs and folds of the others are in the cache, and the same call resumes.
+
+    Notes
+    -----
+    Times: ``fit_time`` / ``predict_time`` are the CPU seconds (user + system) of one fold's
+    ``fit`` / ``predict`` calls, measured inside a worker process whose BLAS and OpenMP pools
+    have one thread, so they do not depend on ``n_jobs``; ``fit_wall_time`` /
+    ``predict_wall_time`` are the elapsed seconds of the same calls.  Each run's
+    ``source_run_id`` ends with the machine that measured it (:func:`machine_description`).
     """
-    import joblib
-    import pandas as pd
+    if protocol not in PROTOCOLS:
+        raise BenchmarkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if timeout is not None and not timeout > 0:
+        raise BenchmarkError(f"timeout must be positive, got {timeout}")
+    if memory_limit_mb is not None and not memory_limit_mb > 0:
+        raise BenchmarkError(f"memory limit must be positive, got {memory_limit_mb}")
+    n_workers = worker_count(n_jobs)
+    portfolio = (portfolio or default_portfolio()).select(algorithms)
+    state = _State()
+    with _Signals() as signals:
+        try:
+            return _benchmark(
+                datasets,
+                kb,
+                portfolio=portfolio,
+                protocol=protocol,
+                n_jobs=n_jobs,
+                n_workers=n_workers,
+                timeout=timeout,
+                memory_limit_mb=memory_limit_mb,
+                random_state=random_state,
+                scheduler=scheduler,
+                cache_dir=cache_dir,
+                target=target,
+                progress=progress,
+                signals=signals,
+                state=state,
+            )
+        except _Stop as stop:
+            raise BenchmarkInterrupted(stop.signum, state.runs_stored) from None
+        except KeyboardInterrupt:  # not in the main thread: Python's own SIGINT handling
+            import signal
+
+            raise BenchmarkInterrupted(signal.SIGINT, state.runs_stored) from None
+
+
+def worker_count(n_jobs: int) -> int:
+    """Worker processes for ``n_jobs`` (joblib's convention: -1 all cores, -2 all but one)."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise BenchmarkError(
+            f"-j/--jobs must be a number of parallel jobs (1, 2, ...) or -1 for all cores, "
+            f"-2 for all but one; got {n_jobs}"
+        )
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+@dataclass
+class _State:
+    runs_stored: int = 0
+
+
+def _benchmark(
+    datasets,
+    kb,
+    *,
+    portfolio: Portfolio,
+    protocol: str,
+    n_jobs: int,
+    n_workers: int,
+    timeout,
+    memory_limit_mb,
+    random_state: int,
+    scheduler,
+    cache_dir,
+    target,
+    progress,
+    signals: _Signals,
+    state: _State,
+) -> BenchmarkReport:
 
     from metarec._config import data_dir
 
-    if protocol not in PROTOCOLS:
-        raise BenchmarkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    if timeout is not None and timeout <= 0:
-        raise BenchmarkError(f"timeout must be positive, got {timeout}")
     start = time.perf_counter()
-    portfolio = (portfolio or default_portfolio()).select(algorithms)
     cache = _Cache(Path(cache_dir) if cache_dir is not None else data_dir() / "benchmark-cache")
     tick = progress or (lambda n=1, total=None: None)
+    machine = machine_description()
+    pool = None
+    if not scheduler:  # start the workers now: their imports overlap the loading of the data
+        from metarec.benchmark._workers import WorkerPool
+
+        # no more at first than there can be jobs; the pool adds the others when needed
+        n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
+        start = max(1, n_sources) * (len(portfolio) + 1)
+        pool = WorkerPool(n_workers, _preload(portfolio), start=start)
+    try:
+        return _benchmark_with(
+            pool,
+            datasets,
+            kb,
+            portfolio=portfolio,
+            protocol=protocol,
+            n_jobs=n_jobs,
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            random_state=random_state,
+            scheduler=scheduler,
+            target=target,
+            signals=signals,
+            state=state,
+            start=start,
+            cache=cache,
+            tick=tick,
+            machine=machine,
+        )
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _benchmark_with(
+    pool,
+    datasets,
+    kb,
+    *,
+    portfolio,
+    protocol,
+    n_jobs,
+    timeout,
+    memory_limit_mb,
+    random_state,
+    scheduler,
+    target,
+    signals,
+    state,
+    start,
+    cache,
+    tick,
+    machine,
+) -> BenchmarkReport:
+    import pandas as pd
 
     loaded = {}
     for source in datasets:
@@ -314,6 +502,9 @@ def run_benchmark(
         if problem is not None:  # e.g. a class smaller than the number of folds
             failures.append(Failure(name, "*", "error", 0, f"dataset skipped: {problem}"))
             del loaded[name], encoded[name]
+    if not loaded:
+        reasons = "; ".join(f"{f.dataset!r} skipped: {f.message[17:]}" for f in failures)
+        raise BenchmarkError(f"nothing to benchmark with protocol {protocol}: {reasons}")
 
     stored = kb.datasets()
     known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
@@ -323,27 +514,28 @@ def run_benchmark(
                 f"the knowledge base already holds a different dataset named {name!r}; "
                 "rename the file or use another knowledge base"
             )
-    for algorithm in portfolio:
-        kb.add_algorithm(
-            algorithm.name,
-            family=algorithm.family,
-            library=_library_version(algorithm),
-            parameters={
-                "estimator": algorithm.estimator,
-                **algorithm.params,
-                "scale": algorithm.scale,
-            },
-        )
-    for name, ds in loaded.items():
-        kb.add_dataset(
-            name,
-            source=ds.source,
-            source_id=ds.source_id,
-            task=ds.task,
-            n_instances=len(ds.y),
-            n_features=ds.X.shape[1],
-            fingerprint=ds.fingerprint,
-        )
+    with signals.critical():
+        for algorithm in portfolio:
+            kb.add_algorithm(
+                algorithm.name,
+                family=algorithm.family,
+                library=_library_version(algorithm),
+                parameters={
+                    "estimator": algorithm.estimator,
+                    **algorithm.params,
+                    "scale": algorithm.scale,
+                },
+            )
+        for name, ds in loaded.items():
+            kb.add_dataset(
+                name,
+                source=ds.source,
+                source_id=ds.source_id,
+                task=ds.task,
+                n_instances=len(ds.y),
+                n_features=ds.X.shape[1],
+                fingerprint=ds.fingerprint,
+            )
 
     done: set[tuple[str, str]] = set()
     existing = kb.runs(aggregate=False, datasets=list(loaded))
@@ -356,31 +548,37 @@ def run_benchmark(
         done = set(mine.groupby(["dataset", "algorithm"]).size().index)
     have_mf = set(kb.metafeatures(datasets=list(loaded))["dataset"]) if loaded else set()
 
-    specs, cached = [], defaultdict(list)
+    specs, cached, partial = [], defaultdict(list), {}
+    splits: dict[str, list] = {}
+    jobs_cached = 0
     for name, ds in sorted(loaded.items(), key=lambda kv: -kv[1].X.size):
         codes, n_classes = encoded[name]
         for algorithm in portfolio:
             if (name, algorithm.name) in done:
                 continue
-            hit = cache.load(ds.fingerprint, algorithm, protocol, random_state)
-            if hit is not None:
-                cached[name].append(hit)
-                continue
-            specs.append(
-                JobSpec(
-                    name,
-                    algorithm,
-                    ds.X,
-                    codes,
-                    n_classes,
-                    tuple(ds.numeric_columns),
-                    tuple(ds.categorical_columns),
-                    protocol,
-                    random_state,
-                    timeout,
-                    memory_limit_mb,
-                )
+            spec = JobSpec(
+                name,
+                algorithm,
+                ds.X,
+                codes,
+                n_classes,
+                tuple(ds.numeric_columns),
+                tuple(ds.categorical_columns),
+                protocol,
+                random_state,
+                timeout,
+                memory_limit_mb,
             )
+            if name not in splits:
+                splits[name] = fold_splits(spec)
+            hit = cache.load(ds.fingerprint, algorithm, protocol, random_state)
+            if hit is not None and len(hit.folds) >= len(splits[name]):
+                cached[name].append(hit)
+                jobs_cached += 1
+                continue
+            if hit is not None:  # the folds an interrupted run finished
+                partial[(name, algorithm.name)] = list(hit.folds)
+            specs.append(spec)
     mf_jobs = [(name, ds) for name, ds in loaded.items() if name not in have_mf]
     pending = defaultdict(int)
     for spec in specs:
@@ -389,18 +587,19 @@ def run_benchmark(
     tick(0, total=len(specs) + len(mf_jobs))
 
     results = defaultdict(list, {k: list(v) for k, v in cached.items()})
-    runs_stored = 0
 
     def flush(name: str) -> None:
-        nonlocal runs_stored
         batch = results.pop(name, [])
         if not batch:
             return
         codes, n_classes = encoded[name]
         nosimple = _nosimple(batch, codes, n_classes)
-        rows = [row for result in batch for row in _rows(result, nosimple, codes, n_classes)]
-        report = kb.import_runs(pd.DataFrame(rows), source=SOURCE, protocol=protocol)
-        runs_stored += report.added
+        rows = [
+            row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)
+        ]
+        with signals.critical():
+            report = kb.import_runs(pd.DataFrame(rows), source=SOURCE, protocol=protocol)
+            state.runs_stored += report.added
         for result in batch:
             bad = [f for f in result.folds if f.status != "ok"]
             if bad:
@@ -408,9 +607,150 @@ def run_benchmark(
                     Failure(name, result.algorithm, bad[0].status, len(bad), bad[0].error or "")
                 )
 
+    def job_finished(result: JobResult) -> None:
+        with signals.critical():
+            cache.save(
+                loaded[result.dataset].fingerprint,
+                portfolio[result.algorithm],
+                protocol,
+                random_state,
+                result,
+            )
+        results[result.dataset].append(result)
+        pending[result.dataset] -= 1
+        if pending[result.dataset] == 0:
+            flush(result.dataset)
+        tick(1)
+
+    def metafeatures_finished(name: str, values: dict) -> None:
+        with signals.critical():
+            kb.import_metafeatures(pd.DataFrame([{"dataset": name, **values}]))
+        tick(1)
+
     for name in list(results):
         if pending[name] == 0:
             flush(name)
+
+    if scheduler:
+        _run_on_dask(
+            scheduler, n_jobs, specs, mf_jobs, random_state, job_finished, metafeatures_finished
+        )
+    elif specs or mf_jobs:
+        _run_locally(
+            pool,
+            specs,
+            splits,
+            partial,
+            mf_jobs,
+            random_state,
+            job_finished,
+            metafeatures_finished,
+            failures,
+            save_partial=lambda spec, folds: cache.save(
+                loaded[spec.dataset].fingerprint,
+                spec.algorithm,
+                protocol,
+                random_state,
+                JobResult(spec.dataset, spec.algorithm.name, protocol, random_state, folds),
+            ),
+            check=signals.check,
+        )
+    return BenchmarkReport(
+        datasets=len(loaded),
+        algorithms=len(portfolio),
+        jobs_run=len(specs),
+        jobs_cached=jobs_cached,
+        jobs_skipped=jobs_skipped,
+        runs_stored=state.runs_stored,
+        failures=tuple(failures),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _preload(portfolio: Portfolio) -> list[str]:
+    """Modules the workers import once, before their first fold."""
+    modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
+    modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
+    return [*modules, "metarec.evaluation", "metarec.metafeatures"]
+
+
+def _run_locally(
+    pool,
+    specs,
+    splits,
+    partial,
+    mf_jobs,
+    random_state,
+    job_finished,
+    metafeatures_finished,
+    failures,
+    *,
+    save_partial,
+    check,
+) -> None:
+    """Run the jobs on warm local worker processes (:mod:`metarec.benchmark._workers`)."""
+    from metarec.benchmark._workers import CallTask, JobTask
+
+    tasks: list = [
+        CallTask(name, _extract_metafeatures, (name, ds.X, ds.y, random_state))
+        for name, ds in mf_jobs
+    ]
+    jobs = [
+        JobTask(
+            spec,
+            splits[spec.dataset],
+            folds=list(partial.get((spec.dataset, spec.algorithm.name), [])),
+        )
+        for spec in specs
+    ]
+    tasks += jobs
+    finished: set[int] = set()
+
+    def on_job(task: JobTask) -> None:
+        finished.add(id(task))
+        spec = task.spec
+        job_finished(
+            JobResult(
+                spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(task.folds)
+            )
+        )
+
+    def on_call(task: CallTask, status: str, value) -> None:
+        if status == "ok":
+            metafeatures_finished(*value)
+        else:
+            failures.append(
+                Failure(task.label, "*", "error", 0, f"metafeatures not computed: {value}")
+            )
+
+    try:
+        pool.run(tasks, on_job=on_job, on_call=on_call, check=check)
+    except BaseException:
+        # interrupted: keep the finished folds of unfinished jobs for the next run
+        for task in jobs:
+            if id(task) not in finished and task.folds:
+                save_partial(task.spec, tuple(task.folds))
+        raise
+
+
+def _run_on_dask(
+    scheduler, n_jobs, specs, mf_jobs, random_state, job_finished, metafeatures_finished
+) -> None:
+    """Run the jobs on a Dask cluster through joblib's dask backend."""
+    import joblib
+
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:  # pragma: no cover
+        raise BenchmarkError(
+            "--scheduler needs dask.distributed: pip install 'metarec[dask]'"
+        ) from exc
+    if not specs and not mf_jobs:
+        return
+    try:
+        client = Client(scheduler, timeout="20s")
+    except OSError as exc:
+        raise BenchmarkError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
 
     def tasks():
         for name, ds in mf_jobs:
@@ -418,61 +758,12 @@ def run_benchmark(
         for spec in specs:
             yield joblib.delayed(run_job)(spec)
 
-    if specs or mf_jobs:
-        client = None
-        backend = "loky"
-        if scheduler:
-            try:
-                from dask.distributed import Client
-            except ImportError as exc:  # pragma: no cover
-                raise BenchmarkError(
-                    "--scheduler needs dask.distributed: pip install 'metarec[dask]'"
-                ) from exc
-            try:
-                client = Client(scheduler, timeout="20s")
-            except OSError as exc:
-                raise BenchmarkError(
-                    f"cannot reach the Dask scheduler at {scheduler}: {exc}"
-                ) from exc
-            backend = "dask"
-            if n_jobs == 1:  # the default: as many jobs as the cluster has worker threads
-                n_jobs = -1
-        try:
-            with joblib.parallel_config(
-                backend=backend,
-                n_jobs=n_jobs,
-                inner_max_num_threads=1 if backend == "loky" else None,
-            ):
-                parallel = joblib.Parallel(return_as="generator_unordered")
-                for item in parallel(tasks()):
-                    if isinstance(item, JobResult):
-                        spec_algorithm = portfolio[item.algorithm]
-                        cache.save(
-                            loaded[item.dataset].fingerprint,
-                            spec_algorithm,
-                            protocol,
-                            random_state,
-                            item,
-                        )
-                        results[item.dataset].append(item)
-                        pending[item.dataset] -= 1
-                        if pending[item.dataset] == 0:
-                            flush(item.dataset)
-                    else:
-                        name, values = item
-                        frame = pd.DataFrame([{"dataset": name, **values}])
-                        kb.import_metafeatures(frame)
-                    tick(1)
-        finally:
-            if client is not None:
-                client.close()
-    return BenchmarkReport(
-        datasets=len(loaded),
-        algorithms=len(portfolio),
-        jobs_run=len(specs),
-        jobs_cached=sum(len(v) for v in cached.values()),
-        jobs_skipped=jobs_skipped,
-        runs_stored=runs_stored,
-        failures=tuple(failures),
-        seconds=time.perf_counter() - start,
-    )
+    try:
+        with joblib.parallel_config(backend="dask", n_jobs=-1 if n_jobs == 1 else n_jobs):
+            for item in joblib.Parallel(return_as="generator_unordered")(tasks()):
+                if isinstance(item, JobResult):
+                    job_finished(item)
+                else:
+                    metafeatures_finished(*item)
+    finally:
+        client.close()

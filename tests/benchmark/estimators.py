@@ -31,3 +31,40 @@ class BrokenClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):  # pragma: no cover
         raise AssertionError
+
+
+class CrashOnceClassifier(ClassifierMixin, BaseEstimator):
+    """Kills its own process in the first fit (no ``marker`` file yet), fits normally after."""
+
+    def __init__(self, marker="crash-once.marker"):
+        self.marker = marker
+
+    def fit(self, X, y):
+        import os
+        import signal
+        from pathlib import Path
+
+        if not Path(self.marker).exists():
+            Path(self.marker).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+class GreedyClassifier(ClassifierMixin, BaseEstimator):
+    """Allocates ``megabytes`` of memory in fit."""
+
+    def __init__(self, megabytes=4000):
+        self.megabytes = megabytes
+
+    def fit(self, X, y):
+        block = np.ones(int(self.megabytes * 1024 * 1024 // 8))
+        self.classes_ = np.unique(y)
+        self.total_ = float(block.sum())
+        return self
+
+    def predict(self, X):  # pragma: no cover
+        return np.full(len(X), self.classes_[0])

@@ -156,3 +156,29 @@ def test_a_dataset_the_protocol_cannot_split_is_skipped_and_reported(kb, tmp_pat
     assert "dataset skipped" in failure.message and "n_splits=5" in failure.message
     assert set(kb.runs()["dataset"]) == {"toy3"}
     assert "tiny_class" not in set(kb.datasets()["name"])
+
+
+def test_an_interrupted_job_resumes_from_its_first_unfinished_fold(tmp_path):
+    import pickle
+    from dataclasses import replace
+
+    first = KnowledgeBase(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    cache = tmp_path / "cache"
+    run_benchmark(["sklearn:iris"], first, algorithms=["knn"], protocol="cv5", cache_dir=cache)
+    (entry,) = cache.rglob("knn-*.pkl")
+    with entry.open("rb") as handle:
+        whole = pickle.load(handle)
+    marked = [replace(f, fit_time=1000.0 + f.fold) for f in whole.folds[:2]]
+    with entry.open("wb") as handle:  # what an interruption after two folds leaves
+        pickle.dump(replace(whole, folds=tuple(marked)), handle)
+    second = KnowledgeBase(f"sqlite:///{tmp_path / 'b.sqlite'}")
+    report = run_benchmark(
+        ["sklearn:iris"], second, algorithms=["knn"], protocol="cv5", cache_dir=cache
+    )
+    assert report.jobs_run == 1 and report.runs_stored == 5
+    runs = second.runs(aggregate=False).sort_values("fold")
+    assert runs["fit_time"].tolist()[:2] == [1000.0, 1001.0]  # kept, not refitted
+    assert (runs["fit_time"].iloc[2:] < 100).all()  # fitted now
+    assert runs["accuracy"].tolist() == pytest.approx(
+        first.runs(aggregate=False).sort_values("fold")["accuracy"].tolist()
+    )

@@ -92,3 +92,68 @@ def test_missing_file_is_a_one_line_error(tmp_path):
     )
     assert result.exit_code == 1
     assert "absent.csv" in result.output and "Traceback" not in result.output
+
+
+def _kb_counts(path):
+    from metarec.storage import KnowledgeBase
+
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    return len(kb.algorithms()), len(kb.datasets()), len(kb.runs(aggregate=False))
+
+
+def test_zero_jobs_is_refused_before_any_work(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "kb.sqlite"), "benchmark", "sklearn:iris", "-j", "0"]
+    )
+    assert result.exit_code == 2
+    assert "0 workers cannot run anything" in result.output
+    assert "unexpected" not in result.output
+    assert not (tmp_path / "kb.sqlite").exists()  # refused before the KB was opened
+
+
+def test_a_benchmark_whose_only_dataset_cannot_be_split_adds_nothing(tmp_path):
+    data = tmp_path / "many.csv"
+    rows = ["x,label"] + [f"{i},c{i % 1000}" for i in range(2000)]  # 1000 classes of 2
+    data.write_text("\n".join(rows) + "\n")
+    db = tmp_path / "kb.sqlite"
+    result = CliRunner().invoke(
+        cli,
+        ["--db", str(db), "benchmark", str(data), "--target", "label", "--protocol", "cv5"],
+    )
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: nothing to benchmark")
+    assert "'many' skipped" in lines[0] and "unexpected" not in lines[0]
+    assert _kb_counts(db) == (0, 0, 0)
+
+
+def test_csv_prints_counts_as_integers(tmp_path):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(tmp_path / "kb.sqlite"),
+            "benchmark",
+            "sklearn:iris",
+            "-a",
+            "majority",
+            "--protocol",
+            "cv5",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--format",
+            "csv",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    values = dict(line.split(",") for line in result.output.strip().splitlines()[1:])
+    for name in ("datasets", "algorithms", "jobs_run", "runs_stored", "failed_jobs"):
+        assert values[name].isdigit(), (name, values[name])
+    assert values["runs_stored"] == "5" and values["jobs_run"] == "1"
+
+
+def test_help_says_what_the_times_mean():
+    result = CliRunner().invoke(cli, ["benchmark", "--help"])
+    text = " ".join(result.output.split())
+    assert "CPU seconds" in text and "fit_wall_time" in text and "per fold" in text
+    assert "source_run_id" in text and "run the same command again" in text

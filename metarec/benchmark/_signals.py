@@ -1,0 +1,95 @@
+"""Stopping a benchmark on SIGINT or SIGTERM: at once, but never in the middle of a write.
+
+While :func:`~metarec.benchmark.run_benchmark` runs in the main thread, both signals raise
+:class:`_Stop` (a ``BaseException``, so no ``except Exception`` in an algorithm or a library
+swallows it); inside :meth:`_Signals.critical` (a knowledge-base transaction, a cache file
+being written) the signal is only noted and raised when the section ends.  The runner turns
+it into :class:`BenchmarkInterrupted`, which the CLI reports with exit status 128 + signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from typing import Any
+
+from metarec.exceptions import BenchmarkError
+
+__all__ = ["BenchmarkInterrupted"]
+
+
+class BenchmarkInterrupted(BenchmarkError):
+    """The benchmark stopped on SIGINT or SIGTERM; what finished is stored or cached.
+
+    Attributes
+    ----------
+    signal : int
+        The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``).
+    runs_stored : int
+        Runs this invocation stored in the knowledge base before it stopped.
+    """
+
+    def __init__(self, signum: int, runs_stored: int) -> None:
+        super().__init__(
+            f"interrupted: {runs_stored} runs stored; run the same command again to resume"
+        )
+        self.signal = signum
+        self.runs_stored = runs_stored
+
+
+class _Stop(BaseException):
+    """Raised by the signal handlers; a BaseException so no ``except Exception`` eats it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Signals:
+    """SIGINT / SIGTERM raise :class:`_Stop`, except inside ``critical()`` (deferred to its end).
+
+    Handlers are installed only in the main thread (elsewhere signals cannot be handled) and
+    the previous ones are restored on exit.
+    """
+
+    def __init__(self) -> None:
+        self.previous: dict[int, Any] = {}
+        self.depth = 0
+        self.pending: int | None = None
+
+    def _handle(self, signum, _frame) -> None:
+        self.pending = signum  # also seen by check(), should the exception be swallowed
+        if not self.depth:
+            raise _Stop(signum)
+
+    def check(self) -> None:
+        """Raise :class:`_Stop` if a signal came (polled by the scheduling loop)."""
+        if self.pending is not None and not self.depth:
+            raise _Stop(self.pending)
+
+    def __enter__(self) -> _Signals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(signum) is signal.SIG_IGN:
+                    continue  # e.g. started with nohup, or in the background of a script
+                self.previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def critical(self):
+        @contextlib.contextmanager
+        def section():
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            if not self.depth and self.pending is not None:
+                signum, self.pending = self.pending, None
+                raise _Stop(signum)
+
+        return section()

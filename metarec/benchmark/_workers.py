@@ -1,0 +1,447 @@
+"""Warm, single-threaded, killable worker processes that run the benchmark's folds.
+
+Each worker is a fresh interpreter (``python -m metarec.benchmark._workers``) started with
+``OMP_NUM_THREADS=1``, ``OPENBLAS_NUM_THREADS=1``, ``MKL_NUM_THREADS=1`` (and the other thread
+variables) in its environment, so numpy, scipy and scikit-learn load with one-thread BLAS and
+OpenMP pools whatever the parent process has already loaded.  It imports the portfolio's
+estimator modules once, then runs many folds in-process: the stored fit and predict times are
+measured around ``fit`` and ``predict`` in the worker, so they are the work of the fit alone
+(no process start, import or pickling in them) and agree with an in-process
+``cross_validate``.
+
+Isolation is kept by the parent (:func:`run_tasks`): it knows which fold a worker is on and
+kills the worker (``SIGKILL``) when the fold exceeds the time limit; a worker that crashes
+(segfault, ``os._exit``, out of memory) is replaced and the job continues with its next fold;
+the memory cap is the worker's address-space limit, lowered for the duration of each fold.
+
+A worker never outlives the benchmark: it is in its own session and process group (a Ctrl-C
+at the terminal reaches only the parent, which decides), it asks the kernel to kill it when its
+parent dies (``prctl(PR_SET_PDEATHSIG)`` on Linux), a watchdog thread also exits when the
+parent's pid changes (other systems), and it exits when its command pipe closes.  The parent
+kills its workers when it stops for any reason (end, error, SIGINT, SIGTERM).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = [
+    "THREAD_VARIABLES",
+    "JobTask",
+    "CallTask",
+    "WorkerPool",
+    "run_tasks",
+    "worker_environment",
+]
+
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+_HEADER = struct.Struct("!Q")
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_environment() -> dict[str, str]:
+    """The environment of a worker: the parent's, with every thread pool limited to one."""
+    env = dict(os.environ)
+    env.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    env["LOKY_MAX_CPU_COUNT"] = "1"
+    env["PYTHONWARNINGS"] = "ignore"
+    env["METAREC_WORKER_PARENT"] = str(os.getpid())
+    return env
+
+
+def _pack(message: Any) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(data)) + data
+
+
+# --------------------------------------------------------------------------- worker side
+def _read_exactly(stream, n: int) -> bytes:
+    data = stream.read(n)
+    if data is None or len(data) < n:
+        raise EOFError
+    return data
+
+
+def _receive(stream) -> Any:
+    (size,) = _HEADER.unpack(_read_exactly(stream, _HEADER.size))
+    return pickle.loads(_read_exactly(stream, size))
+
+
+def _die_with_parent(parent: int) -> None:
+    """Exit when the parent process dies, even if it is killed with SIGKILL."""
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl
+            pass
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+    def watch() -> None:  # portable fallback: poll the parent's pid
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="metarec-parent-watch", daemon=True).start()
+
+
+def _warm_up() -> None:
+    """Fit a trivial pipeline once, so that no first-call cost lands in a stored time."""
+    import numpy as np
+    import pandas as pd
+
+    from metarec.benchmark._portfolio import Algorithm, build_pipeline
+
+    frame = pd.DataFrame({"a": np.arange(20.0), "b": ["x", "y", "z", "w"] * 5})
+    y = np.arange(20) % 2
+    for scale in (False, True):
+        algorithm = Algorithm("warm-up", "sklearn.dummy:DummyClassifier", scale=scale)
+        pipeline = build_pipeline(algorithm, numeric_columns=("a",), categorical_columns=("b",))
+        pipeline.fit(frame, y)
+        pipeline.predict(frame)
+        pipeline.predict_proba(frame)
+
+
+def _worker_main() -> None:  # pragma: no cover - runs in the worker process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(int(os.environ.get("METAREC_WORKER_PARENT", os.getppid())))
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever an algorithm prints goes to stderr, not into the results
+    stream = sys.stdin.buffer
+
+    def send(message: Any) -> None:
+        out.write(_pack(message))
+        out.flush()
+
+    try:
+        _, path, modules = _receive(stream)
+    except EOFError:
+        os._exit(0)
+    sys.path[:] = path
+    import importlib
+    import warnings
+
+    import joblib
+
+    warnings.simplefilter("ignore")
+    joblib.parallel_config(backend="sequential").__enter__()  # for the worker's lifetime
+    from metarec.benchmark import _folds
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception:  # reported per fold when the algorithm runs
+            pass
+    _warm_up()
+    data: dict[str, tuple] = {}
+    send(("ready", os.getpid()))
+    while True:
+        try:
+            message = _receive(stream)
+        except EOFError:
+            break
+        kind = message[0]
+        if kind == "data":
+            _, key, X, y, splits = message
+            data.clear()  # one dataset at a time: jobs arrive grouped by dataset
+            data[key] = (X, y, splits)
+        elif kind == "job":
+            _, spec, start = message
+            X, y, splits = data[spec.dataset]
+            spec = replace(spec, X=X, y=y)
+            for index in range(start, len(splits)):
+                send(("start", index))
+                train, test = splits[index]
+                send(("fold", _folds.evaluate_fold(spec, index, train, test)))
+            send(("done",))
+        elif kind == "call":
+            _, func, args = message
+            try:
+                send(("value", func(*args)))
+            except Exception as exc:
+                send(("failed", f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"))
+        else:
+            break
+    os._exit(0)
+
+
+# --------------------------------------------------------------------------- parent side
+@dataclass
+class JobTask:
+    """Folds ``start..`` of one job; ``spec`` holds the data, ``splits`` the folds."""
+
+    spec: Any  # JobSpec
+    splits: Sequence[tuple[Any, Any]]
+    start: int = 0
+    folds: list = field(default_factory=list)  # FoldRecords received so far
+
+
+@dataclass
+class CallTask:
+    """A plain call ``func(*args)`` in a worker (metafeature extraction), with a label."""
+
+    label: Any
+    func: Callable[..., Any]
+    args: tuple
+
+
+class _Worker:
+    def __init__(self, path: list[str], modules: Sequence[str]) -> None:
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "metarec.benchmark._workers"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=worker_environment(),
+            start_new_session=True,  # its own process group: a Ctrl-C reaches only the parent
+            close_fds=True,
+        )
+        self.fd = self.process.stdout.fileno()
+        self.buffer = bytearray()
+        self.task: JobTask | CallTask | None = None
+        self.fold: int | None = None
+        self.fold_started = 0.0
+        self.data_key: str | None = None
+        self.send(("init", path, list(modules)))
+
+    def send(self, message: Any) -> None:
+        try:
+            self.process.stdin.write(_pack(message))
+            self.process.stdin.flush()
+        except (BrokenPipeError, ValueError):  # it died: the scheduler sees its pipe close
+            pass
+
+    def messages(self) -> tuple[list[Any], bool]:
+        """Read what is available; return the complete messages and whether the pipe closed."""
+        chunk = os.read(self.fd, 1 << 20)
+        self.buffer += chunk
+        found = []
+        while len(self.buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer)
+            if len(self.buffer) < _HEADER.size + size:
+                break
+            found.append(pickle.loads(bytes(self.buffer[_HEADER.size : _HEADER.size + size])))
+            del self.buffer[: _HEADER.size + size]
+        return found, not chunk
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+        except ProcessLookupError:  # pragma: no cover
+            pass
+        self.close()
+
+    def close(self) -> None:
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - it ignores a closed pipe
+            self.process.kill()
+            self.process.wait()
+
+    def death(self) -> str:
+        """Why the worker ended, with the tail of what it wrote to stderr."""
+        self.close()
+        code = self.process.returncode
+        if code is not None and code < 0:
+            reason = f"worker process died ({signal.Signals(-code).name})"
+        else:
+            reason = f"worker process exited ({code}) without a result"
+        self.stderr.seek(0)
+        tail = " ".join(self.stderr.read()[-2000:].decode(errors="replace").split())[-300:]
+        return f"{reason}: {tail}" if tail else reason
+
+
+class WorkerPool:
+    """Up to ``n_workers`` warm worker processes; ``start`` of them (all by default) are started
+    at once, so that their imports overlap the caller's work, the others when tasks wait for
+    them.  :meth:`close` (also the end of a ``with`` block) kills them."""
+
+    def __init__(
+        self, n_workers: int, modules: Sequence[str] = (), *, start: int | None = None
+    ) -> None:
+        self.n_workers = n_workers
+        self.modules = list(modules)
+        self.path = [p or os.getcwd() for p in sys.path]
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(n_workers if start is None else min(start, n_workers)):
+                self.workers.append(_Worker(self.path, self.modules))
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill every worker and wait for it (a fit in progress is abandoned)."""
+        workers, self.workers = self.workers, []
+        for worker in workers:
+            worker.kill()
+
+    def run(
+        self,
+        tasks: Sequence[JobTask | CallTask],
+        *,
+        on_fold: Callable[[JobTask], None] | None = None,
+        on_job: Callable[[JobTask], None] | None = None,
+        on_call: Callable[[CallTask, str, Any], None] | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> None:
+        """Run ``tasks`` in order of the list on the pool's workers.
+
+        ``on_fold(task)`` is called after each finished fold (``task.folds`` grows),
+        ``on_job(task)`` when all folds of a job are recorded, ``on_call(task, status, value)``
+        when a call returns (``status`` ``"ok"`` or ``"error"`` with a message).  Folds over
+        the time limit (``spec.timeout``) kill their worker and are recorded as ``timeout``; a
+        worker that dies is recorded as an ``error`` of its fold and replaced.  On any
+        exception (KeyboardInterrupt included) every worker is killed.  ``check()`` is called
+        at least twice a second and may raise to stop the run.
+        """
+        try:
+            _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None))
+        except BaseException:
+            self.close()
+            raise
+
+
+def run_tasks(tasks: Sequence[JobTask | CallTask], *, n_workers: int, modules=(), **callbacks):
+    """Run ``tasks`` on a fresh :class:`WorkerPool` of ``n_workers`` (see :meth:`WorkerPool.run`)."""
+    with WorkerPool(n_workers, modules) as pool:
+        pool.run(tasks, **callbacks)
+
+
+def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check) -> None:
+    from metarec.benchmark._folds import failed_fold, not_run_folds
+
+    workers = pool.workers
+
+    def finish_fold(worker: _Worker, record) -> None:
+        task = worker.task
+        task.folds.append(record)
+        worker.fold = None
+        if on_fold is not None:
+            on_fold(task)
+
+    def finish_job(worker: _Worker) -> None:
+        task, worker.task = worker.task, None
+        if on_job is not None:
+            on_job(task)
+
+    def assign(worker: _Worker, task) -> None:
+        worker.task = task
+        if isinstance(task, CallTask):
+            worker.send(("call", task.func, task.args))
+            return
+        spec = task.spec
+        if worker.data_key != spec.dataset:
+            worker.send(("data", spec.dataset, spec.X, spec.y, list(task.splits)))
+            worker.data_key = spec.dataset
+        worker.send(("job", replace(spec, X=None, y=None), task.start + len(task.folds)))
+
+    def lost(worker: _Worker, reason: str, status: str = "error") -> None:
+        """The worker ended (killed or crashed) in the middle of its task."""
+        workers.remove(worker)
+        task = worker.task
+        if task is None:
+            return
+        if isinstance(task, CallTask):
+            worker.task = None
+            if on_call is not None:
+                on_call(task, "error", reason)
+            return
+        index = worker.fold if worker.fold is not None else task.start + len(task.folds)
+        elapsed = time.perf_counter() - worker.fold_started if worker.fold is not None else 0.0
+        if index < len(task.splits):
+            finish_fold(worker, failed_fold(index, status, reason, elapsed, task.splits[index][1]))
+            if status == "timeout":
+                for record in not_run_folds(task.spec, task.splits, index + 1):
+                    finish_fold(worker, record)
+        if task.start + len(task.folds) >= len(task.splits):
+            finish_job(worker)
+        else:
+            worker.task = None
+            queue.appendleft(task)  # the rest of its folds, on a fresh worker
+
+    while queue or any(w.task is not None for w in workers):
+        check()
+        idle = [w for w in workers if w.task is None]
+        while queue and idle:
+            assign(idle.pop(0), queue.popleft())
+        while queue and len(workers) < pool.n_workers:
+            worker = _Worker(pool.path, pool.modules)
+            workers.append(worker)
+            assign(worker, queue.popleft())
+        now = time.perf_counter()
+        wait = 0.5
+        for w in workers:
+            if w.fold is not None and isinstance(w.task, JobTask) and w.task.spec.timeout:
+                wait = min(wait, max(0.0, w.fold_started + w.task.spec.timeout - now))
+        busy = {w.fd: w for w in workers if w.task is not None}
+        ready, _, _ = select.select(list(busy), [], [], wait)
+        for fd in ready:
+            worker = busy[fd]
+            found, closed = worker.messages()
+            for message in found:
+                kind = message[0]
+                if kind == "start":
+                    worker.fold, worker.fold_started = message[1], time.perf_counter()
+                elif kind == "fold":
+                    finish_fold(worker, message[1])
+                elif kind == "done":
+                    finish_job(worker)
+                elif kind in ("value", "failed"):
+                    task, worker.task = worker.task, None
+                    if on_call is not None:
+                        on_call(task, "ok" if kind == "value" else "error", message[1])
+            if closed:
+                lost(worker, worker.death())
+        now = time.perf_counter()
+        for worker in list(workers):
+            task = worker.task
+            if (
+                isinstance(task, JobTask)
+                and worker.fold is not None
+                and task.spec.timeout
+                and now - worker.fold_started > task.spec.timeout
+            ):
+                worker.kill()
+                lost(worker, f"killed after the {task.spec.timeout:g} s time limit", "timeout")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _worker_main()

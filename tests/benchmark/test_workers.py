@@ -1,0 +1,135 @@
+"""The warm worker processes: single-threaded, killable, and they never outlive their parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+
+from metarec.benchmark import Algorithm
+from metarec.benchmark._folds import JobSpec, fold_splits
+from metarec.benchmark._workers import CallTask, JobTask, WorkerPool, run_tasks
+
+
+def _thread_counts():
+    from threadpoolctl import threadpool_info
+
+    return os.environ.get("OMP_NUM_THREADS"), sorted({p["num_threads"] for p in threadpool_info()})
+
+
+def _spec(estimator: str, *, timeout=None, memory_limit_mb=None, params=None) -> JobSpec:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 2)), columns=["a", "b"])
+    y = (X["a"] > 0).to_numpy().astype(int)
+    algorithm = Algorithm("under_test", estimator, params=params or {})
+    return JobSpec("toy", algorithm, X, y, 2, ("a", "b"), (), "cv5", 0, timeout, memory_limit_mb)
+
+
+def _run(spec: JobSpec) -> list:
+    finished = []
+    run_tasks(
+        [JobTask(spec, fold_splits(spec))],
+        n_workers=1,
+        on_job=lambda task: finished.append(task.folds),
+    )
+    (folds,) = finished
+    return folds
+
+
+def test_workers_load_numpy_with_one_thread_per_pool():
+    # the parent may have any thread settings; the worker's environment fixes them
+    answers = []
+    run_tasks(
+        [CallTask("threads", _thread_counts, ())],
+        n_workers=1,
+        on_call=lambda task, status, value: answers.append((status, value)),
+    )
+    ((status, (omp, counts)),) = answers
+    assert status == "ok" and omp == "1"
+    assert counts == [1]
+
+
+def test_every_fold_is_fitted_and_timed_in_the_worker():
+    folds = _run(_spec("sklearn.tree:DecisionTreeClassifier"))
+    assert [f.fold for f in folds] == [0, 1, 2, 3, 4]
+    assert all(f.status == "ok" for f in folds)
+    assert all(0 <= f.fit_time < 5 and 0 <= f.fit_wall_time < 5 for f in folds)
+    assert sum(len(f.test_index) for f in folds) == 60
+
+
+def test_a_fold_over_the_time_limit_is_killed_and_the_rest_not_run():
+    start = time.perf_counter()
+    folds = _run(_spec("tests.benchmark.estimators:SleepyClassifier", timeout=0.5))
+    assert time.perf_counter() - start < 15
+    assert [f.status for f in folds] == ["timeout"] * 5
+    assert "0.5 s time limit" in folds[0].error and "not run" in folds[1].error
+    assert 0.4 <= folds[0].fit_time < 2.0
+
+
+def test_a_crashing_fold_is_an_error_and_the_next_folds_still_run(tmp_path):
+    marker = str(tmp_path / "crashed")
+    folds = _run(_spec("tests.benchmark.estimators:CrashOnceClassifier", params={"marker": marker}))
+    assert [f.status for f in folds] == ["error", "ok", "ok", "ok", "ok"]
+    assert "worker process died (SIGKILL)" in folds[0].error
+
+
+def test_memory_cap_is_an_error_of_the_fold_not_of_the_worker():
+    spec = _spec(
+        "tests.benchmark.estimators:GreedyClassifier",
+        memory_limit_mb=1500,
+        params={"megabytes": 4000},
+    )
+    folds = _run(spec)
+    assert all(f.status == "error" for f in folds)
+    assert all("memory cap of 1500" in f.error for f in folds)
+
+
+def test_closing_the_pool_kills_a_busy_worker():
+    spec = _spec("tests.benchmark.estimators:SleepyClassifier")
+    pool = WorkerPool(1)
+    pid = pool.workers[0].process.pid
+    pool.close()
+    assert pool.workers == []
+    _assert_gone([pid])
+    assert spec.timeout is None
+
+
+def _assert_gone(pids, within=5.0):
+    deadline = time.monotonic() + within
+    alive = list(pids)
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in alive if _alive(p)]
+        time.sleep(0.1)
+    assert not alive, f"still running: {alive}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_workers_die_with_a_parent_killed_by_sigkill():
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from metarec.benchmark._workers import WorkerPool
+        pool = WorkerPool(2)
+        print(" ".join(str(w.process.pid) for w in pool.workers), flush=True)
+        time.sleep(60)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    _assert_gone(pids)
