@@ -40,10 +40,20 @@ from typing import Any
 import numpy as np
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
+from metarec.storage._performance import bump_version, refresh_performance
 from metarec.storage._readers import ChunkSource, open_source
-from metarec.storage._runkeys import OccurrenceCounter, run_keys
+from metarec.storage._runkeys import OccurrenceCounter, content_hashes, run_keys
 
-__all__ = ["ImportReport", "import_runs", "import_metafeatures", "MAX_PROBLEMS"]
+__all__ = [
+    "ImportReport",
+    "import_runs",
+    "import_metafeatures",
+    "MAX_PROBLEMS",
+    "CONFLICT_CHOICES",
+]
+
+#: What an import does with a run stored (or repeated) under the same key with other values.
+CONFLICT_CHOICES = ("error", "keep", "replace")
 
 #: At most this many problems are listed (the counts stay exact).
 MAX_PROBLEMS = 1000
@@ -107,7 +117,11 @@ class ImportReport:
     source : str
         The file imported, or ``"<DataFrame>"``.
     notes : tuple of str
-        Remarks that are not problems (ignored columns...).
+        Remarks that are not problems (ignored columns, runs kept or replaced on a conflict
+        with their old -> new values...).
+    replaced : int
+        Stored runs replaced by a run of the input with the same key and other values
+        (``on_conflict="replace"``).
     """
 
     added: int
@@ -117,6 +131,7 @@ class ImportReport:
     updated: int = 0
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    replaced: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a plain dictionary."""
@@ -207,6 +222,20 @@ def _numeric(series, checks: _Checks, column: str) -> np.ndarray:
     return values
 
 
+def _plain(value) -> str:
+    """A value as a person writes it: ``0.9``, ``3``, ``inf``, ``'abc'`` (no numpy reprs)."""
+    if value is None:
+        return "(missing)"
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if np.isnan(value):
+            return "(missing)"
+        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return repr(str(value))
+
+
 def _objects(values: np.ndarray, *, integer: bool = False) -> list:
     """Python values for the database driver: NaN -> None, integers as int."""
     out = np.empty(len(values), dtype=object)
@@ -269,6 +298,7 @@ class _NameIds:
 
 
 def _run_header(source: ChunkSource) -> None:
+    source.check_duplicates()
     columns = set(source.columns)
     missing = [c for c in ("dataset", "algorithm", "accuracy") if c not in columns]
     if "time" not in columns and "fit_time" not in columns:
@@ -352,7 +382,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     checks.fail(
         ~np.isnan(accuracy) & ((accuracy < 0) | (accuracy > 1)),
         "accuracy",
-        lambda i: f"accuracy {accuracy[i]!r} is outside [0, 1]",
+        lambda i: f"accuracy {_plain(accuracy[i])} is outside [0, 1]",
     )
     times = {}
     for name in ("time", "fit_time", "predict_time"):
@@ -363,7 +393,9 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         checks.fail(
             ~np.isnan(values) & ((values < 0) | np.isinf(values)),
             name,
-            lambda i, values=values, name=name: f"{name} {values[i]!r} is negative or infinite",
+            lambda i, values=values, name=name: (
+                f"{name} {_plain(values[i])} is negative or infinite"
+            ),
         )
         times[name] = values
     fit_time = np.where(np.isnan(times["time"]), times["fit_time"], times["time"])
@@ -380,7 +412,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
             fractional,
             name,
             lambda i, values=values, name=name: (
-                f"{name} {values[i]!r} is not an integer between -2**31 and 2**31 - 1"
+                f"{name} {_plain(values[i])} is not an integer between -2**31 and 2**31 - 1"
             ),
         )
         ints[name] = values
@@ -426,6 +458,180 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     return frame, checks
 
 
+_COMPARED = (
+    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+    "predict_time", "error",
+)  # fmt: skip
+
+
+class _Conflicts:
+    """Finds runs whose key (``source:source_run_id``) is repeated or stored with other values.
+
+    A run named by its origin keeps its key whatever its values, so a second row under the same
+    key with *other* values is a decision to take (``on_conflict``), never silently dropped.
+    The content of every named row is hashed as run keys are (:mod:`metarec.storage._runkeys`);
+    ``seen`` keeps, for the whole import, the hash and position of each named key met.
+    """
+
+    def __init__(self, conn, tables, mode: str, reader: ChunkSource, metrics) -> None:
+        self.conn, self.tables, self.mode, self.reader = conn, tables, mode, reader
+        self.metrics = list(metrics)
+        self.seen: dict[str, tuple[int, int, int]] = {}
+        self.notes: list[str] = []
+        self.kept = 0
+
+    def examine(self, start: int, frame, checks: _Checks):
+        """Return ``(drop, replace)``: rows not to insert, and stored runs to overwrite
+        (``[(row position, stored id, stored dataset_id, stored algorithm_id)]``)."""
+        import pandas as pd
+
+        n = len(frame)
+        drop = np.zeros(n, dtype=bool)
+        source = frame["source"].to_numpy(dtype=object)
+        run_id = frame["source_run_id"].to_numpy(dtype=object)
+        named = ~pd.isna(source) & ~pd.isna(run_id) & ~checks.bad
+        if not named.any():
+            return drop, []
+        rows = np.flatnonzero(named)
+        keys = [f"{source[i]}:{run_id[i]}" for i in rows]
+        h1, h2 = content_hashes(frame.iloc[rows], self.metrics)
+        where = self.reader.where
+        for position, key, a, b in zip(rows.tolist(), keys, h1.tolist(), h2.tolist(), strict=True):
+            first = self.seen.get(key)
+            if first is None:
+                self.seen[key] = (a, b, start + position)
+            elif (first[0], first[1]) != (a, b):
+                if self.mode == "error":
+                    checks.fail(
+                        np.arange(n) == position,
+                        "source_run_id",
+                        lambda i, key=key, at=first[2]: (
+                            f"run {key!r} appears again with other values (first at "
+                            f"{where(at)}); choose with --on-conflict keep|replace"
+                        ),
+                    )
+                elif self.mode == "keep":
+                    drop[position] = True
+                    self.kept += 1
+                else:
+                    if first[2] >= start:  # the earlier row is in this chunk: not stored yet
+                        drop[first[2] - start] = True
+                    self.seen[key] = (a, b, start + position)
+        live = ~drop[rows] & ~checks.bad[rows]
+        return drop, self._stored(
+            start,
+            frame,
+            rows[live],
+            np.asarray(keys, dtype=object)[live],
+            h1[live],
+            h2[live],
+            checks,
+            drop,
+        )
+
+    def _stored(self, start, frame, rows, keys, h1, h2, checks, drop):
+        """Compare rows with the stored runs of the same keys; mark or collect conflicts."""
+        import pandas as pd
+        from sqlalchemy import select
+
+        if not len(rows):
+            return []
+        runs, ds, alg = self.tables["runs"], self.tables["datasets"], self.tables["algorithms"]
+        rm = self.tables["run_metrics"]
+        columns = [
+            runs.c.id, runs.c.run_key, runs.c.dataset_id, runs.c.algorithm_id, ds.c.name,
+            alg.c.name, runs.c.protocol, runs.c.seed, runs.c.fold, runs.c.status,
+            runs.c.accuracy, runs.c.fit_time, runs.c.predict_time, runs.c.source,
+            runs.c.source_run_id, runs.c.error,
+        ]  # fmt: skip
+        names = [
+            "id", "run_key", "dataset_id", "algorithm_id", "dataset", "algorithm", "protocol",
+            "seed", "fold", "status", "accuracy", "fit_time", "predict_time", "source",
+            "source_run_id", "error",
+        ]  # fmt: skip
+        found = []
+        unique = list(dict.fromkeys(keys.tolist()))
+        for first in range(0, len(unique), 5000):
+            part = unique[first : first + 5000]
+            query = (
+                select(*columns)
+                .join(ds, runs.c.dataset_id == ds.c.id)
+                .join(alg, runs.c.algorithm_id == alg.c.id)
+                .where(runs.c.run_key.in_(part))
+            )
+            found.extend(tuple(r) for r in self.conn.execute(query).all())
+        if not found:
+            return []
+        stored = pd.DataFrame.from_records(found, columns=names)
+        for name in ("seed", "fold", "accuracy", "fit_time", "predict_time"):
+            stored[name] = pd.to_numeric(stored[name]).astype("float64")
+        for metric in self.metrics:
+            stored[metric] = np.nan
+        if self.metrics:
+            ids = stored["id"].tolist()
+            position = {run: i for i, run in enumerate(ids)}
+            for first in range(0, len(ids), 5000):
+                query = select(rm.c.run_id, rm.c.metric, rm.c.value).where(
+                    rm.c.run_id.in_(ids[first : first + 5000]), rm.c.metric.in_(self.metrics)
+                )
+                for run, metric, value in self.conn.execute(query).all():
+                    stored.iat[position[run], stored.columns.get_loc(metric)] = value
+        s1, s2 = content_hashes(stored, self.metrics)
+        by_key = {k: i for i, k in enumerate(stored["run_key"].tolist())}
+        replace = []
+        for row, key, a, b in zip(
+            rows.tolist(), keys.tolist(), h1.tolist(), h2.tolist(), strict=True
+        ):
+            i = by_key.get(key)
+            if i is None or (int(s1[i]), int(s2[i])) == (a, b):
+                continue
+            old = stored.iloc[i]
+            change = _differences(old, frame.iloc[row], self.metrics)
+            origin = f"already stored from source {_plain(old['source'])}"
+            if self.mode == "error":
+                checks.fail(
+                    np.arange(len(frame)) == row,
+                    "source_run_id",
+                    lambda _i, key=key, origin=origin, change=change: (
+                        f"run {key!r} is {origin} with other values ({change}); choose with "
+                        "--on-conflict keep|replace"
+                    ),
+                )
+            elif self.mode == "keep":
+                drop[row] = True
+                self.kept += 1
+            else:
+                drop[row] = True
+                replace.append(
+                    (row, int(old["id"]), int(old["dataset_id"]), int(old["algorithm_id"]))
+                )
+                if len(self.notes) < MAX_PROBLEMS:
+                    self.notes.append(
+                        f"replaced run {key!r} ({self.reader.where(start + row)}): {change}"
+                    )
+        return replace
+
+
+def _differences(old, new, metrics) -> str:
+    """``accuracy 0.9 -> 0.8, fit_time 1 -> 2``: the compared fields that differ."""
+    import pandas as pd
+
+    parts = []
+    for name in (*_COMPARED, *metrics):
+        a, b = old.get(name), new.get(name)
+        a = None if a is None or (not isinstance(a, str) and pd.isna(a)) else a
+        b = None if b is None or (not isinstance(b, str) and pd.isna(b)) else b
+        if a is None and b is None:
+            continue
+        if isinstance(a, str) or isinstance(b, str):
+            same = a == b
+        else:
+            same = a is not None and b is not None and float(a) == float(b)
+        if not same:
+            parts.append(f"{name} {_plain(a)} -> {_plain(b)}")
+    return ", ".join(parts) or "other values"
+
+
 def import_runs(
     conn,
     tables,
@@ -436,6 +642,7 @@ def import_runs(
     protocol: str | None = None,
     progress: Callable[..., None] | None = None,
     chunksize: int | None = None,
+    on_conflict: str = "error",
 ) -> ImportReport:
     """Import run rows into the open write transaction ``conn`` (see the module docstring).
 
@@ -455,6 +662,10 @@ def import_runs(
         Called as ``progress(n_rows, total=None)`` after each chunk.
     chunksize : int, optional
         Rows per chunk (default :data:`metarec.storage._readers.DEFAULT_CHUNKSIZE`).
+    on_conflict : {"error", "keep", "replace"}, default="error"
+        A run stored, or repeated in the input, under the same ``source:source_run_id`` key
+        with other values: an invalid row (``"error"``), left as stored / first seen
+        (``"keep"``), or replaced by the input's last one (``"replace"``, noted old -> new).
     """
     from sqlalchemy import bindparam, select
 
@@ -481,8 +692,10 @@ def import_runs(
     counter = OccurrenceCounter()
     defaults = {"source": source, "protocol": protocol}
     metrics: list[str] | None = None
+    conflicts: _Conflicts | None = None
     notes: list[str] = []
-    added = valid_total = 0
+    touched: list[np.ndarray] = []
+    added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
         progress(0, total=reader.n_rows)
     for start, chunk in reader.chunks():
@@ -490,17 +703,26 @@ def import_runs(
             metrics, ignored = _metric_columns(reader, chunk)
             if ignored:
                 notes.append(f"ignored non-numeric column(s): {', '.join(ignored)}")
+            conflicts = _Conflicts(conn, tables, on_conflict, reader, metrics)
         frame, checks = _normalise_runs(chunk, metrics, defaults)
+        drop, replace = conflicts.examine(start, frame, checks)
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
-            frame = frame.loc[~checks.bad].reset_index(drop=True)
         if progress is not None:
             progress(len(chunk))
         if problems.n_rows and not skip_invalid:
             continue  # keep validating to report every problem, store nothing more
+        keep = ~checks.bad
+        is_replacement = np.zeros(len(frame), dtype=bool)
+        is_replacement[[r for r, *_ in replace]] = True
+        # stored runs to overwrite, in the order their rows keep below
+        replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
+        valid_total += int(keep.sum())
+        insert_mask = keep & (~drop | is_replacement)
+        frame = frame.loc[insert_mask].reset_index(drop=True)
+        is_replacement = is_replacement[insert_mask]
         if frame.empty:
             continue
-        valid_total += len(frame)
         keys = run_keys(frame, metrics, counter)
         datasets.ensure(frame["dataset"].tolist(), frame["source"].tolist())
         algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
@@ -521,18 +743,26 @@ def import_runs(
             frame["source_run_id"].tolist(),
             frame["error"].tolist(),
         ]
-        if conn.dialect.name == "sqlite":
+        rows = list(zip(*columns, strict=True))
+        new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
+        chunk_added = 0
+        if new_rows and conn.dialect.name == "sqlite":
             # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
             # counts exactly the rows inserted (a conflict skips the row, adds nothing)
-            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, list(zip(*columns, strict=True)))
-            added += max(cursor.rowcount, 0)
-        else:
+            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, new_rows)
+            chunk_added = max(cursor.rowcount, 0)
+        elif new_rows:
             # elsewhere RETURNING counts what was really inserted (the rowcount of an
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
-            rows = [
-                dict(zip(RUN_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)
-            ]
-            added += len(conn.execute(run_insert, rows).all())
+            dicts = [dict(zip(RUN_COLUMNS, values, strict=True)) for values in new_rows]
+            chunk_added = len(conn.execute(run_insert, dicts).all())
+        added += chunk_added
+        if is_replacement.any():
+            _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
+            replaced += int(is_replacement.sum())
+            touched.append(np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64))
+        if chunk_added or is_replacement.any():
+            touched.append(np.unique(np.column_stack([dataset_ids, algorithm_ids]), axis=0))
         if metrics:
             long = (
                 frame[metrics]
@@ -544,14 +774,49 @@ def import_runs(
                 conn.execute(metric_insert, long.to_dict(orient="records"))
     if problems.n_rows and not skip_invalid:
         raise problems.reject("run file")
+    if conflicts is not None:
+        notes.extend(conflicts.notes)
+        if conflicts.kept:
+            notes.append(
+                f"kept {conflicts.kept} stored or first run(s) where the input had other values "
+                "under the same source_run_id (--on-conflict keep)"
+            )
+    if touched:
+        pairs = np.unique(np.concatenate(touched), axis=0)
+        refresh_performance(conn, map(tuple, pairs.tolist()))
+    if added or replaced:
+        bump_version(conn)
     return ImportReport(
         added=added,
-        present=valid_total - added,
+        present=valid_total - added - replaced,
         rejected=problems.n_rows,
         problems=problems.finish(),
         source=reader.label,
         notes=tuple(notes),
+        replaced=replaced,
     )
+
+
+def _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows) -> None:
+    """Overwrite stored runs (and drop their metrics, re-inserted by the caller)."""
+    from sqlalchemy import bindparam, delete, update
+
+    values = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if r]
+    names = [c for c in RUN_COLUMNS if c != "run_key"]
+    statement = (
+        update(runs)
+        .where(runs.c.id == bindparam("r_id"))
+        .values({c: bindparam(f"r_{c}") for c in names})
+    )
+    params = []
+    for row, (run_id, _, _) in zip(values, replaced_rows, strict=True):
+        params.append(
+            {"r_id": run_id, **{f"r_{c}": v for c, v in zip(names, row[1:], strict=True)}}
+        )
+    conn.execute(statement, params)
+    ids = [run_id for run_id, _, _ in replaced_rows]
+    for first in range(0, len(ids), 5000):
+        conn.execute(delete(run_metrics).where(run_metrics.c.run_id.in_(ids[first : first + 5000])))
 
 
 # -------------------------------------------------------------------------- metafeatures
@@ -605,6 +870,7 @@ def import_metafeatures(
 
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=("dataset",), **kwargs)
+    reader.check_duplicates()
     if "dataset" not in reader.columns:
         raise ImportRejectedError(
             f"{reader.label}, {reader.header_where}: missing required column 'dataset' "
@@ -658,6 +924,14 @@ def import_metafeatures(
             ),
         )
         values = {c: _numeric(chunk[c], checks, c) for c in chunk.columns if c != "dataset"}
+        for column, numbers in values.items():
+            checks.fail(
+                np.isinf(numbers),
+                column,
+                lambda i, numbers=numbers, column=column: (
+                    f"{column} {_plain(numbers[i])} is not a finite number"
+                ),
+            )
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
         if progress is not None:
@@ -701,6 +975,8 @@ def import_metafeatures(
             conn.execute(statement, rows)
     if problems.n_rows and not skip_invalid:
         raise problems.reject("metafeature file")
+    if added or updated:
+        bump_version(conn)
     return ImportReport(
         added=added,
         present=present,

@@ -18,6 +18,20 @@ Five tables hold everything metarec knows:
     Further per-run measures ``(run, metric) -> value`` (``balanced_accuracy``, ``roc_auc``,
     ``log_loss``...), so that a new metric needs no schema change.
 
+Three more tables are derived from those and kept current by every write (revision 0002):
+
+``performance``
+    The performance matrix: one row per (dataset, algorithm) with the aggregates the
+    recommender reads (``accuracy`` mean over the ``ok`` runs, ``fit_time`` and
+    ``predict_time`` means over every run that recorded one, ``n_runs``, ``n_failed`` and
+    ``status``), computed by SQL ``GROUP BY`` over ``runs``
+    (:mod:`metarec.storage._performance`).
+``performance_metrics``
+    The same for every per-run metric: ``(dataset, algorithm, metric) -> mean over ok runs``.
+``kb_state``
+    One row holding the knowledge base's ``data_version``: a random token replaced by every
+    transaction that changes datasets, algorithms, runs or metafeatures (a cache key).
+
 The natural key of a run
 ------------------------
 Every import must be idempotent, so every run carries a unique ``run_key``:
@@ -49,7 +63,18 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["Base", "Dataset", "Algorithm", "Metafeature", "Run", "RunMetric", "metadata"]
+__all__ = [
+    "Base",
+    "Dataset",
+    "Algorithm",
+    "Metafeature",
+    "Run",
+    "RunMetric",
+    "Performance",
+    "PerformanceMetric",
+    "KBState",
+    "metadata",
+]
 
 
 class Base(DeclarativeBase):
@@ -138,7 +163,52 @@ class RunMetric(Base):
     value: Mapped[float | None] = mapped_column(Float)
 
 
+class Performance(Base):
+    """Aggregates of the runs of one algorithm on one dataset (the performance matrix)."""
+
+    __tablename__ = "performance"
+
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    algorithm_id: Mapped[int] = mapped_column(
+        ForeignKey("algorithms.id", ondelete="CASCADE"), primary_key=True
+    )
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    accuracy: Mapped[float | None] = mapped_column(Float)
+    fit_time: Mapped[float | None] = mapped_column(Float)
+    predict_time: Mapped[float | None] = mapped_column(Float)
+    n_runs: Mapped[int] = mapped_column(Integer, nullable=False)
+    n_failed: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class PerformanceMetric(Base):
+    """Mean of one per-run metric over the ok runs of one algorithm on one dataset."""
+
+    __tablename__ = "performance_metrics"
+
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    algorithm_id: Mapped[int] = mapped_column(
+        ForeignKey("algorithms.id", ondelete="CASCADE"), primary_key=True
+    )
+    metric: Mapped[str] = mapped_column(String(128), primary_key=True)
+    value: Mapped[float | None] = mapped_column(Float)
+
+
+class KBState(Base):
+    """The knowledge base's data version (one row, ``id = 1``)."""
+
+    __tablename__ = "kb_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data_version: Mapped[str] = mapped_column(String(64), nullable=False)
+
+
 metadata = Base.metadata
 
-#: Tables of a metarec knowledge base, in dependency order.
+#: Tables of a metarec knowledge base, in dependency order (``info`` counts their rows).
 TABLES = ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")
+#: Every table of the schema, derived ones included.
+ALL_TABLES = (*TABLES, "performance", "performance_metrics", "kb_state")
