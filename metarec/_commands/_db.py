@@ -48,7 +48,11 @@ def info(ctx, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(db_url(ctx), create=False)
+    kb = (
+        KnowledgeBase.builtin()
+        if builtin
+        else KnowledgeBase(db_url(ctx), create=False, read_only=None)
+    )
     emit(kb.info(), fmt, title="Knowledge base")
 
 
@@ -77,6 +81,10 @@ def export(ctx, directory, file_format, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(db_url(ctx), create=False)
+    kb = (
+        KnowledgeBase.builtin()
+        if builtin
+        else KnowledgeBase(db_url(ctx), create=False, read_only=None)
+    )
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

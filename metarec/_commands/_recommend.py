@@ -46,8 +46,8 @@ def parse_tried(values) -> dict[str, tuple[float, float]]:
     return tried
 
 
-def _recommender(k, n, metric, method):
-    from metarec.recommender import Recommender
+def _recommender(kb, k, n, metric, method):
+    from metarec.recommender._cache import fitted_recommender
 
     params = {"metric": metric}
     if k is not None:
@@ -56,7 +56,7 @@ def _recommender(k, n, metric, method):
         params["n"] = n
     if method is not None:
         params["method"] = method
-    return Recommender(**params)
+    return fitted_recommender(kb, **params)
 
 
 @click.command()
@@ -100,7 +100,7 @@ def recommend(ctx, data, target, k, n, metric, method, budget, tried, fmt):
 
     dataset = load_dataset(data, target=target)  # a bad DATA fails before any KB work
     kb = open_kb(ctx, builtin_fallback=True)
-    model = _recommender(k_value, n, metric, method).fit(kb)
+    model = _recommender(kb, k_value, n, metric, method)
     ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = ranking.to_frame()
     neighbours = ranking.neighbours_frame()
@@ -152,7 +152,7 @@ def rank(ctx, dataset, all_, method, n, metric, fmt):
     if dataset and all_:
         raise click.UsageError("give --dataset NAME or --all, not both")
     kb = open_kb(ctx, builtin_fallback=True)
-    model = _recommender(None, n, metric, method).fit(kb)
+    model = _recommender(kb, None, n, metric, method)
     ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
     emit(

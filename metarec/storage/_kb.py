@@ -196,7 +196,7 @@ class KnowledgeBase:
         path = _sqlite_path(resolved)
         if path is not None and (not path.exists() or path.stat().st_size == 0):
             return cls.builtin()
-        kb = cls(resolved)
+        kb = cls(resolved, read_only=None)
         if kb.count("runs") == 0:
             kb.close()
             return cls.builtin()

@@ -1,0 +1,201 @@
+"""The performance matrix, the data version, the read path and the fitted-recommender cache."""
+
+from __future__ import annotations
+
+import pickle
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metarec.storage import KnowledgeBase, aggregate_runs
+
+
+def _runs(n: int = 400, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    status = rng.choice(["ok", "ok", "ok", "timeout", "error"], n)
+    accuracy = np.where(status == "ok", rng.random(n).round(3), np.nan)
+    return pd.DataFrame(
+        {
+            "dataset": rng.choice([f"d{i}" for i in range(7)], n),
+            "algorithm": rng.choice([f"a{i}" for i in range(5)], n),
+            "fold": np.arange(n),
+            "status": status,
+            "accuracy": accuracy,
+            "time": rng.random(n).round(3) + 0.01,
+            "predict_time": np.where(rng.random(n) < 0.2, np.nan, rng.random(n).round(3)),
+            "roc_auc": np.where(rng.random(n) < 0.3, np.nan, rng.random(n).round(3)),
+        }
+    )
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    a = a.reset_index(drop=True)
+    b = b.reset_index(drop=True)[list(a.columns)]
+    for column in a.columns:
+        if a[column].dtype.kind == "f":
+            np.testing.assert_allclose(a[column], b[column], rtol=1e-12, equal_nan=True)
+        else:
+            assert a[column].astype(str).tolist() == b[column].astype(str).tolist(), column
+
+
+def test_matrix_equals_aggregating_the_runs(kb):
+    kb.import_runs(_runs(400, 0), chunksize=97)
+    kb.import_runs(_runs(300, 1).assign(fold=lambda f: f["fold"] + 1000))  # touches some pairs
+    expected = aggregate_runs(kb.runs(aggregate=False))
+    got = kb.runs()
+    assert list(got.columns) == list(expected.columns)
+    _same(got, expected)
+    assert got["n_runs"].sum() == 700 and got["n_runs"].dtype == np.int64
+
+
+def test_matrix_by_hand_and_filters(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["x", "x", "x", "y"],
+            "algorithm": ["knn", "knn", "knn", "knn"],
+            "fold": [0, 1, 2, 0],
+            "status": ["ok", "timeout", "ok", "error"],
+            "accuracy": [0.8, None, 0.6, None],
+            "time": [1.0, 10.0, 1.0, 4.0],
+            "roc_auc": [0.9, 0.1, 0.7, None],
+        }
+    )
+    kb.import_runs(frame)
+    runs = kb.runs().set_index("dataset")
+    assert runs.loc["x", "accuracy"] == pytest.approx(0.7)  # ok runs only
+    assert runs.loc["x", "fit_time"] == pytest.approx(4.0)  # all runs
+    assert runs.loc["x", "roc_auc"] == pytest.approx(0.8)  # the timeout's 0.1 left out
+    assert (runs.loc["x", "n_runs"], runs.loc["x", "n_failed"]) == (3, 1)
+    assert runs.loc["y", "status"] == "error" and np.isnan(runs.loc["y", "accuracy"])
+    assert kb.runs(datasets=["y"])["dataset"].tolist() == ["y"]
+    assert kb.runs(metrics=[]).columns[-1] == "n_failed"
+    assert kb.runs(algorithms=["nope"]).empty
+
+
+def test_matrix_is_rebuilt_by_the_migration_from_revision_0001(tmp_path):
+    """An older KB (0001, no matrix) upgraded by 'db upgrade' gets its matrix from its runs."""
+    path = tmp_path / "kb.sqlite"
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    kb.import_runs(_runs(200))
+    expected = kb.runs()
+    kb.close()
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "DROP TABLE performance_metrics; DROP TABLE performance; DROP TABLE kb_state;"
+            "UPDATE alembic_version SET version_num = '0001';"
+        )
+    from metarec.exceptions import KnowledgeBaseError
+
+    with pytest.raises(KnowledgeBaseError, match="db upgrade"):
+        KnowledgeBase(f"sqlite:///{path}")
+    upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
+    assert upgraded.revision == "0002" and upgraded.data_version()
+    _same(upgraded.runs(), expected)
+
+
+def test_data_version_changes_with_every_change_and_only_then(kb):
+    first = kb.data_version()
+    kb.import_runs(_runs(50))
+    second = kb.data_version()
+    assert second != first
+    kb.import_runs(_runs(50))  # nothing new
+    assert kb.data_version() == second
+    kb.add_dataset("d0", task="binary")
+    third = kb.data_version()
+    assert third != second
+    kb.add_dataset("d0", task="binary")  # the same values
+    assert kb.data_version() == third
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["d0"], "n_instances": [10]}))
+    assert kb.data_version() != third
+
+
+def test_a_rejected_import_changes_neither_matrix_nor_version(kb):
+    kb.import_runs(_runs(50))
+    version, matrix = kb.data_version(), kb.runs()
+    bad = _runs(20, 3).assign(accuracy=2.0)
+    with pytest.raises(Exception, match="outside"):
+        kb.import_runs(bad)
+    assert kb.data_version() == version
+    _same(kb.runs(), matrix)
+
+
+def test_reads_never_build_row_objects(kb, monkeypatch):
+    """The read path hands the driver's plain tuples to pandas: if any read goes through
+    SQLAlchemy's Result row API again (Row objects, ~13 us a row), this test fails."""
+    from sqlalchemy.engine import Result
+
+    kb.import_runs(_runs(100))
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["d0", "d1"], "n_instances": [10, 20]}))
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a read went through SQLAlchemy Row objects")
+
+    for name in ("all", "fetchall", "fetchmany", "fetchone", "__iter__", "partitions", "first"):
+        monkeypatch.setattr(Result, name, forbidden)
+    assert len(kb.runs()) > 0 and len(kb.runs(aggregate=False)) == 100
+    assert len(kb.metafeatures()) == 2
+    assert len(kb.datasets()) == 7 and len(kb.algorithms()) == 5
+
+
+# ----------------------------------------------------------------------------- the cache
+
+
+def _fitted(kb, **params):
+    from metarec.recommender._cache import fitted_recommender
+
+    return fitted_recommender(kb, **params)
+
+
+def _kb_with_metafeatures(tmp_path) -> KnowledgeBase:
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.import_runs(_runs(300))
+    rng = np.random.default_rng(0)
+    meta = pd.DataFrame({"dataset": [f"d{i}" for i in range(7)], "mf1": rng.random(7)})
+    kb.import_metafeatures(meta.assign(mf2=rng.random(7)))
+    return kb
+
+
+def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path, monkeypatch):
+    from metarec.recommender import Recommender
+    from metarec.recommender._cache import cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)
+    fits = []
+    original = Recommender.fit
+
+    def counting(self, kb, y=None):
+        fits.append(1)
+        return original(self, kb, y)
+
+    monkeypatch.setattr(Recommender, "fit", counting)
+    first = _fitted(kb, k=2)
+    second = _fitted(kb, k=2)
+    assert len(fits) == 1
+    query = {"mf1": 0.5, "mf2": 0.5}
+    assert first.recommend(metafeatures=query).algorithms == (
+        second.recommend(metafeatures=query).algorithms
+    )
+    np.testing.assert_array_equal(first.accuracy_, second.accuracy_)
+    _fitted(kb, k=3)  # other parameters: another entry
+    assert len(fits) == 2
+    kb.import_runs(_runs(20, 9).assign(fold=lambda f: f["fold"] + 5000))
+    third = _fitted(kb, k=2)
+    assert len(fits) == 3
+    assert third.accuracy_.shape == first.accuracy_.shape
+    assert len(list(cache_dir().glob("recommender-*.pkl"))) == 3
+
+
+def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
+    from metarec.recommender._cache import cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)
+    _fitted(kb, k=2)
+    (path,) = cache_dir().glob("recommender-*.pkl")
+    path.write_bytes(b"\x80\x05 not a pickle")
+    model = _fitted(kb, k=2)
+    assert hasattr(model, "present_")
+    assert isinstance(pickle.loads(path.read_bytes()), type(model))  # rewritten
+    path.write_bytes(pickle.dumps({"something": "else"}))
+    assert hasattr(_fitted(kb, k=2), "present_")
