@@ -108,6 +108,20 @@ def _read_errors() -> tuple[type[BaseException], ...]:
     return (*_READ_ERRORS, zlib.error)
 
 
+def _unreadable(label: str, exc: BaseException) -> ImportRejectedError:
+    """The one-line error of a file that cannot be read (truncated archives said so)."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    damaged = (
+        isinstance(exc, EOFError)
+        or type(exc).__name__ in ("error", "BadGzipFile")
+        or "ended before the end-of-stream" in detail
+        or "CRC check failed" in detail
+    )
+    if damaged:
+        return ImportRejectedError(f"{label}: the file is truncated or corrupt ({detail})")
+    return ImportRejectedError(f"{label}: cannot read the file ({detail})")
+
+
 def _split_suffix(path: Path) -> tuple[str, str | None]:
     suffixes = [s.lower() for s in path.suffixes]
     compression = None
@@ -170,8 +184,7 @@ def open_source(
     except ImportRejectedError:
         raise
     except Exception as exc:
-        detail = " ".join(str(exc).split()) or type(exc).__name__
-        raise ImportRejectedError(f"{label}: cannot read the file ({detail})") from None
+        raise _unreadable(label, exc) from None
     raise ImportRejectedError(
         f"{label}: unsupported file type {''.join(path.suffixes) or '(none)'}; "
         f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
@@ -215,10 +228,7 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
             with reader:
                 yield from reader
         except _read_errors() as exc:
-            damaged = isinstance(exc, EOFError) or type(exc).__name__ in ("error", "BadGzipFile")
-            why = "it is truncated or corrupt" if damaged else "cannot read the file"
-            detail = " ".join(str(exc).split()) or type(exc).__name__
-            raise ImportRejectedError(f"{label}: {why} ({detail})") from None
+            raise _unreadable(label, exc) from None
 
     return ChunkSource(label, "text", columns, None, frames, _duplicated(written))
 
