@@ -199,3 +199,50 @@ def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
     assert isinstance(pickle.loads(path.read_bytes()), type(model))  # rewritten
     path.write_bytes(pickle.dumps({"something": "else"}))
     assert hasattr(_fitted(kb, k=2), "present_")
+
+
+# ------------------------------------------------------------------------ Parquet round trip
+
+
+def test_parquet_export_and_import_give_identical_runs_and_metafeatures(kb, tmp_path):
+    """Export's default format is Parquet; importing its files into an empty KB gives the
+    same runs (with their metrics), the same matrix and the same metafeatures."""
+    kb.import_runs(_runs(300))
+    names = [f"d{i}" for i in range(7)]
+    kb.import_metafeatures(
+        pd.DataFrame({"dataset": names, "n_instances": np.arange(7) * 10 + 5, "snr": 0.25})
+    )
+    written = kb.export(tmp_path / "out")
+    assert {p.suffix for p in written.values()} == {".parquet"}
+    copy = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    assert copy.import_runs(written["runs"]).added == 300
+    assert copy.import_metafeatures(written["metafeatures"]).added == 14
+    key = ["dataset", "algorithm", "fold"]
+    pd.testing.assert_frame_equal(
+        copy.runs(aggregate=False).sort_values(key).reset_index(drop=True),
+        kb.runs(aggregate=False).sort_values(key).reset_index(drop=True),
+    )
+    pd.testing.assert_frame_equal(copy.runs(), kb.runs())
+    pd.testing.assert_frame_equal(copy.metafeatures(), kb.metafeatures())
+    assert kb.import_runs(written["runs"]).added == 0  # and back into the original: nothing
+
+
+def test_cli_export_then_import_parquet(tmp_path):
+    from click.testing import CliRunner
+
+    from metarec.cli import cli
+
+    source = KnowledgeBase(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    source.import_runs(_runs(120))
+    runner = CliRunner()
+    out = runner.invoke(
+        cli, ["--db", str(tmp_path / "a.sqlite"), "db", "export", str(tmp_path / "x")]
+    )
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "x" / "runs.parquet").is_file()
+    into = str(tmp_path / "b.sqlite")
+    done = runner.invoke(
+        cli, ["--db", into, "import", "runs", str(tmp_path / "x" / "runs.parquet")]
+    )
+    assert done.exit_code == 0, done.output
+    pd.testing.assert_frame_equal(KnowledgeBase(into).runs(), source.runs())
