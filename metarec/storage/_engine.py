@@ -43,6 +43,8 @@ __all__ = [
 
 #: Seconds a SQLite writer waits for another writer before giving up.
 BUSY_TIMEOUT_S = 30.0
+#: SQLite page cache of a write transaction, in KiB (reset to SQLite's 2 MiB afterwards).
+WRITE_CACHE_KIB = 262_144
 
 _WRITE_OPTION = "metarec_write"
 #: Key of the PostgreSQL advisory lock that serialises metarec's write transactions.
@@ -197,12 +199,22 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
     """
     with engine.connect() as conn:
         conn = conn.execution_options(**{_WRITE_OPTION: True})
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                # one writer at a time, as BEGIN IMMEDIATE gives on SQLite: concurrent imports
-                # queue instead of deadlocking, and schema creation cannot race
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WRITE_LOCK})")
-            yield conn
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            # a large page cache while writing: the unique index of the run keys takes random
+            # inserts, which thrash SQLite's default 2 MiB cache on big imports (the cache
+            # grows only as pages are used, and is given back after the transaction)
+            conn.connection.driver_connection.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
+        try:
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    # one writer at a time, as BEGIN IMMEDIATE gives on SQLite: concurrent
+                    # imports queue instead of deadlocking, and schema creation cannot race
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WRITE_LOCK})")
+                yield conn
+        finally:
+            if sqlite and not conn.invalidated:
+                conn.connection.driver_connection.execute("PRAGMA cache_size = -2000")
 
 
 def describe_error(exc: BaseException) -> str:

@@ -42,7 +42,7 @@ import numpy as np
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._performance import bump_version, refresh_performance
 from metarec.storage._readers import ChunkSource, open_source
-from metarec.storage._runkeys import OccurrenceCounter, content_hashes, run_keys
+from metarec.storage._runkeys import OccurrenceCounter, content_hashes, named_key, run_keys
 
 __all__ = [
     "ImportReport",
@@ -550,7 +550,8 @@ class _Conflicts:
             "source_run_id", "error",
         ]  # fmt: skip
         found = []
-        unique = list(dict.fromkeys(keys.tolist()))
+        digests = [named_key(k) for k in keys.tolist()]
+        unique = list(dict.fromkeys(digests))
         for first in range(0, len(unique), 5000):
             part = unique[first : first + 5000]
             query = (
@@ -577,12 +578,12 @@ class _Conflicts:
                 for run, metric, value in self.conn.execute(query).all():
                     stored.iat[position[run], stored.columns.get_loc(metric)] = value
         s1, s2 = content_hashes(stored, self.metrics)
-        by_key = {k: i for i, k in enumerate(stored["run_key"].tolist())}
+        by_key = {bytes(k): i for i, k in enumerate(stored["run_key"].tolist())}
         replace = []
         for row, key, a, b in zip(
             rows.tolist(), keys.tolist(), h1.tolist(), h2.tolist(), strict=True
         ):
-            i = by_key.get(key)
+            i = by_key.get(named_key(key))
             if i is None or (int(s1[i]), int(s2[i])) == (a, b):
                 continue
             old = stored.iloc[i]

@@ -34,7 +34,8 @@ Three more tables are derived from those and kept current by every write (revisi
 
 The natural key of a run
 ------------------------
-Every import must be idempotent, so every run carries a unique ``run_key``:
+Every import must be idempotent, so every run carries a unique ``run_key`` (stored as 16
+bytes since revision 0002, see :mod:`metarec.storage._runkeys`), derived from:
 
 * a run that names its origin (a non-empty ``source`` *and* ``source_run_id``, e.g. an
   OpenML run) is keyed ``"<source>:<source_run_id>"`` (``"openml:10437"``): importing the
@@ -57,6 +58,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -134,7 +136,7 @@ class Run(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_key: Mapped[str] = mapped_column(String(512), nullable=False)
+    run_key: Mapped[bytes] = mapped_column(LargeBinary(16), nullable=False)
     dataset_id: Mapped[int] = mapped_column(
         ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False
     )

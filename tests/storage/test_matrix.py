@@ -74,25 +74,78 @@ def test_matrix_by_hand_and_filters(kb):
     assert kb.runs(algorithms=["nope"]).empty
 
 
-def test_matrix_is_rebuilt_by_the_migration_from_revision_0001(tmp_path):
-    """An older KB (0001, no matrix) upgraded by 'db upgrade' gets its matrix from its runs."""
-    path = tmp_path / "kb.sqlite"
-    kb = KnowledgeBase(f"sqlite:///{path}")
-    kb.import_runs(_runs(200))
-    expected = kb.runs()
-    kb.close()
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            "DROP TABLE performance_metrics; DROP TABLE performance; DROP TABLE kb_state;"
-            "UPDATE alembic_version SET version_num = '0001';"
-        )
+def _revision_0001(path, frame) -> None:
+    """A knowledge base as metarec 0001 wrote it: text run keys, no matrix, no version."""
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from metarec.storage._migrate import _config
+    from metarec.storage._runkeys import content_hashes
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "0001")
+        names = {}
+        for table, column in (("datasets", "dataset"), ("algorithms", "algorithm")):
+            for i, name in enumerate(sorted(frame[column].unique()), start=1):
+                conn.execute(
+                    text(f"INSERT INTO {table} (id, name) VALUES (:i, :n)"), {"i": i, "n": name}
+                )
+                names[(column, name)] = i
+        h1, h2 = content_hashes(frame, [])
+        seen: dict[int, int] = {}
+        for (_, row), a, b in zip(frame.iterrows(), h1.tolist(), h2.tolist(), strict=True):
+            k = seen.get(a, 0)
+            seen[a] = k + 1
+            conn.execute(
+                text(
+                    "INSERT INTO runs (run_key, dataset_id, algorithm_id, protocol, seed, fold, "
+                    "status, accuracy, fit_time, predict_time, source, source_run_id, error) "
+                    "VALUES (:key, :d, :a, NULL, NULL, :fold, :status, :acc, :fit, NULL, NULL, "
+                    "NULL, NULL)"
+                ),
+                {
+                    "key": f"h:{a:016x}{b:016x}:{k}",
+                    "d": names[("dataset", row["dataset"])],
+                    "a": names[("algorithm", row["algorithm"])],
+                    "fold": int(row["fold"]),
+                    "status": row["status"],
+                    "acc": None if pd.isna(row["accuracy"]) else float(row["accuracy"]),
+                    "fit": float(row["fit_time"]),
+                },
+            )
+    engine.dispose()
+
+
+def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_path):
+    """An older KB (0001: text keys, no matrix) upgraded by 'db upgrade' gets 16-byte keys that
+    still recognise its runs (a re-import adds nothing) and a matrix computed from its runs."""
     from metarec.exceptions import KnowledgeBaseError
 
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d1", "d1", "d2", "d2"],
+            "algorithm": ["a", "a", "a", "b"],
+            "fold": [0, 0, 1, 2],  # two identical rows: occurrence indexes 0 and 1
+            "status": ["ok", "ok", "timeout", "ok"],
+            "accuracy": [0.5, 0.5, np.nan, 0.75],
+            "fit_time": [1.0, 1.0, 9.0, 2.0],
+        }
+    )
+    normalised = frame.assign(
+        protocol=None, seed=np.nan, predict_time=np.nan, source=None, source_run_id=None,
+        error=None,
+    )  # fmt: skip
+    path = tmp_path / "old.sqlite"
+    _revision_0001(path, normalised)
     with pytest.raises(KnowledgeBaseError, match="db upgrade"):
         KnowledgeBase(f"sqlite:///{path}")
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
     assert upgraded.revision == "0002" and upgraded.data_version()
-    _same(upgraded.runs(), expected)
+    runs = upgraded.runs().set_index(["dataset", "algorithm"])
+    assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
+    report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))
+    assert (report.added, report.present) == (0, 4)
 
 
 def test_data_version_changes_with_every_change_and_only_then(kb):

@@ -1,4 +1,5 @@
-"""The performance matrix (per dataset x algorithm aggregates of the runs) and the data version.
+"""The performance matrix (per dataset x algorithm aggregates of the runs), the data version,
+and 16-byte run keys (the text keys of 0001 are converted, see metarec.storage._runkeys).
 
 Revision ID: 0002
 Revises: 0001
@@ -35,8 +36,43 @@ def _pair_columns():
     ]
 
 
+def _compact_run_keys() -> None:
+    from metarec.storage._runkeys import key_from_text
+
+    conn = op.get_bind()
+    with op.batch_alter_table("runs") as batch:
+        batch.add_column(sa.Column("run_key16", sa.LargeBinary(16)))
+    last = 0
+    while True:
+        rows = conn.execute(
+            sa.text("SELECT id, run_key FROM runs WHERE id > :last ORDER BY id LIMIT 50000"),
+            {"last": last},
+        ).all()
+        if not rows:
+            break
+        conn.execute(
+            sa.text("UPDATE runs SET run_key16 = :k WHERE id = :i"),
+            [{"k": key_from_text(key), "i": run_id} for run_id, key in rows],
+        )
+        last = rows[-1][0]
+    with op.batch_alter_table("runs") as batch:
+        batch.drop_constraint("uq_runs_run_key", type_="unique")
+        batch.drop_column("run_key")
+    with op.batch_alter_table("runs") as batch:
+        batch.alter_column(
+            "run_key16",
+            new_column_name="run_key",
+            existing_type=sa.LargeBinary(16),
+            nullable=False,
+        )
+    with op.batch_alter_table("runs") as batch:
+        batch.create_unique_constraint("uq_runs_run_key", ["run_key"])
+
+
 def upgrade() -> None:
     from metarec.storage._performance import rebuild_performance
+
+    _compact_run_keys()
 
     op.create_table(
         "performance",
