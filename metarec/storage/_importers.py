@@ -65,6 +65,8 @@ RESERVED_METAFEATURES = ("dataset_id", "name", "value", "stored")
 MAX_METRIC_NAME = 128
 #: Longest text of each text column of a run (the schema's limits, the same on every database).
 TEXT_LIMITS = {"dataset": 255, "algorithm": 255, "protocol": 64, "source": 64, "source_run_id": 255}
+#: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
+_PAIR = np.int64(2**31)
 #: Seeds and folds are 32-bit integers in the schema.
 INT_LIMIT = 2**31 - 1
 RUN_STRING_COLUMNS = (
@@ -761,9 +763,10 @@ def import_runs(
         if is_replacement.any():
             _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
-            touched.append(np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64))
+            old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
+            touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
         if chunk_added or is_replacement.any():
-            touched.append(np.unique(np.column_stack([dataset_ids, algorithm_ids]), axis=0))
+            touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
         if metrics:
             long = (
                 frame[metrics]
@@ -783,8 +786,8 @@ def import_runs(
                 "under the same source_run_id (--on-conflict keep)"
             )
     if touched:
-        pairs = np.unique(np.concatenate(touched), axis=0)
-        refresh_performance(conn, map(tuple, pairs.tolist()))
+        codes = np.unique(np.concatenate(touched))
+        refresh_performance(conn, np.column_stack([codes // _PAIR, codes % _PAIR]))
     if added or replaced:
         bump_version(conn)
     return ImportReport(

@@ -25,8 +25,8 @@ state of the data (caches key on it, see :meth:`KnowledgeBase.data_version`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 
+import numpy as np
 from sqlalchemy import Connection, text
 
 __all__ = ["rebuild_performance", "refresh_performance", "bump_version", "read_version"]
@@ -75,10 +75,13 @@ def rebuild_performance(conn: Connection) -> None:
     conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="")))
 
 
-def refresh_performance(conn: Connection, pairs: Iterable[tuple[int, int]]) -> None:
-    """Recompute the matrix rows of the given ``(dataset_id, algorithm_id)`` pairs."""
-    pairs = sorted(set(pairs))
-    if not pairs:
+def refresh_performance(conn: Connection, pairs) -> None:
+    """Recompute the matrix rows of the given ``(dataset_id, algorithm_id)`` pairs.
+
+    ``pairs``: an ``(n, 2)`` integer array or an iterable of pairs, without repeats.
+    """
+    pairs = np.asarray(list(pairs) if not isinstance(pairs, np.ndarray) else pairs)
+    if len(pairs) == 0:
         return
     if len(pairs) > REBUILD_THRESHOLD:
         rebuild_performance(conn)
@@ -94,7 +97,7 @@ def refresh_performance(conn: Connection, pairs: Iterable[tuple[int, int]]) -> N
     conn.execute(text("DELETE FROM metarec_touched"))
     conn.execute(
         text("INSERT INTO metarec_touched (dataset_id, algorithm_id) VALUES (:d, :a)"),
-        [{"d": int(d), "a": int(a)} for d, a in pairs],
+        [{"d": d, "a": a} for d, a in pairs.tolist()],
     )
     conn.execute(
         text("DELETE FROM performance_metrics " + _IN_TOUCHED.format("performance_metrics"))
