@@ -433,6 +433,25 @@ class KnowledgeBase:
                 finally:
                     result.close()
 
+    def source_run_ids(self, source: str, ids: Iterable[str]) -> list[str]:
+        """Which of ``ids`` are stored as ``source_run_id`` of runs from ``source``.
+
+        One indexed look-up per 5,000 ids (the 16-byte run keys of named runs), without
+        reading any run: what an ingester asks before downloading runs again.
+        """
+        from sqlalchemy import select
+
+        from metarec.storage._runkeys import named_key
+
+        runs = self._tables["runs"]
+        wanted = [str(i) for i in dict.fromkeys(ids)]
+        found: list[str] = []
+        for part in _chunks(wanted, 5000):
+            keys = [named_key(f"{source}:{i}") for i in part]
+            query = select(runs.c.source_run_id).where(runs.c.run_key.in_(keys))
+            found.extend(str(r[0]) for batch in self._fetch(query) for r in batch)
+        return found
+
     def data_version(self) -> str:
         """A token that changes whenever datasets, algorithms, runs or metafeatures change.
 

@@ -299,3 +299,20 @@ def test_cli_export_then_import_parquet(tmp_path):
     )
     assert done.exit_code == 0, done.output
     pd.testing.assert_frame_equal(KnowledgeBase(into).runs(), source.runs())
+
+
+def test_source_run_ids_finds_stored_named_runs(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d", "d"],
+            "algorithm": ["a", "b", "c"],
+            "accuracy": [0.5, 0.6, 0.7],
+            "time": [1.0, 1.0, 1.0],
+            "source": ["openml", "openml", "lab"],
+            "source_run_id": ["7", "8", "9"],
+        }
+    )
+    kb.import_runs(frame)
+    assert sorted(kb.source_run_ids("openml", ["7", "9", "10", "8"])) == ["7", "8"]
+    assert kb.source_run_ids("lab", ["9"]) == ["9"]
+    assert kb.source_run_ids("openml", []) == []
