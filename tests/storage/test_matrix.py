@@ -316,3 +316,36 @@ def test_source_run_ids_finds_stored_named_runs(kb):
     assert sorted(kb.source_run_ids("openml", ["7", "9", "10", "8"])) == ["7", "8"]
     assert kb.source_run_ids("lab", ["9"]) == ["9"]
     assert kb.source_run_ids("openml", []) == []
+
+
+# ------------------------------------------------------------------------- read-only opening
+
+
+def test_read_only_open_reads_and_refuses_writes(tmp_path, monkeypatch):
+    from metarec.exceptions import KnowledgeBaseError
+    from metarec.storage import _engine
+
+    path = tmp_path / "kb.sqlite"
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    kb.import_runs(_runs(50))
+    expected = kb.runs()
+    with kb.engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    kb.close()
+    for extra in ("-wal", "-shm"):
+        (tmp_path / f"kb.sqlite{extra}").unlink(missing_ok=True)
+    reader = KnowledgeBase(f"sqlite:///{path}", read_only=True)
+    assert reader.read_only
+    _same(reader.runs(), expected)
+    with pytest.raises(KnowledgeBaseError, match="readonly"):
+        reader.import_runs(_runs(5, 7))
+    reader.close()
+    for extra in ("-wal", "-shm"):  # mode=ro may make them where the folder allows it
+        (tmp_path / f"kb.sqlite{extra}").unlink(missing_ok=True)
+    # a folder this process cannot write: opened immutable, no -wal / -shm made there
+    monkeypatch.setattr(_engine, "_writable", lambda p: p != tmp_path)
+    assert _engine.sqlite_read_only_mode(path) == "immutable"
+    auto = KnowledgeBase(f"sqlite:///{path}", create=False, read_only=None)
+    assert auto.read_only and auto.count("runs") == 50
+    auto.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite"]
