@@ -40,6 +40,8 @@ __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS"]
 #: Rows fetched from the database driver at a time by the read path.
 FETCH_BATCH = 100_000
 _STATUS_NAMES = ("ok", "timeout", "error")
+#: A (dataset id, algorithm id) pair read as one integer: dataset_id * _PAIR + algorithm_id.
+_PAIR = 2**31
 
 
 class NoKnowledgeBaseError(KnowledgeBaseError):
@@ -604,7 +606,7 @@ class KnowledgeBase:
         """Aggregated runs from the performance matrix (see :meth:`runs`)."""
         import numpy as np
         import pandas as pd
-        from sqlalchemy import case, select
+        from sqlalchemy import BigInteger, case, cast, func, select
 
         perf, pm = self._tables["performance"], self._tables["performance_metrics"]
         d_rank, d_names = self._lookup(*self._names("datasets"), datasets)
@@ -613,43 +615,54 @@ class KnowledgeBase:
             *((perf.c.status == name, code) for code, name in enumerate(_STATUS_NAMES)),
             else_=len(_STATUS_NAMES) - 1,
         )
+        # one integer for the pair and one for status and failures: fewer Python objects per
+        # row, straight into preallocated arrays; rows come in the order the matrix was
+        # written (sorted after a rebuild), reordered below only when they are not sorted
         query = select(
-            perf.c.dataset_id,
-            perf.c.algorithm_id,
-            status_code,
+            cast(perf.c.dataset_id, BigInteger) * _PAIR + perf.c.algorithm_id,
+            perf.c.n_failed * len(_STATUS_NAMES) + status_code,
+            perf.c.n_runs,
             perf.c.accuracy,
             perf.c.fit_time,
             perf.c.predict_time,
-            perf.c.n_runs,
-            perf.c.n_failed,
         )
-        ints: list[list] = [[], [], [], [], []]  # dataset, algorithm, status, n_runs, n_failed
-        floats: list[list] = [[], [], []]
-        for rows in self._fetch(query):
-            columns = list(zip(*rows, strict=True))
-            for target, index in zip(ints, (0, 1, 2, 6, 7), strict=True):
-                target.append(np.array(columns[index], dtype=np.int64))
-            for target, index in zip(floats, (3, 4, 5), strict=True):
-                target.append(np.array(columns[index], dtype=np.float64))
-        ints = [np.concatenate(c) if c else np.empty(0, np.int64) for c in ints]
-        floats = [np.concatenate(c) if c else np.empty(0, np.float64) for c in floats]
-        d_pos = d_rank[ints[0]] if len(ints[0]) else ints[0]
-        a_pos = a_rank[ints[1]] if len(ints[1]) else ints[1]
+        with database_errors(self.url, "read"):
+            with self.engine.connect() as conn:
+                n = int(conn.execute(select(func.count()).select_from(perf)).scalar())
+        ints = np.zeros((3, n), dtype=np.int64)
+        floats = np.full((3, n), np.nan)
+        at = 0
+        for rows in self._fetch(query, batch=20_000):
+            stop = min(at + len(rows), n)  # rows added since the count are left out
+            columns = list(zip(*rows[: stop - at], strict=True))
+            for k in range(3):
+                ints[k, at:stop] = columns[k]
+                floats[k, at:stop] = np.array(columns[3 + k], dtype=np.float64)
+            at = stop
+        ints, floats = ints[:, :at], floats[:, :at]
+        d_pos = d_rank[ints[0] // _PAIR] if at else ints[0]
+        a_pos = a_rank[ints[0] % _PAIR] if at else ints[0]
         keep = (d_pos >= 0) & (a_pos >= 0)
-        order = np.lexsort((a_pos[keep], d_pos[keep]))
-        d_pos, a_pos = d_pos[keep][order], a_pos[keep][order]
-        pick = np.flatnonzero(keep)[order]
+        pick: slice | np.ndarray = slice(None)
+        sorted_already = keep.all() and (
+            at < 2
+            or bool(np.all((np.diff(d_pos) > 0) | ((np.diff(d_pos) == 0) & (np.diff(a_pos) > 0))))
+        )
+        if not sorted_already:  # ids not in name order, or a filter: reorder once
+            order = np.lexsort((a_pos[keep], d_pos[keep]))
+            pick = np.flatnonzero(keep)[order]
+            d_pos, a_pos = d_pos[pick], a_pos[pick]
         statuses = np.array(_STATUS_NAMES, dtype=object)
         frame = pd.DataFrame(
             {
                 "dataset": d_names[d_pos],
                 "algorithm": a_names[a_pos],
-                "status": statuses[ints[2][pick]],
+                "status": statuses[ints[1][pick] % len(_STATUS_NAMES)],
                 "accuracy": floats[0][pick],
                 "fit_time": floats[1][pick],
                 "predict_time": floats[2][pick],
-                "n_runs": ints[3][pick],
-                "n_failed": ints[4][pick],
+                "n_runs": ints[2][pick],
+                "n_failed": ints[1][pick] // len(_STATUS_NAMES),
             }
         )
         metric_names = None if metrics is None else [str(m) for m in metrics]
