@@ -655,9 +655,9 @@ class KnowledgeBase:
         statuses = np.array(_STATUS_NAMES, dtype=object)
         frame = pd.DataFrame(
             {
-                "dataset": d_names[d_pos],
-                "algorithm": a_names[a_pos],
-                "status": statuses[ints[1][pick] % len(_STATUS_NAMES)],
+                "dataset": _strings(d_names, d_pos),
+                "algorithm": _strings(a_names, a_pos),
+                "status": _strings(statuses, ints[1][pick] % len(_STATUS_NAMES)),
                 "accuracy": floats[0][pick],
                 "fit_time": floats[1][pick],
                 "predict_time": floats[2][pick],
@@ -789,6 +789,26 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
+
+
+def _strings(names, positions):
+    """``names[positions]`` as a pandas string column, built without a Python object per row.
+
+    With pandas >= 3 (whose default string dtype is backed by Arrow) the column is taken in
+    Arrow from the few distinct names; otherwise an object array of shared references.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:
+            return names[positions]
+        taken = pc.take(pa.array(list(names), pa.large_string()), pa.array(positions))
+        return pd.array(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    return names[positions]
 
 
 def aggregate_runs(runs):
