@@ -20,13 +20,28 @@ accuracy is outside [0, 1]; a time is negative; seed or fold is not an integer; 
 ``ok``, ``timeout`` or ``error``; or status is ``ok`` and accuracy is missing.  A missing
 status is inferred: ``ok`` when the accuracy is present, ``error`` otherwise.
 
+Conflicts
+---------
+A run named by its origin (non-empty ``source`` and ``source_run_id``) keeps its key whatever
+its values.  When such a run is already stored, or repeated in the input, with *other* values
+(any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
+the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
+message names both places (file and line; "already stored from source ..." with the values
+old -> new); ``"keep"`` leaves the stored (or first) run; ``"replace"`` overwrites the stored
+run (and its metrics) with the input's last one, each noted old -> new.  Identical rows are
+never a conflict.  Duplicate column names (``accuracy`` twice) reject the input.
+
+After the rows are written, the import recomputes the performance matrix of the (dataset,
+algorithm) pairs it touched and gives the knowledge base a new data version
+(:mod:`metarec.storage._performance`), in the same transaction.
+
 Metafeature rows
 ----------------
 A ``dataset`` column naming datasets already in the knowledge base, and one column per
 metafeature.  Columns named like OpenML qualities (``NumberOfInstances``, ...) are translated
 with :func:`metarec.metafeatures.translate_openml_qualities`; a metarec-named column given
 in the same file wins over a translated one.  Missing cells are skipped (they never erase a
-stored value).  Re-importing updates values in place: the report counts *values* (one per
+stored value); infinite values are invalid.  Re-importing updates values in place: the report counts *values* (one per
 dataset and metafeature) as ``added`` (new), ``updated`` (stored with another value) or
 ``present`` (stored with the same value); ``rejected`` counts rows.
 """
