@@ -33,9 +33,9 @@ from metarec.storage._importers import (
 from metarec.storage._migrate import HEAD, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
-from metarec.storage._performance import bump_version, read_version
+from metarec.storage._performance import _strings, aggregate_runs, bump_version, read_version
 
-__all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS"]
+__all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
 
 #: Rows fetched from the database driver at a time by the read path.
 FETCH_BATCH = 100_000
@@ -789,64 +789,3 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
-
-
-def _strings(names, positions):
-    """``names[positions]`` as a pandas string column, built without a Python object per row.
-
-    With pandas >= 3 (whose default string dtype is backed by Arrow) the column is taken in
-    Arrow from the few distinct names; otherwise an object array of shared references.
-    """
-    import numpy as np
-    import pandas as pd
-
-    if int(pd.__version__.split(".")[0]) >= 3:
-        try:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-        except ImportError:
-            return names[positions]
-        taken = pc.take(pa.array(list(names), pa.large_string()), pa.array(positions))
-        return pd.array(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
-    return names[positions]
-
-
-def aggregate_runs(runs):
-    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
-    import numpy as np
-    import pandas as pd
-
-    keys = ["dataset", "algorithm"]
-    value_columns = [c for c in runs.columns if c not in (*RUN_COLUMNS,) or c == "accuracy"]
-    status = runs["status"].astype(str)
-    ok = status.eq("ok").to_numpy()
-    frame = runs[keys].copy()
-    for column in value_columns:
-        frame[column] = runs[column].where(ok)
-    frame["fit_time"] = runs["fit_time"]
-    frame["predict_time"] = runs["predict_time"]
-    frame["_ok"] = ok.astype(np.int64)
-    frame["_failure"] = status.where(~ok)
-    grouped = frame.groupby(keys, sort=True)
-    out = grouped[[*value_columns, "fit_time", "predict_time"]].mean()
-    out["n_runs"] = grouped.size()
-    n_ok = grouped["_ok"].sum()
-    out["n_failed"] = out["n_runs"] - n_ok
-    failure = grouped["_failure"].first()
-    out["status"] = np.where(n_ok > 0, "ok", failure.fillna("error"))
-    out = out.reset_index()
-    ordered = [
-        "dataset",
-        "algorithm",
-        "status",
-        "accuracy",
-        "fit_time",
-        "predict_time",
-        "n_runs",
-        "n_failed",
-    ]
-    rest = [c for c in out.columns if c not in ordered]
-    out = out[ordered + rest]
-    out["n_runs"] = out["n_runs"].astype("int64")
-    out["n_failed"] = out["n_failed"].astype("int64")
-    return out if len(out) else pd.DataFrame(columns=out.columns)

@@ -29,7 +29,19 @@ import uuid
 import numpy as np
 from sqlalchemy import Connection, text
 
-__all__ = ["rebuild_performance", "refresh_performance", "bump_version", "read_version"]
+__all__ = [
+    "rebuild_performance",
+    "refresh_performance",
+    "bump_version",
+    "read_version",
+    "aggregate_runs",
+]
+
+#: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
+_RUN_COLUMNS = (
+    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+    "predict_time", "source", "source_run_id", "error",
+)  # fmt: skip
 
 #: With more touched pairs than this, the whole matrix is rebuilt in one statement.
 REBUILD_THRESHOLD = 20_000
@@ -122,3 +134,64 @@ def bump_version(conn: Connection) -> str:
 def read_version(conn: Connection) -> str | None:
     """Return the stored data version (``None`` when none was recorded)."""
     return conn.execute(text("SELECT data_version FROM kb_state WHERE id = 1")).scalar()
+
+
+def _strings(names, positions):
+    """``names[positions]`` as a pandas string column, built without a Python object per row.
+
+    With pandas >= 3 (whose default string dtype is backed by Arrow) the column is taken in
+    Arrow from the few distinct names; otherwise an object array of shared references.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:
+            return names[positions]
+        taken = pc.take(pa.array(list(names), pa.large_string()), pa.array(positions))
+        return pd.array(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    return names[positions]
+
+
+def aggregate_runs(runs):
+    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
+    import numpy as np
+    import pandas as pd
+
+    keys = ["dataset", "algorithm"]
+    value_columns = [c for c in runs.columns if c not in (*_RUN_COLUMNS,) or c == "accuracy"]
+    status = runs["status"].astype(str)
+    ok = status.eq("ok").to_numpy()
+    frame = runs[keys].copy()
+    for column in value_columns:
+        frame[column] = runs[column].where(ok)
+    frame["fit_time"] = runs["fit_time"]
+    frame["predict_time"] = runs["predict_time"]
+    frame["_ok"] = ok.astype(np.int64)
+    frame["_failure"] = status.where(~ok)
+    grouped = frame.groupby(keys, sort=True)
+    out = grouped[[*value_columns, "fit_time", "predict_time"]].mean()
+    out["n_runs"] = grouped.size()
+    n_ok = grouped["_ok"].sum()
+    out["n_failed"] = out["n_runs"] - n_ok
+    failure = grouped["_failure"].first()
+    out["status"] = np.where(n_ok > 0, "ok", failure.fillna("error"))
+    out = out.reset_index()
+    ordered = [
+        "dataset",
+        "algorithm",
+        "status",
+        "accuracy",
+        "fit_time",
+        "predict_time",
+        "n_runs",
+        "n_failed",
+    ]
+    rest = [c for c in out.columns if c not in ordered]
+    out = out[ordered + rest]
+    out["n_runs"] = out["n_runs"].astype("int64")
+    out["n_failed"] = out["n_failed"].astype("int64")
+    return out if len(out) else pd.DataFrame(columns=out.columns)
