@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import sqlite3
 
 import numpy as np
 import pandas as pd
