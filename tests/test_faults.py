@@ -223,6 +223,8 @@ def _as_unprivileged(*args):
 
 
 def test_kb_read_only_kb_can_be_read(tmp_path):
+    """A KB on a read-only mount (file and folder not writable, no -wal/-shm there yet) and a
+    KB file that is merely not writable: reading commands work, writing ones fail cleanly."""
     import os
     import stat
 
@@ -230,22 +232,26 @@ def test_kb_read_only_kb_can_be_read(tmp_path):
     folder.mkdir()
     path = _kb_with_runs(folder)
     before = _kb_dump(path)
+    wal = folder / "kb.sqlite-wal"
+    assert not wal.exists() or wal.stat().st_size == 0  # everything is in the file
+    for extra in ("-wal", "-shm"):  # left by the read-only dump: not there on a mount
+        (folder / f"kb.sqlite{extra}").unlink(missing_ok=True)
     os.chmod(path, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        for read_only_folder in (False, True):
-            if read_only_folder:
-                os.chmod(folder, 0o555)
+        for read_only_folder in (True, False):  # the mount first: nothing may be created
+            os.chmod(folder, 0o555 if read_only_folder else 0o755)
             for args in (("rank", "--all", "--format", "csv"), ("db", "info", "--format", "csv")):
                 result = _as_unprivileged("--db", str(path), *args)
                 assert result.returncode == 0, (args, result.stderr)
                 assert "readonly" not in result.stderr
             assert "knn" in _as_unprivileged("--db", str(path), "rank", "--all").stdout
+            if read_only_folder:
+                assert sorted(p.name for p in folder.iterdir()) == ["kb.sqlite"]
             importing = _as_unprivileged("--db", str(path), "import", "runs", str(path))
             assert importing.returncode != 0 and "Traceback" not in importing.stderr
     finally:
         os.chmod(folder, 0o755)
         os.chmod(path, 0o644)
-    assert sorted(p.name for p in folder.iterdir() if "sqlite" in p.name)[0] == "kb.sqlite"
     assert _kb_dump(path) == before
 
 
