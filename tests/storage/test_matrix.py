@@ -348,3 +348,58 @@ def test_read_only_open_reads_and_refuses_writes(tmp_path, monkeypatch):
     assert auto.read_only and auto.count("runs") == 50
     auto.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite"]
+
+
+# ------------------------------------------------------------------------------ conflicts
+
+
+def test_conflicts_error_keep_replace_on_every_backend(kb):
+    from metarec.exceptions import ImportRejectedError
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["a", "b"],
+            "accuracy": [0.5, 0.6],
+            "time": [1.0, 2.0],
+            "roc_auc": [0.7, 0.8],
+            "source": ["openml", "openml"],
+            "source_run_id": ["7", "8"],
+        }
+    )
+    kb.import_runs(frame)
+    version = kb.data_version()
+    changed = frame.assign(accuracy=[0.5, 0.9], roc_auc=[0.7, 0.1])
+    with pytest.raises(ImportRejectedError, match="'openml:8' is already stored from source"):
+        kb.import_runs(changed)
+    assert kb.data_version() == version
+    kept = kb.import_runs(changed, on_conflict="keep")
+    assert (kept.added, kept.present, kept.replaced) == (0, 2, 0)
+    assert kb.data_version() == version
+    replaced = kb.import_runs(changed, on_conflict="replace")
+    assert (replaced.added, replaced.present, replaced.replaced) == (0, 1, 1)
+    assert any("accuracy 0.6 -> 0.9" in n and "roc_auc 0.8 -> 0.1" in n for n in replaced.notes)
+    runs = kb.runs().set_index("algorithm")
+    assert runs.loc["b", "accuracy"] == pytest.approx(0.9)
+    assert runs.loc["b", "roc_auc"] == pytest.approx(0.1)
+    assert kb.count("runs") == 2 and kb.data_version() != version
+    again = kb.import_runs(changed)  # now identical: no conflict, nothing added
+    assert (again.added, again.present) == (0, 2)
+
+
+def test_conflict_inside_one_file_keep_takes_the_first_replace_the_last(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d", "d"],
+            "algorithm": ["a", "a", "a"],
+            "accuracy": [0.1, 0.2, 0.3],
+            "time": [1.0, 1.0, 1.0],
+            "source": ["lab"] * 3,
+            "source_run_id": ["1"] * 3,
+        }
+    )
+    kb.import_runs(frame, on_conflict="keep", chunksize=2)
+    assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.1]
+    kb.import_runs(frame, on_conflict="replace", chunksize=2)
+    assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.3]
+    assert kb.runs()["accuracy"].tolist() == [0.3]
