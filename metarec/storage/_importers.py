@@ -56,7 +56,12 @@ import numpy as np
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts
-from metarec.storage._performance import bump_version, refresh_performance
+from metarec.storage._performance import (
+    REBUILD_THRESHOLD,
+    bump_version,
+    rebuild_performance,
+    refresh_performance,
+)
 from metarec.storage._readers import ChunkSource, open_source
 from metarec.storage._runkeys import OccurrenceCounter, run_keys
 from metarec.storage._validation import (
@@ -437,7 +442,8 @@ def import_runs(
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
     notes: list[str] = []
-    touched: list[np.ndarray] = []
+    touched: list[np.ndarray] = []  # codes of the (dataset, algorithm) pairs written to
+    n_touched, rebuild = 0, False
     added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
         progress(0, total=reader.n_rows)
@@ -507,6 +513,9 @@ def import_runs(
             touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
         if chunk_added or is_replacement.any():
             touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
+            n_touched += len(touched[-1])
+            if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
+                touched, rebuild = [], True
         if metrics:
             long = (
                 frame[metrics]
@@ -525,7 +534,9 @@ def import_runs(
                 f"kept {conflicts.kept} stored or first run(s) where the input had other values "
                 "under the same source_run_id (--on-conflict keep)"
             )
-    if touched:
+    if rebuild:
+        rebuild_performance(conn)
+    elif touched:
         codes = np.unique(np.concatenate(touched))
         refresh_performance(conn, np.column_stack([codes // _PAIR, codes % _PAIR]))
     if added or replaced:

@@ -403,3 +403,13 @@ def test_conflict_inside_one_file_keep_takes_the_first_replace_the_last(kb):
     kb.import_runs(frame, on_conflict="replace", chunksize=2)
     assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.3]
     assert kb.runs()["accuracy"].tolist() == [0.3]
+
+
+def test_matrix_rebuilt_whole_when_an_import_touches_many_pairs(kb, monkeypatch):
+    from metarec.storage import _importers, _performance
+
+    kb.import_runs(_runs(200, 0))  # pair by pair
+    monkeypatch.setattr(_importers, "REBUILD_THRESHOLD", 3)
+    monkeypatch.setattr(_performance, "REBUILD_THRESHOLD", 3)
+    kb.import_runs(_runs(300, 1).assign(fold=lambda f: f["fold"] + 1000), chunksize=50)
+    _same(kb.runs(), aggregate_runs(kb.runs(aggregate=False)))
