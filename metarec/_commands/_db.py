@@ -68,13 +68,13 @@ def info(ctx, builtin, fmt):
         emit(kb.info(), fmt, title="Built-in knowledge base")
         return
     if url is not None:
-        kb = KnowledgeBase(url, create=False)
+        kb = KnowledgeBase(url, create=False, read_only=None)
         emit(kb.info(), fmt, title="Knowledge base")
         return
     default_path = Path(default_db_url().removeprefix("sqlite:///"))
     own = None
     if default_path.exists() and default_path.stat().st_size > 0:
-        own = KnowledgeBase(default_db_url(), create=False)
+        own = KnowledgeBase(default_db_url(), create=False, read_only=None)
         if own.count("runs") > 0:
             emit({**own.info(), "used_by_recommend": True}, fmt, title="Knowledge base")
             own.close()
@@ -125,6 +125,10 @@ def export(ctx, directory, file_format, builtin, fmt):
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.builtin() if builtin else KnowledgeBase(db_url(ctx), create=False)
+    kb = (
+        KnowledgeBase.builtin()
+        if builtin
+        else KnowledgeBase(db_url(ctx), create=False, read_only=None)
+    )
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

@@ -32,6 +32,7 @@ def _report(report, fmt: str) -> None:
         "present": report.present,
         "updated": report.updated,
         "rejected": report.rejected,
+        "replaced": report.replaced,
     }
     emit([row], fmt, title="Import", json_extra={"problems": list(report.problems)})
 
@@ -41,14 +42,25 @@ def _report(report, fmt: str) -> None:
 @click.option("--skip-invalid", is_flag=True, help="Import the valid rows and report the others.")
 @click.option("--source", help="Source recorded for rows without one (e.g. 'lab-2024').")
 @click.option("--protocol", help="Protocol recorded for rows without one (e.g. 'cv10').")
+@click.option(
+    "--on-conflict",
+    "on_conflict",
+    type=click.Choice(["error", "keep", "replace"]),
+    default="error",
+    show_default=True,
+    help="A run already stored (or repeated in FILE) under the same source and "
+    "source_run_id with other values: refuse the file, keep the stored run, or replace it.",
+)
 @format_option()
 @click.pass_context
-def runs(ctx, file, skip_invalid, source, protocol, fmt):
+def runs(ctx, file, skip_invalid, source, protocol, on_conflict, fmt):
     """Import runs: long format, one row per run (fold, seed).
 
     Required columns: dataset, algorithm, accuracy, time (seconds; or fit_time). Optional:
     protocol, seed, fold, status (ok/timeout/error), predict_time, source, source_run_id,
-    error. Any other numeric column is stored as a per-run metric.
+    error. Any other numeric column is stored as a per-run metric. A run whose source and
+    source_run_id are already stored with other values is refused unless --on-conflict
+    says what to do (replace reports old -> new).
 
     \b
     Example:
@@ -58,7 +70,12 @@ def runs(ctx, file, skip_invalid, source, protocol, fmt):
     kb = open_kb(ctx)
     with progress("Importing runs") as advance:
         report = kb.import_runs(
-            file, skip_invalid=skip_invalid, source=source, protocol=protocol, progress=advance
+            file,
+            skip_invalid=skip_invalid,
+            source=source,
+            protocol=protocol,
+            progress=advance,
+            on_conflict=on_conflict,
         )
     _report(report, fmt)
 

@@ -401,14 +401,24 @@ def db_url(ctx: click.Context) -> str | None:
 def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
     """Open the knowledge base named by the global ``--db`` option (or its defaults).
 
-    With ``builtin_fallback=True`` an empty or absent user KB is replaced by the built-in
-    knowledge base shipped with metarec, and a note says so.
+    ``builtin_fallback=True`` is for commands that only read: the KB is opened read-only
+    when its file or folder is not writable, an explicit ``--db`` / ``METAREC_DB`` naming a
+    missing file is an error (a mistyped path must not silently rank the built-in KB), and
+    an empty or absent *default* KB is replaced by the built-in knowledge base shipped with
+    metarec, with a note.  Commands that write create the KB as needed.
     """
     from metarec.storage import KnowledgeBase
 
     url = db_url(ctx)
     if builtin_fallback:
-        kb = KnowledgeBase.open_or_builtin(url)
+        if url is not None:
+            kb = KnowledgeBase(url, create=False, read_only=None)
+            if kb.count("runs") > 0:
+                return kb
+            kb.close()
+            kb = KnowledgeBase.builtin()
+        else:
+            kb = KnowledgeBase.open_or_builtin(None)
         if kb.is_builtin:
             echo_note("Using the built-in knowledge base (no runs in your own KB).")
         return kb

@@ -77,8 +77,9 @@ def _require_stored_classification(kb, name: str) -> None:
         )
 
 
-def _recommender(k, n, metric, method, strategy=None):
-    from metarec.recommender import Recommender
+def _recommender(kb, k, n, metric, method, strategy=None):
+    """The recommender fitted on ``kb`` (from the on-disk cache when the KB has not changed)."""
+    from metarec.recommender._cache import fitted_recommender
 
     params = {"metric": metric}
     if strategy is not None:
@@ -89,7 +90,7 @@ def _recommender(k, n, metric, method, strategy=None):
         params["n"] = n
     if method is not None:
         params["method"] = method
-    return Recommender(**params)
+    return fitted_recommender(kb, **params)
 
 
 def _with_library(frame, kb):
@@ -191,8 +192,8 @@ def recommend(
     require_classification(dataset)  # before any KB or metafeature work
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
-    with status("Fitting the recommender on the knowledge base"):
-        model = _recommender(k, n, metric, method, strategy).fit(kb)
+    with status("Fitting the recommender (cached per KB version)"):
+        model = _recommender(kb, k, n, metric, method, strategy)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
         ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
     frame = _with_library(ranking.to_frame(), kb)
@@ -260,8 +261,8 @@ def rank(ctx, dataset, all_, method, n, metric, fmt):
         kb = open_kb(ctx, builtin_fallback=True)
     if dataset:
         _require_stored_classification(kb, dataset)
-    with status("Fitting the recommender on the knowledge base"):
-        model = _recommender(None, n, metric, method).fit(kb)
+    with status("Fitting the recommender (cached per KB version)"):
+        model = _recommender(kb, None, n, metric, method)
         ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
     emit(

@@ -598,7 +598,10 @@ def _benchmark_with(
             row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)
         ]
         with signals.critical():
-            report = kb.import_runs(pd.DataFrame(rows), source=SOURCE, protocol=protocol)
+            # a fold stored by an earlier, interrupted run keeps its first measurement
+            report = kb.import_runs(
+                pd.DataFrame(rows), source=SOURCE, protocol=protocol, on_conflict="keep"
+            )
             state.runs_stored += report.added
         for result in batch:
             bad = [f for f in result.folds if f.status != "ok"]

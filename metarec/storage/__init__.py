@@ -5,13 +5,14 @@ DataFrames and writes through its import methods.
 """
 
 from metarec.storage._importers import ImportReport
-from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, aggregate_runs
+from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, NoKnowledgeBaseError, aggregate_runs
 from metarec.storage._migrate import HEAD as SCHEMA_REVISION
 from metarec.storage._models import TABLES
 
 __all__ = [
     "KnowledgeBase",
     "ImportReport",
+    "NoKnowledgeBaseError",
     "RUN_COLUMNS",
     "SCHEMA_REVISION",
     "TABLES",

@@ -4,7 +4,7 @@ The package carries the built-in KB as four zstd-compressed Parquet files in
 ``metarec/_resources/`` (``builtin_runs``, ``builtin_metafeatures``, ``builtin_datasets``,
 ``builtin_algorithms``; written by :func:`metarec.benchmark.export_builtin`).  The first
 :meth:`KnowledgeBase.builtin` call imports them, through the ordinary import path, into a
-SQLite file ``builtin-<version>-<digest>.sqlite`` in metarec's data directory; the digest of
+SQLite file ``builtin-<version>-s<schema revision>-<digest>.sqlite`` in metarec's data directory; the digest of
 the resource files names the file, so a new release (or rebuilt resources) never reads a stale
 copy.  The file is built under a temporary name and renamed into place, so two processes
 starting at once never see half a knowledge base.
@@ -51,9 +51,11 @@ def builtin_path() -> Path:
     """Return the SQLite file of the built-in knowledge base, building it if needed."""
     from metarec._config import data_dir
     from metarec._version import __version__
+    from metarec.storage._migrate import HEAD
 
     files = resource_files()
-    target = data_dir() / f"builtin-{__version__}-{_digest(files)}.sqlite"
+    # the schema revision in the name: a copy built by an older schema is never opened
+    target = data_dir() / f"builtin-{__version__}-s{HEAD}-{_digest(files)}.sqlite"
     if target.is_file() and target.stat().st_size > 0:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

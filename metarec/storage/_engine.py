@@ -8,6 +8,11 @@ Any SQLAlchemy URL works.  SQLite files get, on every new connection (a ``connec
   first instead of failing with "database is locked";
 * ``PRAGMA synchronous=NORMAL`` - durable at every checkpoint, the usual WAL setting.
 
+A knowledge base can also be opened read-only (``read_only=True``, for a shared team KB or a
+read-only mount): the file is opened with the SQLite URI ``mode=ro``, or ``immutable=1`` when
+its folder cannot be written (a WAL-mode reader would otherwise need to create the ``-shm``
+file there); no pragma that writes is issued and any write fails.
+
 The Python ``sqlite3`` driver's own transaction handling is switched off and SQLAlchemy
 emits ``BEGIN`` itself (the recipe of SQLAlchemy's SQLite documentation), so that a write
 transaction can start with ``BEGIN IMMEDIATE``: it takes the write lock at once, waiting up
@@ -17,6 +22,7 @@ to the busy timeout, instead of failing half-way when two processes import at th
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,10 +33,18 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from metarec._config import redact_url
 from metarec.exceptions import KnowledgeBaseError
 
-__all__ = ["BUSY_TIMEOUT_S", "make_engine", "write_transaction", "database_errors"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "make_engine",
+    "sqlite_read_only_mode",
+    "write_transaction",
+    "database_errors",
+]
 
 #: Seconds a SQLite writer waits for another writer before giving up.
 BUSY_TIMEOUT_S = 30.0
+#: SQLite page cache of a write transaction, in KiB (reset to SQLite's 2 MiB afterwards).
+WRITE_CACHE_KIB = 262_144
 
 _WRITE_OPTION = "metarec_write"
 #: Key of the PostgreSQL advisory lock that serialises metarec's write transactions.
@@ -66,7 +80,28 @@ def _check_sqlite_file(path: Path, shown_url: str) -> None:
         )
 
 
-def make_engine(url: str, *, create_dirs: bool = True) -> Engine:
+def _writable(path: Path) -> bool:
+    """Whether this process may write ``path`` (a file or a folder)."""
+    return os.access(path, os.W_OK)
+
+
+def sqlite_read_only_mode(path: Path) -> str | None:
+    """The read-only mode a reader must use for the SQLite file ``path``, or ``None``.
+
+    ``"immutable"`` when the file's folder is not writable (no ``-wal``/``-shm`` can be made
+    there), ``"ro"`` when only the file is not writable, ``None`` when both are writable or
+    the file does not exist.
+    """
+    if not path.is_file():
+        return None
+    if not _writable(path.parent):
+        return "immutable"
+    if not _writable(path):
+        return "ro"
+    return None
+
+
+def make_engine(url: str, *, create_dirs: bool = True, read_only: str | bool = False) -> Engine:
     """Return an engine for ``url``, with the SQLite settings described in the module.
 
     Parameters
@@ -75,6 +110,8 @@ def make_engine(url: str, *, create_dirs: bool = True) -> Engine:
         A full SQLAlchemy URL (see :func:`metarec._config.resolve_db_url`).
     create_dirs : bool, default=True
         Create the parent directory of a SQLite file if it is missing.
+    read_only : bool or {"ro", "immutable"}, default=False
+        Open a SQLite file read-only (``True`` means ``"ro"``; see the module docstring).
 
     Raises
     ------
@@ -89,11 +126,31 @@ def make_engine(url: str, *, create_dirs: bool = True) -> Engine:
     path = _sqlite_path(url)
     if path is not None:
         _check_sqlite_file(path, shown)
-        if create_dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if create_dirs and not read_only:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise KnowledgeBaseError(
+                    f"cannot create the folder {path.parent} of the knowledge base {shown}: "
+                    f"{exc.strerror or exc}"
+                ) from None
     is_sqlite = parsed.get_backend_name() == "sqlite"
     kwargs: dict = {}
-    if is_sqlite:
+    mode = "ro" if read_only is True else (read_only or None)
+    if is_sqlite and mode and path is not None:
+        import sqlite3
+        from urllib.parse import quote
+
+        uri = f"file:{quote(str(path.resolve()))}?" + (
+            "immutable=1" if mode == "immutable" else "mode=ro"
+        )
+
+        def connect():
+            return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+
+        kwargs["creator"] = connect
+        parsed = make_url("sqlite://")
+    elif is_sqlite:
         kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
         if path is None:
             # an in-memory database lives as long as its one connection
@@ -105,11 +162,11 @@ def make_engine(url: str, *, create_dirs: bool = True) -> Engine:
     except Exception as exc:
         raise KnowledgeBaseError(f"cannot use database {shown}: {exc}") from None
     if is_sqlite:
-        _install_sqlite_events(engine, in_memory=path is None)
+        _install_sqlite_events(engine, in_memory=path is None, read_only=bool(mode))
     return engine
 
 
-def _install_sqlite_events(engine: Engine, *, in_memory: bool) -> None:
+def _install_sqlite_events(engine: Engine, *, in_memory: bool, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # pragma: no cover - trivial
         dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself
@@ -117,7 +174,7 @@ def _install_sqlite_events(engine: Engine, *, in_memory: bool) -> None:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             cursor.execute("PRAGMA foreign_keys = ON")
-            if not in_memory:
+            if not in_memory and not read_only:
                 cursor.execute("PRAGMA journal_mode = WAL")
                 cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
@@ -142,12 +199,22 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
     """
     with engine.connect() as conn:
         conn = conn.execution_options(**{_WRITE_OPTION: True})
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                # one writer at a time, as BEGIN IMMEDIATE gives on SQLite: concurrent imports
-                # queue instead of deadlocking, and schema creation cannot race
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WRITE_LOCK})")
-            yield conn
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            # a large page cache while writing: the unique index of the run keys takes random
+            # inserts, which thrash SQLite's default 2 MiB cache on big imports (the cache
+            # grows only as pages are used, and is given back after the transaction)
+            conn.connection.driver_connection.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
+        try:
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    # one writer at a time, as BEGIN IMMEDIATE gives on SQLite: concurrent
+                    # imports queue instead of deadlocking, and schema creation cannot race
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WRITE_LOCK})")
+                yield conn
+        finally:
+            if sqlite and not conn.invalidated:
+                conn.connection.driver_connection.execute("PRAGMA cache_size = -2000")
 
 
 def describe_error(exc: BaseException) -> str:

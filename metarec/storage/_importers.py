@@ -20,13 +20,28 @@ accuracy is outside [0, 1]; a time is negative; seed or fold is not an integer; 
 ``ok``, ``timeout`` or ``error``; or status is ``ok`` and accuracy is missing.  A missing
 status is inferred: ``ok`` when the accuracy is present, ``error`` otherwise.
 
+Conflicts
+---------
+A run named by its origin (non-empty ``source`` and ``source_run_id``) keeps its key whatever
+its values.  When such a run is already stored, or repeated in the input, with *other* values
+(any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
+the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
+message names both places (file and line; "already stored from source ..." with the values
+old -> new); ``"keep"`` leaves the stored (or first) run; ``"replace"`` overwrites the stored
+run (and its metrics) with the input's last one, each noted old -> new.  Identical rows are
+never a conflict.  Duplicate column names (``accuracy`` twice) reject the input.
+
+After the rows are written, the import recomputes the performance matrix of the (dataset,
+algorithm) pairs it touched and gives the knowledge base a new data version
+(:mod:`metarec.storage._performance`), in the same transaction.
+
 Metafeature rows
 ----------------
 A ``dataset`` column naming datasets already in the knowledge base, and one column per
 metafeature.  Columns named like OpenML qualities (``NumberOfInstances``, ...) are translated
 with :func:`metarec.metafeatures.translate_openml_qualities`; a metarec-named column given
 in the same file wins over a translated one.  Missing cells are skipped (they never erase a
-stored value).  Re-importing updates values in place: the report counts *values* (one per
+stored value); infinite values are invalid.  Re-importing updates values in place: the report counts *values* (one per
 dataset and metafeature) as ``added`` (new), ``updated`` (stored with another value) or
 ``present`` (stored with the same value); ``rejected`` counts rows.
 """
@@ -40,13 +55,34 @@ from typing import Any
 import numpy as np
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
+from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts
+from metarec.storage._performance import (
+    REBUILD_THRESHOLD,
+    bump_version,
+    rebuild_performance,
+    refresh_performance,
+)
 from metarec.storage._readers import ChunkSource, open_source
 from metarec.storage._runkeys import OccurrenceCounter, run_keys
+from metarec.storage._validation import (
+    MAX_PROBLEMS,
+    _Checks,
+    _numeric,
+    _objects,
+    _plain,
+    _Problems,
+    _text,
+)
 
-__all__ = ["ImportReport", "import_runs", "import_metafeatures", "MAX_PROBLEMS"]
+__all__ = [
+    "ImportReport",
+    "import_runs",
+    "import_metafeatures",
+    "MAX_PROBLEMS",
+    "CONFLICT_CHOICES",
+]
 
-#: At most this many problems are listed (the counts stay exact).
-MAX_PROBLEMS = 1000
+
 STATUSES = ("ok", "timeout", "error")
 #: Column names a run file may not use for a metric (they name metarec's own columns).
 RESERVED_RUN_COLUMNS = ("id", "run_id", "run_key", "n_runs", "n_failed", "_ok", "_failure")
@@ -55,6 +91,8 @@ RESERVED_METAFEATURES = ("dataset_id", "name", "value", "stored")
 MAX_METRIC_NAME = 128
 #: Longest text of each text column of a run (the schema's limits, the same on every database).
 TEXT_LIMITS = {"dataset": 255, "algorithm": 255, "protocol": 64, "source": 64, "source_run_id": 255}
+#: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
+_PAIR = np.int64(2**31)
 #: Seeds and folds are 32-bit integers in the schema.
 INT_LIMIT = 2**31 - 1
 RUN_STRING_COLUMNS = (
@@ -107,7 +145,11 @@ class ImportReport:
     source : str
         The file imported, or ``"<DataFrame>"``.
     notes : tuple of str
-        Remarks that are not problems (ignored columns...).
+        Remarks that are not problems (ignored columns, runs kept or replaced on a conflict
+        with their old -> new values...).
+    replaced : int
+        Stored runs replaced by a run of the input with the same key and other values
+        (``on_conflict="replace"``).
     """
 
     added: int
@@ -117,6 +159,7 @@ class ImportReport:
     updated: int = 0
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    replaced: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a plain dictionary."""
@@ -124,98 +167,6 @@ class ImportReport:
         out["problems"] = list(self.problems)
         out["notes"] = list(self.notes)
         return out
-
-
-class _Problems:
-    """Collects problems of an import, keeping at most MAX_PROBLEMS messages."""
-
-    def __init__(self, source: ChunkSource) -> None:
-        self.source = source
-        self.messages: list[str] = []
-        self.n_rows = 0
-        self.first: str | None = None
-
-    def add_chunk(self, start: int, found: list[tuple[int, str, str]], n_bad_rows: int) -> None:
-        self.n_rows += n_bad_rows
-        for position, column, message in sorted(found, key=lambda item: item[0]):
-            if len(self.messages) >= MAX_PROBLEMS:
-                break
-            text = f"{self.source.label}, {self.source.where(start + position)}, column {column!r}: {message}"
-            self.messages.append(text)
-
-    def finish(self) -> tuple[str, ...]:
-        if self.n_rows > len(self.messages) and len(self.messages) >= MAX_PROBLEMS:
-            return (*self.messages, f"... and more: {self.n_rows} invalid rows in all")
-        return tuple(self.messages)
-
-    def reject(self, what: str) -> ImportRejectedError:
-        first = self.messages[0] if self.messages else "invalid rows"
-        message = (
-            f"{self.source.label}: {what} rejected, nothing was imported: {self.n_rows} invalid "
-            f"row(s); first: {first}. Fix the file, or use --skip-invalid (skip_invalid=True) "
-            "to import the valid rows."
-        )
-        return ImportRejectedError(message, list(self.finish()))
-
-
-class _Checks:
-    """Accumulates per-row failures of one chunk as boolean masks (vectorised)."""
-
-    def __init__(self, n: int) -> None:
-        self.bad = np.zeros(n, dtype=bool)
-        self.found: list[tuple[int, str, str]] = []
-
-    def fail(self, mask, column: str, describe: Callable[[int], str]) -> None:
-        mask = np.asarray(mask, dtype=bool)
-        if not mask.any():
-            return
-        self.bad |= mask
-        for position in np.flatnonzero(mask)[:MAX_PROBLEMS]:
-            self.found.append((int(position), column, describe(int(position))))
-
-
-def _text(series):
-    """Strings with surrounding blanks removed; missing or empty -> None (object array)."""
-    import pandas as pd
-
-    if pd.api.types.is_float_dtype(series.dtype):
-        # integral floats (ids read with missing values) print without ".0"
-        values = series.to_numpy(dtype="float64", na_value=np.nan)
-        integral = np.isfinite(values) & (np.floor(values) == values)
-        if integral.all() or not np.isfinite(values).any() or integral[np.isfinite(values)].all():
-            series = series.astype("Int64")
-    text = series.astype("string").str.strip()
-    out = text.to_numpy(dtype=object, na_value=None)
-    out[out == ""] = None
-    return out
-
-
-def _numeric(series, checks: _Checks, column: str) -> np.ndarray:
-    """float64 values of ``series``; values that are not numbers fail the row."""
-    import pandas as pd
-
-    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
-        return series.to_numpy(dtype="float64", na_value=np.nan)
-    coerced = pd.to_numeric(series, errors="coerce")
-    values = coerced.to_numpy(dtype="float64", na_value=np.nan)
-    missing = (
-        series.isna().to_numpy()
-        | (series.astype("string").str.strip() == "").fillna(True).to_numpy()
-    )
-    raw = series.to_numpy(dtype=object)
-    checks.fail(~missing & np.isnan(values), column, lambda i: f"{raw[i]!r} is not a number")
-    return values
-
-
-def _objects(values: np.ndarray, *, integer: bool = False) -> list:
-    """Python values for the database driver: NaN -> None, integers as int."""
-    out = np.empty(len(values), dtype=object)
-    present = ~np.isnan(values)
-    if integer:
-        out[present] = values[present].astype(np.int64).tolist()
-    else:
-        out[present] = values[present].tolist()
-    return out.tolist()
 
 
 def _dialect_insert(conn):
@@ -269,6 +220,7 @@ class _NameIds:
 
 
 def _run_header(source: ChunkSource) -> None:
+    source.check_duplicates()
     columns = set(source.columns)
     missing = [c for c in ("dataset", "algorithm", "accuracy") if c not in columns]
     if "time" not in columns and "fit_time" not in columns:
@@ -352,7 +304,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     checks.fail(
         ~np.isnan(accuracy) & ((accuracy < 0) | (accuracy > 1)),
         "accuracy",
-        lambda i: f"accuracy {accuracy[i]!r} is outside [0, 1]",
+        lambda i: f"accuracy {_plain(accuracy[i])} is outside [0, 1]",
     )
     times = {}
     for name in ("time", "fit_time", "predict_time"):
@@ -363,7 +315,9 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         checks.fail(
             ~np.isnan(values) & ((values < 0) | np.isinf(values)),
             name,
-            lambda i, values=values, name=name: f"{name} {values[i]!r} is negative or infinite",
+            lambda i, values=values, name=name: (
+                f"{name} {_plain(values[i])} is negative or infinite"
+            ),
         )
         times[name] = values
     fit_time = np.where(np.isnan(times["time"]), times["fit_time"], times["time"])
@@ -380,7 +334,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
             fractional,
             name,
             lambda i, values=values, name=name: (
-                f"{name} {values[i]!r} is not an integer between -2**31 and 2**31 - 1"
+                f"{name} {_plain(values[i])} is not an integer between -2**31 and 2**31 - 1"
             ),
         )
         ints[name] = values
@@ -436,6 +390,7 @@ def import_runs(
     protocol: str | None = None,
     progress: Callable[..., None] | None = None,
     chunksize: int | None = None,
+    on_conflict: str = "error",
 ) -> ImportReport:
     """Import run rows into the open write transaction ``conn`` (see the module docstring).
 
@@ -455,6 +410,10 @@ def import_runs(
         Called as ``progress(n_rows, total=None)`` after each chunk.
     chunksize : int, optional
         Rows per chunk (default :data:`metarec.storage._readers.DEFAULT_CHUNKSIZE`).
+    on_conflict : {"error", "keep", "replace"}, default="error"
+        A run stored, or repeated in the input, under the same ``source:source_run_id`` key
+        with other values: an invalid row (``"error"``), left as stored / first seen
+        (``"keep"``), or replaced by the input's last one (``"replace"``, noted old -> new).
     """
     from sqlalchemy import bindparam, select
 
@@ -481,8 +440,11 @@ def import_runs(
     counter = OccurrenceCounter()
     defaults = {"source": source, "protocol": protocol}
     metrics: list[str] | None = None
+    conflicts: _Conflicts | None = None
     notes: list[str] = []
-    added = valid_total = 0
+    touched: list[np.ndarray] = []  # codes of the (dataset, algorithm) pairs written to
+    n_touched, rebuild = 0, False
+    added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
         progress(0, total=reader.n_rows)
     for start, chunk in reader.chunks():
@@ -490,17 +452,26 @@ def import_runs(
             metrics, ignored = _metric_columns(reader, chunk)
             if ignored:
                 notes.append(f"ignored non-numeric column(s): {', '.join(ignored)}")
+            conflicts = _Conflicts(conn, tables, on_conflict, reader, metrics)
         frame, checks = _normalise_runs(chunk, metrics, defaults)
+        drop, replace = conflicts.examine(start, frame, checks)
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
-            frame = frame.loc[~checks.bad].reset_index(drop=True)
         if progress is not None:
             progress(len(chunk))
         if problems.n_rows and not skip_invalid:
             continue  # keep validating to report every problem, store nothing more
+        keep = ~checks.bad
+        is_replacement = np.zeros(len(frame), dtype=bool)
+        is_replacement[[r for r, *_ in replace]] = True
+        # stored runs to overwrite, in the order their rows keep below
+        replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
+        valid_total += int(keep.sum())
+        insert_mask = keep & (~drop | is_replacement)
+        frame = frame.loc[insert_mask].reset_index(drop=True)
+        is_replacement = is_replacement[insert_mask]
         if frame.empty:
             continue
-        valid_total += len(frame)
         keys = run_keys(frame, metrics, counter)
         datasets.ensure(frame["dataset"].tolist(), frame["source"].tolist())
         algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
@@ -521,18 +492,30 @@ def import_runs(
             frame["source_run_id"].tolist(),
             frame["error"].tolist(),
         ]
-        if conn.dialect.name == "sqlite":
+        rows = list(zip(*columns, strict=True))
+        new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
+        chunk_added = 0
+        if new_rows and conn.dialect.name == "sqlite":
             # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
             # counts exactly the rows inserted (a conflict skips the row, adds nothing)
-            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, list(zip(*columns, strict=True)))
-            added += max(cursor.rowcount, 0)
-        else:
+            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, new_rows)
+            chunk_added = max(cursor.rowcount, 0)
+        elif new_rows:
             # elsewhere RETURNING counts what was really inserted (the rowcount of an
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
-            rows = [
-                dict(zip(RUN_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)
-            ]
-            added += len(conn.execute(run_insert, rows).all())
+            dicts = [dict(zip(RUN_COLUMNS, values, strict=True)) for values in new_rows]
+            chunk_added = len(conn.execute(run_insert, dicts).all())
+        added += chunk_added
+        if is_replacement.any():
+            _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
+            replaced += int(is_replacement.sum())
+            old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
+            touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
+        if chunk_added or is_replacement.any():
+            touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
+            n_touched += len(touched[-1])
+            if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
+                touched, rebuild = [], True
         if metrics:
             long = (
                 frame[metrics]
@@ -544,14 +527,51 @@ def import_runs(
                 conn.execute(metric_insert, long.to_dict(orient="records"))
     if problems.n_rows and not skip_invalid:
         raise problems.reject("run file")
+    if conflicts is not None:
+        notes.extend(conflicts.notes)
+        if conflicts.kept:
+            notes.append(
+                f"kept {conflicts.kept} stored or first run(s) where the input had other values "
+                "under the same source_run_id (--on-conflict keep)"
+            )
+    if rebuild:
+        rebuild_performance(conn)
+    elif touched:
+        codes = np.unique(np.concatenate(touched))
+        refresh_performance(conn, np.column_stack([codes // _PAIR, codes % _PAIR]))
+    if added or replaced:
+        bump_version(conn)
     return ImportReport(
         added=added,
-        present=valid_total - added,
+        present=valid_total - added - replaced,
         rejected=problems.n_rows,
         problems=problems.finish(),
         source=reader.label,
         notes=tuple(notes),
+        replaced=replaced,
     )
+
+
+def _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows) -> None:
+    """Overwrite stored runs (and drop their metrics, re-inserted by the caller)."""
+    from sqlalchemy import bindparam, delete, update
+
+    values = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if r]
+    names = [c for c in RUN_COLUMNS if c != "run_key"]
+    statement = (
+        update(runs)
+        .where(runs.c.id == bindparam("r_id"))
+        .values({c: bindparam(f"r_{c}") for c in names})
+    )
+    params = []
+    for row, (run_id, _, _) in zip(values, replaced_rows, strict=True):
+        params.append(
+            {"r_id": run_id, **{f"r_{c}": v for c, v in zip(names, row[1:], strict=True)}}
+        )
+    conn.execute(statement, params)
+    ids = [run_id for run_id, _, _ in replaced_rows]
+    for first in range(0, len(ids), 5000):
+        conn.execute(delete(run_metrics).where(run_metrics.c.run_id.in_(ids[first : first + 5000])))
 
 
 # -------------------------------------------------------------------------- metafeatures
@@ -605,6 +625,7 @@ def import_metafeatures(
 
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=("dataset",), **kwargs)
+    reader.check_duplicates()
     if "dataset" not in reader.columns:
         raise ImportRejectedError(
             f"{reader.label}, {reader.header_where}: missing required column 'dataset' "
@@ -658,6 +679,14 @@ def import_metafeatures(
             ),
         )
         values = {c: _numeric(chunk[c], checks, c) for c in chunk.columns if c != "dataset"}
+        for column, numbers in values.items():
+            checks.fail(
+                np.isinf(numbers),
+                column,
+                lambda i, numbers=numbers, column=column: (
+                    f"{column} {_plain(numbers[i])} is not a finite number"
+                ),
+            )
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
         if progress is not None:
@@ -701,6 +730,8 @@ def import_metafeatures(
             conn.execute(statement, rows)
     if problems.n_rows and not skip_invalid:
         raise problems.reject("metafeature file")
+    if added or updated:
+        bump_version(conn)
     return ImportReport(
         added=added,
         present=present,

@@ -21,14 +21,32 @@ from metarec.storage._engine import (
     _sqlite_path,
     database_errors,
     make_engine,
+    sqlite_read_only_mode,
     write_transaction,
 )
-from metarec.storage._importers import ImportReport, import_metafeatures, import_runs
+from metarec.storage._importers import (
+    CONFLICT_CHOICES,
+    ImportReport,
+    import_metafeatures,
+    import_runs,
+)
 from metarec.storage._migrate import HEAD, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
-from metarec.storage._models import TABLES, metadata
+from metarec.storage._models import ALL_TABLES, TABLES, metadata
+from metarec.storage._performance import _strings, aggregate_runs, bump_version, read_version
 
-__all__ = ["KnowledgeBase", "RUN_COLUMNS"]
+__all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
+
+#: Rows fetched from the database driver at a time by the read path.
+FETCH_BATCH = 100_000
+_STATUS_NAMES = ("ok", "timeout", "error")
+#: A (dataset id, algorithm id) pair read as one integer: dataset_id * _PAIR + algorithm_id.
+_PAIR = 2**31
+
+
+class NoKnowledgeBaseError(KnowledgeBaseError):
+    """A knowledge base was to be read where there is none (a mistyped ``--db``)."""
+
 
 #: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
 RUN_COLUMNS = (
@@ -57,14 +75,22 @@ class KnowledgeBase:
         the path of a SQLite file.  ``None``: the ``METAREC_DB`` environment variable, else
         ``kb.sqlite`` in metarec's data directory (see :mod:`metarec._config`).
     create : bool, default=True
-        Create the schema when the database is empty.  With ``False`` an empty database
-        raises :class:`~metarec.exceptions.KnowledgeBaseError`.
+        Create the database (a SQLite file and its folder) and the schema when missing.
+        With ``False`` a SQLite file that does not exist raises
+        :class:`NoKnowledgeBaseError` and an empty database
+        :class:`~metarec.exceptions.KnowledgeBaseError`.
     upgrade : bool, default=False
         Migrate an older schema to this version's instead of refusing it
         (:meth:`open_for_upgrade`, ``metarec db upgrade``).
+    read_only : bool or None, default=False
+        Open a SQLite file read-only (writes fail).  ``None``: read-only exactly when the
+        file or its folder is not writable by this process (a shared or mounted KB), with
+        ``immutable=1`` when the folder is not writable (see :mod:`metarec.storage._engine`).
 
     Raises
     ------
+    NoKnowledgeBaseError
+        ``create=False`` and the SQLite file does not exist.
     KnowledgeBaseError
         The database is unreachable, is not a metarec knowledge base, is corrupt, or was made
         by a newer metarec.  An older schema asks for ``metarec db upgrade``.
@@ -82,15 +108,25 @@ class KnowledgeBase:
         *,
         create: bool = True,
         upgrade: bool = False,
+        read_only: bool | None = False,
     ) -> None:
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
         path = _sqlite_path(self._url)
         if not create and path is not None and not path.exists():
-            raise KnowledgeBaseError(f"{self.url}: no such knowledge base ({path} does not exist)")
-        self.engine = make_engine(self._url, create_dirs=create)
-        self._tables = {name: metadata.tables[name] for name in TABLES}
+            shown = url if isinstance(url, str) and "://" not in url else self.url
+            raise NoKnowledgeBaseError(
+                f"no knowledge base at {path}; `metarec --db {shown} db upgrade` creates one"
+            )
+        mode: str | bool = bool(read_only)
+        if path is not None and read_only is not False:
+            mode = sqlite_read_only_mode(path) or bool(read_only)
+        self.read_only = bool(mode)
+        if self.read_only and (upgrade or create):
+            create = upgrade = False
+        self.engine = make_engine(self._url, create_dirs=create, read_only=mode)
+        self._tables = {name: metadata.tables[name] for name in ALL_TABLES}
         try:
             self.revision = self._open(create=create, upgrade=upgrade)
         except BaseException:
@@ -108,6 +144,12 @@ class KnowledgeBase:
                 raise KnowledgeBaseError(
                     f"{self.url} has schema revision {state.revision}, older than this "
                     f"metarec's {HEAD}: run 'metarec db upgrade' (KnowledgeBase.upgrade) first"
+                )
+            if state.kind == "old" and self.read_only:
+                raise KnowledgeBaseError(
+                    f"{self.url} has schema revision {state.revision}, older than this "
+                    f"metarec's {HEAD}, and is read-only here: ask its owner to run "
+                    "'metarec db upgrade' on it"
                 )
             if state.kind == "empty" and not create:
                 raise KnowledgeBaseError(
@@ -156,7 +198,7 @@ class KnowledgeBase:
         path = _sqlite_path(resolved)
         if path is not None and (not path.exists() or path.stat().st_size == 0):
             return cls.builtin()
-        kb = cls(resolved)
+        kb = cls(resolved, read_only=None)
         if kb.count("runs") == 0:
             kb.close()
             return cls.builtin()
@@ -254,13 +296,19 @@ class KnowledgeBase:
                 raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
         with database_errors(self.url, f"write {table_name} to"):
             with write_transaction(self.engine) as conn:
+                changed = False
                 for name, values in rows:
                     given = {k: v for k, v in values.items() if v is not None}
-                    found = conn.execute(select(table.c.id).where(table.c.name == name)).first()
+                    columns = [table.c.id, *(table.c[k] for k in given)]
+                    found = conn.execute(select(*columns).where(table.c.name == name)).first()
                     if found is None:
                         conn.execute(table.insert().values(name=name, **given))
-                    elif given:
+                        changed = True
+                    elif given and tuple(found[1:]) != tuple(given.values()):
                         conn.execute(update(table).where(table.c.id == found[0]).values(**given))
+                        changed = True
+                if changed:
+                    bump_version(conn)
 
     def import_runs(
         self,
@@ -271,6 +319,7 @@ class KnowledgeBase:
         protocol: str | None = None,
         progress: Callable[..., None] | None = None,
         chunksize: int | None = None,
+        on_conflict: str = "error",
     ) -> ImportReport:
         """Import run rows from a CSV / TSV / Parquet file or a DataFrame, in one transaction.
 
@@ -291,18 +340,29 @@ class KnowledgeBase:
             ``progress(n_rows, total=None)`` after each chunk.
         chunksize : int, optional
             Rows read and written at a time (memory stays bounded by it).
+        on_conflict : {"error", "keep", "replace"}, default="error"
+            What to do with a run whose key (``source``, ``source_run_id``) is already stored,
+            or repeated in the input, with *different* values: reject the input naming both
+            places (``"error"``), keep the stored / first value (``"keep"``), or store the
+            new / last value (``"replace"``, reported as old -> new in the notes).  Identical
+            rows are never a conflict.
 
         Returns
         -------
         ImportReport
-            Rows added, already present, rejected, and the problems found.
+            Rows added, already present, replaced, rejected, and the problems found.
 
         Raises
         ------
         ImportRejectedError
-            An invalid row (without ``skip_invalid``), a missing column, an unreadable file;
+            An invalid row (without ``skip_invalid``), a conflict (with
+            ``on_conflict="error"``), a missing or duplicated column, an unreadable file;
             nothing was stored.
         """
+        if on_conflict not in CONFLICT_CHOICES:
+            raise KnowledgeBaseError(
+                f"on_conflict must be one of {', '.join(CONFLICT_CHOICES)}; got {on_conflict!r}"
+            )
         with database_errors(self.url, "import runs into"):
             with write_transaction(self.engine) as conn:
                 return import_runs(
@@ -314,6 +374,7 @@ class KnowledgeBase:
                     protocol=protocol,
                     progress=progress,
                     chunksize=chunksize,
+                    on_conflict=on_conflict,
                 )
 
     def import_metafeatures(
@@ -343,12 +404,67 @@ class KnowledgeBase:
 
     # ----------------------------------------------------------------------- reading
     def _read(self, statement, columns: Iterable[str]):
+        """Run a query; return its rows as a DataFrame built from the driver's plain tuples.
+
+        The rows never pass through SQLAlchemy ``Row`` objects (pandas probes each one with
+        ``hasattr``, which costs two exceptions per row inside SQLAlchemy): the DBAPI
+        cursor's ``fetchmany`` tuples go straight to pandas, a batch at a time.
+        """
         import pandas as pd
 
+        columns = list(columns)
+        frames = []
+        for rows in self._fetch(statement):
+            frames.append(pd.DataFrame.from_records(rows, columns=columns))
+        if not frames:
+            return pd.DataFrame.from_records([], columns=columns)
+        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+    def _fetch(self, statement, batch: int = FETCH_BATCH):
+        """Yield the rows of ``statement`` as lists of plain driver tuples, ``batch`` at a time."""
         with database_errors(self.url, "read"):
             with self.engine.connect() as conn:
-                rows = conn.execute(statement).all()
-        return pd.DataFrame.from_records(rows, columns=list(columns))
+                result = conn.execute(statement)
+                cursor = result.cursor  # the DBAPI cursor: plain tuples, no Row objects
+                try:
+                    while True:
+                        rows = cursor.fetchmany(batch)
+                        if not rows:
+                            break
+                        yield rows
+                finally:
+                    result.close()
+
+    def source_run_ids(self, source: str, ids: Iterable[str]) -> list[str]:
+        """Which of ``ids`` are stored as ``source_run_id`` of runs from ``source``.
+
+        One indexed look-up per 5,000 ids (the 16-byte run keys of named runs), without
+        reading any run: what an ingester asks before downloading runs again.
+        """
+        from sqlalchemy import select
+
+        from metarec.storage._runkeys import named_key
+
+        runs = self._tables["runs"]
+        wanted = [str(i) for i in dict.fromkeys(ids)]
+        found: list[str] = []
+        for part in _chunks(wanted, 5000):
+            keys = [named_key(f"{source}:{i}") for i in part]
+            query = select(runs.c.source_run_id).where(runs.c.run_key.in_(keys))
+            found.extend(str(r[0]) for batch in self._fetch(query) for r in batch)
+        return found
+
+    def data_version(self) -> str:
+        """A token that changes whenever datasets, algorithms, runs or metafeatures change.
+
+        Every write transaction that changes the data stores a new random token (an import
+        that adds nothing keeps it), so two reads that see the same token see the same data:
+        a cache key (the fitted recommender is cached under it).
+        """
+        with database_errors(self.url, "read"):
+            with self.engine.connect() as conn:
+                version = read_version(conn)
+        return str(version or "")
 
     def count(self, table: str) -> int:
         """Number of rows of one table (``"runs"``, ``"datasets"``...)."""
@@ -457,10 +573,123 @@ class KnowledgeBase:
         metrics : iterable of str, optional
             Only these per-run metrics (``[]``: none); all by default.
         """
-        runs = self._run_rows(datasets, algorithms, metrics)
-        if not aggregate:
-            return runs
-        return aggregate_runs(runs)
+        if aggregate:
+            return self._performance(datasets, algorithms, metrics)
+        return self._run_rows(datasets, algorithms, metrics)
+
+    def _names(self, table_name: str):
+        """``(ids, names)`` of the datasets or algorithms table, as numpy arrays."""
+        import numpy as np
+        from sqlalchemy import select
+
+        table = self._tables[table_name]
+        rows = [r for batch in self._fetch(select(table.c.id, table.c.name)) for r in batch]
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        names = np.array([r[1] for r in rows], dtype=object)
+        return ids, names
+
+    @staticmethod
+    def _lookup(ids, names, wanted) -> tuple:
+        """Map ``id -> position in name order``: (rank array indexed by id, sorted names)."""
+        import numpy as np
+
+        order = np.argsort(names.astype(str), kind="stable")
+        rank = np.full(int(ids.max()) + 1 if len(ids) else 1, -1, dtype=np.int64)
+        rank[ids[order]] = np.arange(len(order))
+        if wanted is not None:
+            keep = set(str(w) for w in wanted)
+            mask = np.array([n in keep for n in names[order]], dtype=bool)
+            rank[ids[order][~mask]] = -1
+        return rank, names[order]
+
+    def _performance(self, datasets, algorithms, metrics):
+        """Aggregated runs from the performance matrix (see :meth:`runs`)."""
+        import numpy as np
+        import pandas as pd
+        from sqlalchemy import BigInteger, case, cast, func, select
+
+        perf, pm = self._tables["performance"], self._tables["performance_metrics"]
+        d_rank, d_names = self._lookup(*self._names("datasets"), datasets)
+        a_rank, a_names = self._lookup(*self._names("algorithms"), algorithms)
+        status_code = case(
+            *((perf.c.status == name, code) for code, name in enumerate(_STATUS_NAMES)),
+            else_=len(_STATUS_NAMES) - 1,
+        )
+        # one integer for the pair and one for status and failures: fewer Python objects per
+        # row, straight into preallocated arrays; rows come in the order the matrix was
+        # written (sorted after a rebuild), reordered below only when they are not sorted
+        query = select(
+            cast(perf.c.dataset_id, BigInteger) * _PAIR + perf.c.algorithm_id,
+            perf.c.n_failed * len(_STATUS_NAMES) + status_code,
+            perf.c.n_runs,
+            perf.c.accuracy,
+            perf.c.fit_time,
+            perf.c.predict_time,
+        )
+        with database_errors(self.url, "read"):
+            with self.engine.connect() as conn:
+                n = int(conn.execute(select(func.count()).select_from(perf)).scalar())
+        ints = np.zeros((3, n), dtype=np.int64)
+        floats = np.full((3, n), np.nan)
+        at = 0
+        for rows in self._fetch(query, batch=20_000):
+            stop = min(at + len(rows), n)  # rows added since the count are left out
+            columns = list(zip(*rows[: stop - at], strict=True))
+            for k in range(3):
+                ints[k, at:stop] = columns[k]
+                floats[k, at:stop] = np.array(columns[3 + k], dtype=np.float64)
+            at = stop
+        ints, floats = ints[:, :at], floats[:, :at]
+        d_pos = d_rank[ints[0] // _PAIR] if at else ints[0]
+        a_pos = a_rank[ints[0] % _PAIR] if at else ints[0]
+        keep = (d_pos >= 0) & (a_pos >= 0)
+        pick: slice | np.ndarray = slice(None)
+        sorted_already = keep.all() and (
+            at < 2
+            or bool(np.all((np.diff(d_pos) > 0) | ((np.diff(d_pos) == 0) & (np.diff(a_pos) > 0))))
+        )
+        if not sorted_already:  # ids not in name order, or a filter: reorder once
+            order = np.lexsort((a_pos[keep], d_pos[keep]))
+            pick = np.flatnonzero(keep)[order]
+            d_pos, a_pos = d_pos[pick], a_pos[pick]
+        statuses = np.array(_STATUS_NAMES, dtype=object)
+        frame = pd.DataFrame(
+            {
+                "dataset": _strings(d_names, d_pos),
+                "algorithm": _strings(a_names, a_pos),
+                "status": _strings(statuses, ints[1][pick] % len(_STATUS_NAMES)),
+                "accuracy": floats[0][pick],
+                "fit_time": floats[1][pick],
+                "predict_time": floats[2][pick],
+                "n_runs": ints[2][pick],
+                "n_failed": ints[1][pick] // len(_STATUS_NAMES),
+            }
+        )
+        metric_names = None if metrics is None else [str(m) for m in metrics]
+        if metric_names != []:
+            mq = select(pm.c.dataset_id, pm.c.algorithm_id, pm.c.metric, pm.c.value)
+            if metric_names is not None:
+                mq = mq.where(pm.c.metric.in_(metric_names))
+            long = self._read(mq, ("d", "a", "metric", "value"))
+            if len(long):
+                dl = d_rank[long["d"].to_numpy(np.int64)]
+                al = a_rank[long["a"].to_numpy(np.int64)]
+                width = max(len(a_names), 1)
+                position = pd.Series(np.arange(len(frame)), index=d_pos * width + a_pos)
+                long = long[(dl >= 0) & (al >= 0)]
+                cell = (dl * width + al)[(dl >= 0) & (al >= 0)]
+                long = long.assign(row=position.reindex(cell).to_numpy())
+                long = long[long["row"].notna()]
+                wide = long.pivot(index="row", columns="metric", values="value").astype("float64")
+                wide = wide.reindex(sorted(wide.columns), axis=1)
+                wide.index = wide.index.astype(np.int64)
+                wide = wide.reindex(np.arange(len(frame)))
+                for name in wide.columns:
+                    frame[name] = wide[name].to_numpy()
+            for name in metric_names or ():
+                if name not in frame.columns:
+                    frame[name] = float("nan")
+        return frame
 
     def _run_rows(self, datasets, algorithms, metrics):
         import pandas as pd
@@ -560,44 +789,3 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
-
-
-def aggregate_runs(runs):
-    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
-    import numpy as np
-    import pandas as pd
-
-    keys = ["dataset", "algorithm"]
-    value_columns = [c for c in runs.columns if c not in (*RUN_COLUMNS,) or c == "accuracy"]
-    status = runs["status"].astype(str)
-    ok = status.eq("ok").to_numpy()
-    frame = runs[keys].copy()
-    for column in value_columns:
-        frame[column] = runs[column].where(ok)
-    frame["fit_time"] = runs["fit_time"]
-    frame["predict_time"] = runs["predict_time"]
-    frame["_ok"] = ok.astype(np.int64)
-    frame["_failure"] = status.where(~ok)
-    grouped = frame.groupby(keys, sort=True)
-    out = grouped[[*value_columns, "fit_time", "predict_time"]].mean()
-    out["n_runs"] = grouped.size()
-    n_ok = grouped["_ok"].sum()
-    out["n_failed"] = out["n_runs"] - n_ok
-    failure = grouped["_failure"].first()
-    out["status"] = np.where(n_ok > 0, "ok", failure.fillna("error"))
-    out = out.reset_index()
-    ordered = [
-        "dataset",
-        "algorithm",
-        "status",
-        "accuracy",
-        "fit_time",
-        "predict_time",
-        "n_runs",
-        "n_failed",
-    ]
-    rest = [c for c in out.columns if c not in ordered]
-    out = out[ordered + rest]
-    out["n_runs"] = out["n_runs"].astype("int64")
-    out["n_failed"] = out["n_failed"].astype("int64")
-    return out if len(out) else pd.DataFrame(columns=out.columns)

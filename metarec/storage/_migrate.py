@@ -22,9 +22,9 @@ from metarec.exceptions import KnowledgeBaseError
 __all__ = ["HEAD", "SchemaState", "schema_state", "upgrade", "migrations_dir", "revisions"]
 
 #: The newest schema revision of this version of metarec (checked against the scripts by a test).
-HEAD = "0001"
+HEAD = "0002"
 #: Every revision this version knows, oldest first.
-KNOWN_REVISIONS = ("0001",)
+KNOWN_REVISIONS = ("0001", "0002")
 
 
 def migrations_dir() -> Path:
@@ -70,7 +70,10 @@ def schema_state(conn: Connection, shown_url: str) -> SchemaState:
             f"does not know (newest known: {HEAD}): it was made by a newer metarec or is not a "
             "metarec knowledge base; upgrade metarec (pip install -U metarec)"
         )
-    missing = {"datasets", "algorithms", "metafeatures", "runs", "run_metrics"} - tables
+    expected = {"datasets", "algorithms", "metafeatures", "runs", "run_metrics"}
+    if rows[0] == HEAD:
+        expected |= {"performance", "performance_metrics", "kb_state"}
+    missing = expected - tables
     if missing:
         raise KnowledgeBaseError(
             f"{shown_url} is a damaged metarec knowledge base: tables {', '.join(sorted(missing))} "

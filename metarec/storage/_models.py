@@ -18,9 +18,24 @@ Five tables hold everything metarec knows:
     Further per-run measures ``(run, metric) -> value`` (``balanced_accuracy``, ``roc_auc``,
     ``log_loss``...), so that a new metric needs no schema change.
 
+Three more tables are derived from those and kept current by every write (revision 0002):
+
+``performance``
+    The performance matrix: one row per (dataset, algorithm) with the aggregates the
+    recommender reads (``accuracy`` mean over the ``ok`` runs, ``fit_time`` and
+    ``predict_time`` means over every run that recorded one, ``n_runs``, ``n_failed`` and
+    ``status``), computed by SQL ``GROUP BY`` over ``runs``
+    (:mod:`metarec.storage._performance`).
+``performance_metrics``
+    The same for every per-run metric: ``(dataset, algorithm, metric) -> mean over ok runs``.
+``kb_state``
+    One row holding the knowledge base's ``data_version``: a random token replaced by every
+    transaction that changes datasets, algorithms, runs or metafeatures (a cache key).
+
 The natural key of a run
 ------------------------
-Every import must be idempotent, so every run carries a unique ``run_key``:
+Every import must be idempotent, so every run carries a unique ``run_key`` (stored as 16
+bytes since revision 0002, see :mod:`metarec.storage._runkeys`), derived from:
 
 * a run that names its origin (a non-empty ``source`` *and* ``source_run_id``, e.g. an
   OpenML run) is keyed ``"<source>:<source_run_id>"`` (``"openml:10437"``): importing the
@@ -33,112 +48,148 @@ Every import must be idempotent, so every run carries a unique ``run_key``:
   identical-looking rows in one file (folds without a ``fold`` column) are all kept.
 
 The schema is created and changed only through the alembic migrations shipped in
-``metarec/storage/migrations``; :data:`metadata` is what they build.
+``metarec/storage/migrations``; :data:`metadata` is what they build.  The tables are
+SQLAlchemy Core ``Table`` objects (metarec writes and reads through Core and the driver, so
+the ORM is never imported: it would cost every command that opens a KB a tenth of a second).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import (
+    Column,
     Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
+    MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["Base", "Dataset", "Algorithm", "Metafeature", "Run", "RunMetric", "metadata"]
+__all__ = ["metadata", "TABLES", "ALL_TABLES"]
 
-
-class Base(DeclarativeBase):
-    """Declarative base of the knowledge-base models."""
+metadata = MetaData()
 
 
-class Dataset(Base):
-    """A dataset the knowledge base knows about."""
-
-    __tablename__ = "datasets"
-    __table_args__ = (UniqueConstraint("name", name="uq_datasets_name"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), nullable=False)
-    source: Mapped[str | None] = mapped_column(String(64))
-    source_id: Mapped[str | None] = mapped_column(String(1024))
-    task: Mapped[str | None] = mapped_column(String(32))
-    n_instances: Mapped[int | None] = mapped_column(Integer)
-    n_features: Mapped[int | None] = mapped_column(Integer)
-    fingerprint: Mapped[str | None] = mapped_column(String(128))
+def _pair_columns() -> list[Column]:
+    return [
+        Column(
+            "dataset_id", Integer, ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+        ),
+        Column(
+            "algorithm_id",
+            Integer,
+            ForeignKey("algorithms.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+    ]
 
 
-class Algorithm(Base):
-    """An algorithm configuration (name, family, library, canonical parameters)."""
+#: A dataset the knowledge base knows about.
+datasets = Table(
+    "datasets",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("source", String(64)),
+    Column("source_id", String(1024)),
+    Column("task", String(32)),
+    Column("n_instances", Integer),
+    Column("n_features", Integer),
+    Column("fingerprint", String(128)),
+    UniqueConstraint("name", name="uq_datasets_name"),
+)
 
-    __tablename__ = "algorithms"
-    __table_args__ = (UniqueConstraint("name", name="uq_algorithms_name"),)
+#: An algorithm configuration (name, family, library, canonical parameters).
+algorithms = Table(
+    "algorithms",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("family", String(128)),
+    Column("library", String(128)),
+    Column("parameters", Text),
+    UniqueConstraint("name", name="uq_algorithms_name"),
+)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), nullable=False)
-    family: Mapped[str | None] = mapped_column(String(128))
-    library: Mapped[str | None] = mapped_column(String(128))
-    parameters: Mapped[str | None] = mapped_column(Text)
+#: One metafeature value of one dataset.
+metafeatures = Table(
+    "metafeatures",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("dataset_id", Integer, ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(255), nullable=False),
+    Column("value", Float),
+    UniqueConstraint("dataset_id", "name", name="uq_metafeatures_dataset_name"),
+)
 
+#: One evaluation of one algorithm on one dataset (one fold of one seed).
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("dataset_id", Integer, ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False),
+    Column(
+        "algorithm_id", Integer, ForeignKey("algorithms.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("protocol", String(64)),
+    Column("seed", Integer),
+    Column("fold", Integer),
+    Column("status", String(16), nullable=False),
+    Column("accuracy", Float),
+    Column("fit_time", Float),
+    Column("predict_time", Float),
+    Column("source", String(64)),
+    Column("source_run_id", String(255)),
+    Column("error", Text),
+    Column("run_key", LargeBinary(16), nullable=False),
+    UniqueConstraint("run_key", name="uq_runs_run_key"),
+    Index("ix_runs_dataset_algorithm", "dataset_id", "algorithm_id"),
+)
 
-class Metafeature(Base):
-    """One metafeature value of one dataset."""
+#: A further measure of one run (``balanced_accuracy``, ``roc_auc``, ...).
+run_metrics = Table(
+    "run_metrics",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("metric", String(128), primary_key=True),
+    Column("value", Float),
+)
 
-    __tablename__ = "metafeatures"
-    __table_args__ = (UniqueConstraint("dataset_id", "name", name="uq_metafeatures_dataset_name"),)
+#: Aggregates of the runs of one algorithm on one dataset (the performance matrix).
+performance = Table(
+    "performance",
+    metadata,
+    *_pair_columns(),
+    Column("status", String(16), nullable=False),
+    Column("accuracy", Float),
+    Column("fit_time", Float),
+    Column("predict_time", Float),
+    Column("n_runs", Integer, nullable=False),
+    Column("n_failed", Integer, nullable=False),
+)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    dataset_id: Mapped[int] = mapped_column(
-        ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False
-    )
-    name: Mapped[str] = mapped_column(String(255), nullable=False)
-    value: Mapped[float | None] = mapped_column(Float)
+#: Mean of one per-run metric over the ok runs of one algorithm on one dataset.
+performance_metrics = Table(
+    "performance_metrics",
+    metadata,
+    *_pair_columns(),
+    Column("metric", String(128), primary_key=True),
+    Column("value", Float),
+)
 
+#: The knowledge base's data version (one row, ``id = 1``).
+kb_state = Table(
+    "kb_state",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("data_version", String(64), nullable=False),
+)
 
-class Run(Base):
-    """One evaluation of one algorithm on one dataset (one fold of one seed)."""
-
-    __tablename__ = "runs"
-    __table_args__ = (
-        UniqueConstraint("run_key", name="uq_runs_run_key"),
-        Index("ix_runs_dataset_algorithm", "dataset_id", "algorithm_id"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_key: Mapped[str] = mapped_column(String(512), nullable=False)
-    dataset_id: Mapped[int] = mapped_column(
-        ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False
-    )
-    algorithm_id: Mapped[int] = mapped_column(
-        ForeignKey("algorithms.id", ondelete="CASCADE"), nullable=False
-    )
-    protocol: Mapped[str | None] = mapped_column(String(64))
-    seed: Mapped[int | None] = mapped_column(Integer)
-    fold: Mapped[int | None] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(16), nullable=False)
-    accuracy: Mapped[float | None] = mapped_column(Float)
-    fit_time: Mapped[float | None] = mapped_column(Float)
-    predict_time: Mapped[float | None] = mapped_column(Float)
-    source: Mapped[str | None] = mapped_column(String(64))
-    source_run_id: Mapped[str | None] = mapped_column(String(255))
-    error: Mapped[str | None] = mapped_column(Text)
-
-
-class RunMetric(Base):
-    """A further measure of one run (``balanced_accuracy``, ``roc_auc``, ...)."""
-
-    __tablename__ = "run_metrics"
-
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    metric: Mapped[str] = mapped_column(String(128), primary_key=True)
-    value: Mapped[float | None] = mapped_column(Float)
-
-
-metadata = Base.metadata
-
-#: Tables of a metarec knowledge base, in dependency order.
+#: Tables of a metarec knowledge base, in dependency order (``info`` counts their rows).
 TABLES = ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")
+#: Every table of the schema, derived ones included.
+ALL_TABLES = (*TABLES, "performance", "performance_metrics", "kb_state")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,9 @@ class ChunkSource:
         The header.
     n_rows : int or None
         Number of data rows when known without reading the data (Parquet, frames).
+    duplicates : list of str
+        Column names that occur more than once in the header, as written (pandas would
+        rename the copies ``x.1``, ``x.2``...).
     """
 
     label: str
@@ -51,6 +54,17 @@ class ChunkSource:
     columns: list[str]
     n_rows: int | None
     _factory: Any
+    duplicates: list[str] = field(default_factory=list)
+
+    def check_duplicates(self) -> None:
+        """Raise :class:`ImportRejectedError` naming the duplicated column names, if any."""
+        if self.duplicates:
+            names = ", ".join(repr(c) for c in self.duplicates)
+            raise ImportRejectedError(
+                f"{self.label}, {self.header_where}: duplicate column name(s) {names}; "
+                "every column must have its own name (rename or remove the copies)",
+                [f"{self.label}: column {c!r} appears more than once" for c in self.duplicates],
+            )
 
     def chunks(self) -> Iterator[tuple[int, Any]]:
         """Yield ``(start, frame)``: ``start`` is the 0-based position of the chunk's first row."""
@@ -70,6 +84,42 @@ class ChunkSource:
     @property
     def header_where(self) -> str:
         return "line 1 (header)" if self.kind == "text" else "columns"
+
+
+def _duplicated(names) -> list[str]:
+    """Names occurring more than once (after stripping blanks), in order of first repeat."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        name = str(name).strip()
+        if name in seen and name not in out:
+            out.append(name)
+        seen.add(name)
+    return out
+
+
+#: What reading a damaged file raises (a truncated .gz ends in EOFError or zlib.error).
+_READ_ERRORS: tuple[type[BaseException], ...] = (ValueError, UnicodeDecodeError, OSError, EOFError)
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    import zlib
+
+    return (*_READ_ERRORS, zlib.error)
+
+
+def _unreadable(label: str, exc: BaseException) -> ImportRejectedError:
+    """The one-line error of a file that cannot be read (truncated archives said so)."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    damaged = (
+        isinstance(exc, EOFError)
+        or type(exc).__name__ in ("error", "BadGzipFile")
+        or "ended before the end-of-stream" in detail
+        or "CRC check failed" in detail
+    )
+    if damaged:
+        return ImportRejectedError(f"{label}: the file is truncated or corrupt ({detail})")
+    return ImportRejectedError(f"{label}: cannot read the file ({detail})")
 
 
 def _split_suffix(path: Path) -> tuple[str, str | None]:
@@ -113,7 +163,9 @@ def open_source(
                 yield frame.iloc[start : start + chunksize]
 
         columns = [str(c).strip() for c in frame.columns]
-        return ChunkSource("<DataFrame>", "frame", columns, len(frame), frames)
+        return ChunkSource(
+            "<DataFrame>", "frame", columns, len(frame), frames, _duplicated(columns)
+        )
 
     if not isinstance(path_or_frame, (str, os.PathLike)):
         raise ImportRejectedError(
@@ -132,7 +184,7 @@ def open_source(
     except ImportRejectedError:
         raise
     except Exception as exc:
-        raise ImportRejectedError(f"{label}: cannot read the file ({exc})") from None
+        raise _unreadable(label, exc) from None
     raise ImportRejectedError(
         f"{label}: unsupported file type {''.join(path.suffixes) or '(none)'}; "
         f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
@@ -155,6 +207,9 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     header = pd.read_csv(path, sep=sep, nrows=0, compression="infer")
     columns = [str(c).strip() for c in header.columns]
     raw_names = {str(c).strip(): c for c in header.columns}
+    # the header as written: pandas renames repeated names (x, x.1), so read it as data
+    first = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str, compression="infer")
+    written = [] if first.empty else first.iloc[0].fillna("").tolist()
     dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
 
     _PRECISION = _precision()
@@ -172,10 +227,10 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
             )
             with reader:
                 yield from reader
-        except (ValueError, UnicodeDecodeError, OSError) as exc:
-            raise ImportRejectedError(f"{label}: cannot read the file ({exc})") from None
+        except _read_errors() as exc:
+            raise _unreadable(label, exc) from None
 
-    return ChunkSource(label, "text", columns, None, frames)
+    return ChunkSource(label, "text", columns, None, frames, _duplicated(written))
 
 
 def _parquet_source(path, label, chunksize) -> ChunkSource:
@@ -188,4 +243,6 @@ def _parquet_source(path, label, chunksize) -> ChunkSource:
         for batch in handle.iter_batches(batch_size=chunksize):
             yield batch.to_pandas()
 
-    return ChunkSource(label, "parquet", columns, handle.metadata.num_rows, frames)
+    return ChunkSource(
+        label, "parquet", columns, handle.metadata.num_rows, frames, _duplicated(columns)
+    )

@@ -15,16 +15,34 @@ keys), so two different runs share a key with probability about ``n**2 / 2**129`
 occurrence index counts earlier identical rows of the same import; the counter keeps 16
 bytes per distinct row (a sorted numpy array), the only per-row state an import holds
 across chunks.
+
+The stored key is 16 bytes (a compact unique index: inserting a run costs one B-tree
+insert of 16 bytes rather than of a 40-character text):
+
+* a hashed run: the two 64-bit hashes, big-endian, the occurrence index ``k`` added to the
+  second one times an odd constant (``h1 || h2 + k * PRIME``, modulo ``2**64``);
+* a named run: the first 16 bytes of ``blake2b("n:<source>:<source_run_id>")``.
+
+:func:`key_from_text` turns the text keys of schema revision 0001
+(``h:<32 hex digits>:<k>`` and ``<source>:<source_run_id>``) into the same bytes, so a
+migrated knowledge base keeps recognising its runs.
 """
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 
 import numpy as np
 
-__all__ = ["STRING_FIELDS", "NUMBER_FIELDS", "OccurrenceCounter", "content_hashes", "run_keys"]
+__all__ = [
+    "STRING_FIELDS",
+    "NUMBER_FIELDS",
+    "OccurrenceCounter",
+    "content_hashes",
+    "run_keys",
+    "named_key",
+    "key_from_text",
+]
 
 STRING_FIELDS = ("dataset", "algorithm", "protocol", "status", "source", "source_run_id", "error")
 NUMBER_FIELDS = ("seed", "fold", "accuracy", "fit_time", "predict_time")
@@ -32,6 +50,8 @@ NUMBER_FIELDS = ("seed", "fold", "accuracy", "fit_time", "predict_time")
 _KEY1 = "metarec-runkey-1"  # hash_array needs 16-character keys
 _KEY2 = "metarec-runkey-2"
 _PRIME = np.uint64(1099511628211)
+#: Multiplier of the occurrence index in the second half of a hashed key (odd, 64-bit).
+_OCCURRENCE = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _name_constant(name: str) -> np.uint64:
@@ -79,9 +99,31 @@ def content_hashes(frame, metric_columns) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def _hex(values: np.ndarray) -> np.ndarray:
-    raw = binascii.hexlify(values.astype(">u8").tobytes())
-    return np.frombuffer(raw, dtype="S16").astype(str)
+def named_key(text: str) -> bytes:
+    """The 16-byte key of a run named ``<source>:<source_run_id>``."""
+    return hashlib.blake2b(f"n:{text}".encode(), digest_size=16).digest()
+
+
+def _hashed_keys(h1: np.ndarray, h2: np.ndarray, occurrence: np.ndarray) -> list[bytes]:
+    with np.errstate(over="ignore"):
+        low = h2 + occurrence.astype(np.uint64) * _OCCURRENCE
+    both = np.empty((len(h1), 2), dtype=">u8")
+    both[:, 0], both[:, 1] = h1, low
+    return np.frombuffer(both.tobytes(), dtype="V16").tolist()
+
+
+def key_from_text(text: str) -> bytes:
+    """The 16-byte key of a text key of schema revision 0001 (see the module docstring)."""
+    parts = text.split(":")
+    if len(parts) == 3 and parts[0] == "h" and len(parts[1]) == 32 and parts[2].isdigit():
+        try:
+            h1, h2 = int(parts[1][:16], 16), int(parts[1][16:], 16)
+        except ValueError:
+            return named_key(text)
+        return _hashed_keys(
+            np.array([h1], np.uint64), np.array([h2], np.uint64), np.array([int(parts[2])])
+        )[0]
+    return named_key(text)
 
 
 class OccurrenceCounter:
@@ -118,19 +160,20 @@ class OccurrenceCounter:
 
 
 def run_keys(frame, metric_columns, counter: OccurrenceCounter) -> np.ndarray:
-    """Return the ``run_key`` of every row of a normalised run frame (object array of str)."""
+    """Return the 16-byte ``run_key`` of every row of a normalised run frame (object array)."""
     n = len(frame)
     keys = np.empty(n, dtype=object)
     source = frame["source"].astype(object).to_numpy(dtype=object, na_value="").astype(str)
     run_id = frame["source_run_id"].astype(object).to_numpy(dtype=object, na_value="").astype(str)
     named = (np.char.str_len(source) > 0) & (np.char.str_len(run_id) > 0)
     if named.any():
-        keys[named] = np.char.add(np.char.add(source[named], ":"), run_id[named])
+        keys[named] = [
+            named_key(f"{s}:{r}") for s, r in zip(source[named], run_id[named], strict=True)
+        ]
     hashed = ~named
     if hashed.any():
         sub = frame.loc[hashed]
         h1, h2 = content_hashes(sub, metric_columns)
-        occurrence = counter.assign(h1).astype(str)
-        text = np.char.add(np.char.add("h:", _hex(h1)), _hex(h2))
-        keys[hashed] = np.char.add(np.char.add(text, ":"), occurrence)
+        occurrence = counter.assign(h1)
+        keys[hashed] = _hashed_keys(h1, h2, occurrence)
     return keys

@@ -9,7 +9,7 @@ import sys
 from click.testing import CliRunner
 
 from metarec.cli import cli
-from metarec.storage import KnowledgeBase
+from metarec.storage import SCHEMA_REVISION, KnowledgeBase
 
 RUNS = (
     "dataset,algorithm,fold,accuracy,time,roc_auc\n"
@@ -75,7 +75,7 @@ def test_import_metafeatures_and_db_info_and_export(tmp_path):
     info = _invoke(db, "db", "info", "--format", "json")
     values = {r["name"]: r["value"] for r in json.loads(info.output)}
     assert (values["runs"], values["datasets"], values["metafeatures"]) == (3, 2, added)
-    assert values["revision"] == "0001"
+    assert values["revision"] == SCHEMA_REVISION == "0002"
     out = tmp_path / "export"
     assert _invoke(db, "db", "export", str(out), "--file-format", "csv").exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [
@@ -102,7 +102,7 @@ def test_not_a_kb_file_is_one_error_line(tmp_path):
 def test_db_upgrade_creates_the_schema(tmp_path):
     db = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     result = _invoke(db, "db", "upgrade")
-    assert result.exit_code == 0 and "revision 0001" in result.output
+    assert result.exit_code == 0 and f"revision {SCHEMA_REVISION}" in result.output
 
 
 def test_console_script_version_and_missing_file(tmp_path):

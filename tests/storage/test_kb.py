@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
-from metarec.storage import KnowledgeBase
+from metarec.storage import KnowledgeBase, NoKnowledgeBaseError
 
 
 def _runs() -> pd.DataFrame:
@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0001"
+    assert info["revision"] == "0002"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }
@@ -115,9 +115,10 @@ def test_source_run_id_is_the_key(kb):
         }
     )
     kb.import_runs(frame)
-    changed = frame.assign(accuracy=[0.9, 0.9])  # the same OpenML runs: nothing new
-    report = kb.import_runs(changed)
+    changed = frame.assign(accuracy=[0.9, 0.9])  # the same OpenML runs, other values
+    report = kb.import_runs(changed, on_conflict="keep")
     assert (report.added, report.present) == (0, 2)
+    assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.5, 0.6]
 
 
 def test_invalid_rows_reject_the_whole_input(kb):
@@ -276,6 +277,6 @@ def test_source_run_id_without_source_still_distinguishes_runs(kb):
 
 def test_read_only_open_never_creates_a_database(tmp_path):
     path = tmp_path / "typo" / "kb.sqlite"
-    with pytest.raises(KnowledgeBaseError, match="no such knowledge base"):
+    with pytest.raises(NoKnowledgeBaseError, match="no knowledge base at .*db upgrade"):
         KnowledgeBase(f"sqlite:///{path}", create=False)
     assert not path.parent.exists()

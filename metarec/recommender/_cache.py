@@ -1,0 +1,117 @@
+"""A fitted :class:`Recommender` cached on disk for one version of a knowledge base.
+
+Fitting reads the whole performance matrix and the metafeatures of a knowledge base; on a
+large KB that is most of a recommendation's time, and it gives the same result until the KB
+changes.  :func:`fitted_recommender` pickles the fitted model under metarec's data directory
+(``<METAREC_HOME>/cache/recommender-<key>.pkl``), keyed by the KB's
+:meth:`~metarec.storage.KnowledgeBase.data_version` (a token every write replaces), the
+recommender's parameters and the version of metarec and of the recommender's code.  The file
+is written to a temporary name and renamed into place (two processes never see half a file);
+an unreadable, corrupt or foreign file is ignored and rebuilt; a cache folder that cannot be
+written only costs the time of a fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+__all__ = ["fitted_recommender", "cache_dir", "MAX_CACHED"]
+
+#: At most this many fitted recommenders are kept; the oldest are removed.
+MAX_CACHED = 16
+
+
+def cache_dir() -> Path:
+    """Return the folder of cached recommenders (not created)."""
+    from metarec._config import data_dir
+
+    return data_dir() / "cache"
+
+
+def _code_fingerprint() -> str:
+    """Size and modification time of the recommender's modules: a code change is a miss."""
+    here = Path(__file__).resolve().parent
+    parts = []
+    for path in sorted(here.glob("*.py")):
+        stat = path.stat()
+        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return ";".join(parts)
+
+
+def _key(version: str, params: dict) -> str:
+    from metarec._version import __version__
+
+    text = repr((version, __version__, _code_fingerprint(), sorted(params.items(), key=str)))
+    return hashlib.sha256(text.encode("utf8")).hexdigest()[:32]
+
+
+def _load(path: Path, params: dict):
+    from metarec.recommender import Recommender
+
+    try:
+        with path.open("rb") as handle:
+            model = pickle.load(handle)
+    except Exception:  # missing, truncated, corrupt, made by other code: rebuild
+        return None
+    if not isinstance(model, Recommender):
+        return None
+    try:
+        if repr(model.get_params()) != repr(params):
+            return None
+    except Exception:
+        return None
+    return model
+
+
+def _store(path: Path, model) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".recommender-", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return  # a read-only data directory: no cache, still a result
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump(model, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except Exception:
+        Path(tmp).unlink(missing_ok=True)
+        return
+    cached = sorted(path.parent.glob("recommender-*.pkl"), key=lambda p: p.stat().st_mtime)
+    for old in cached[:-MAX_CACHED]:
+        old.unlink(missing_ok=True)
+
+
+def fitted_recommender(kb, **params):
+    """Return a :class:`Recommender` with ``params`` fitted on ``kb``, from the cache if it can.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase or any object with ``runs()`` and ``metafeatures()``
+        Objects without ``data_version()`` (in-memory stand-ins) are fitted every time.
+    **params
+        Parameters of the :class:`Recommender`.
+
+    Returns
+    -------
+    Recommender
+        Fitted; equal in every respect to ``Recommender(**params).fit(kb)``.
+    """
+    from metarec.recommender import Recommender
+
+    model = Recommender(**params)
+    version_of = getattr(kb, "data_version", None)
+    version = version_of() if callable(version_of) else None
+    if not version:
+        return model.fit(kb)
+    full = model.get_params()
+    path = cache_dir() / f"recommender-{_key(str(version), full)}.pkl"
+    cached = _load(path, full)
+    if cached is not None:
+        return cached
+    model.fit(kb)
+    _store(path, model)
+    return model

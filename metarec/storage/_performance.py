@@ -1,0 +1,197 @@
+"""The performance matrix and the data version, kept current inside every write transaction.
+
+The recommender needs, per (dataset, algorithm), the aggregates of the runs, not the runs
+themselves: ``performance`` holds them and ``performance_metrics`` the mean of every per-run
+metric, both computed by one SQL ``GROUP BY`` over ``runs`` (so a 10-million-run knowledge
+base is read as datasets x algorithms rows).  The rules are those of
+:meth:`metarec.storage.KnowledgeBase.runs` with ``aggregate=True``:
+
+* ``accuracy`` and every metric: mean over the runs whose status is ``ok``;
+* ``fit_time`` and ``predict_time``: mean over every run that recorded one (a failed run
+  used its time too);
+* ``n_runs``, ``n_failed`` (runs whose status is not ``ok``);
+* ``status``: ``ok`` when any run is ok, else the status of the pair's first run.
+
+An import calls :func:`refresh_performance` with the (dataset, algorithm) pairs it touched, in
+its own transaction, so the matrix is never out of step with the runs: a rolled-back import
+rolls back its refresh too.  Many touched pairs rebuild the whole matrix, which is faster than
+pair by pair.
+
+:func:`bump_version` replaces the ``kb_state.data_version`` token; every write transaction
+that changes datasets, algorithms, runs or metafeatures calls it, so the token names one
+state of the data (caches key on it, see :meth:`KnowledgeBase.data_version`).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+__all__ = [
+    "rebuild_performance",
+    "refresh_performance",
+    "bump_version",
+    "read_version",
+    "aggregate_runs",
+]
+
+#: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
+_RUN_COLUMNS = (
+    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+    "predict_time", "source", "source_run_id", "error",
+)  # fmt: skip
+
+#: With more touched pairs than this, the whole matrix is rebuilt in one statement.
+REBUILD_THRESHOLD = 20_000
+
+_OK = "CASE WHEN r.status = 'ok' THEN 1 ELSE 0 END"
+_PERFORMANCE_SELECT = f"""
+SELECT r.dataset_id, r.algorithm_id,
+       CASE WHEN SUM({_OK}) > 0 THEN 'ok' ELSE (
+           SELECT r2.status FROM runs r2
+           WHERE r2.dataset_id = r.dataset_id AND r2.algorithm_id = r.algorithm_id
+           ORDER BY r2.id LIMIT 1) END,
+       AVG(CASE WHEN r.status = 'ok' THEN r.accuracy END),
+       AVG(r.fit_time), AVG(r.predict_time),
+       COUNT(*), COUNT(*) - SUM({_OK})
+FROM runs r {{join}}
+GROUP BY r.dataset_id, r.algorithm_id
+"""
+_METRICS_SELECT = """
+SELECT r.dataset_id, r.algorithm_id, m.metric, AVG(m.value)
+FROM run_metrics m JOIN runs r ON r.id = m.run_id {join}
+WHERE r.status = 'ok' AND m.value IS NOT NULL
+GROUP BY r.dataset_id, r.algorithm_id, m.metric
+"""
+_PERFORMANCE_INSERT = (
+    "INSERT INTO performance (dataset_id, algorithm_id, status, accuracy, fit_time, "
+    "predict_time, n_runs, n_failed) "
+)
+_METRICS_INSERT = "INSERT INTO performance_metrics (dataset_id, algorithm_id, metric, value) "
+_TOUCHED_JOIN = (
+    "JOIN metarec_touched t ON t.dataset_id = r.dataset_id AND t.algorithm_id = r.algorithm_id"
+)
+_IN_TOUCHED = (
+    "WHERE EXISTS (SELECT 1 FROM metarec_touched t WHERE t.dataset_id = {0}.dataset_id "
+    "AND t.algorithm_id = {0}.algorithm_id)"
+)
+
+
+def rebuild_performance(conn: Connection) -> None:
+    """Recompute the whole performance matrix from the runs."""
+    conn.execute(text("DELETE FROM performance_metrics"))
+    conn.execute(text("DELETE FROM performance"))
+    conn.execute(text(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(join="")))
+    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="")))
+
+
+def refresh_performance(conn: Connection, pairs) -> None:
+    """Recompute the matrix rows of the given ``(dataset_id, algorithm_id)`` pairs.
+
+    ``pairs``: an ``(n, 2)`` integer array or an iterable of pairs, without repeats.
+    """
+    pairs = np.asarray(list(pairs) if not isinstance(pairs, np.ndarray) else pairs)
+    if len(pairs) == 0:
+        return
+    if len(pairs) > REBUILD_THRESHOLD:
+        rebuild_performance(conn)
+        return
+    temporary = "TEMPORARY" if conn.dialect.name == "sqlite" else "TEMP"
+    conn.execute(
+        text(
+            f"CREATE {temporary} TABLE IF NOT EXISTS metarec_touched "
+            "(dataset_id INTEGER NOT NULL, algorithm_id INTEGER NOT NULL, "
+            "PRIMARY KEY (dataset_id, algorithm_id))"
+        )
+    )
+    conn.execute(text("DELETE FROM metarec_touched"))
+    conn.execute(
+        text("INSERT INTO metarec_touched (dataset_id, algorithm_id) VALUES (:d, :a)"),
+        [{"d": d, "a": a} for d, a in pairs.tolist()],
+    )
+    conn.execute(
+        text("DELETE FROM performance_metrics " + _IN_TOUCHED.format("performance_metrics"))
+    )
+    conn.execute(text("DELETE FROM performance " + _IN_TOUCHED.format("performance")))
+    conn.execute(text(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(join=_TOUCHED_JOIN)))
+    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join=_TOUCHED_JOIN)))
+    conn.execute(text("DELETE FROM metarec_touched"))
+
+
+def bump_version(conn: Connection) -> str:
+    """Give the knowledge base a new data version (inside the caller's transaction)."""
+    version = uuid.uuid4().hex
+    updated = conn.execute(
+        text("UPDATE kb_state SET data_version = :v WHERE id = 1"), {"v": version}
+    ).rowcount
+    if not updated:
+        conn.execute(text("INSERT INTO kb_state (id, data_version) VALUES (1, :v)"), {"v": version})
+    return version
+
+
+def read_version(conn: Connection) -> str | None:
+    """Return the stored data version (``None`` when none was recorded)."""
+    return conn.execute(text("SELECT data_version FROM kb_state WHERE id = 1")).scalar()
+
+
+def _strings(names, positions):
+    """``names[positions]`` as a pandas string column, built without a Python object per row.
+
+    With pandas >= 3 (whose default string dtype is backed by Arrow) the column is taken in
+    Arrow from the few distinct names; otherwise an object array of shared references.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:
+            return names[positions]
+        taken = pc.take(pa.array(list(names), pa.large_string()), pa.array(positions))
+        return pd.array(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    return names[positions]
+
+
+def aggregate_runs(runs):
+    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
+    import numpy as np
+    import pandas as pd
+
+    keys = ["dataset", "algorithm"]
+    value_columns = [c for c in runs.columns if c not in (*_RUN_COLUMNS,) or c == "accuracy"]
+    status = runs["status"].astype(str)
+    ok = status.eq("ok").to_numpy()
+    frame = runs[keys].copy()
+    for column in value_columns:
+        frame[column] = runs[column].where(ok)
+    frame["fit_time"] = runs["fit_time"]
+    frame["predict_time"] = runs["predict_time"]
+    frame["_ok"] = ok.astype(np.int64)
+    frame["_failure"] = status.where(~ok)
+    grouped = frame.groupby(keys, sort=True)
+    out = grouped[[*value_columns, "fit_time", "predict_time"]].mean()
+    out["n_runs"] = grouped.size()
+    n_ok = grouped["_ok"].sum()
+    out["n_failed"] = out["n_runs"] - n_ok
+    failure = grouped["_failure"].first()
+    out["status"] = np.where(n_ok > 0, "ok", failure.fillna("error"))
+    out = out.reset_index()
+    ordered = [
+        "dataset",
+        "algorithm",
+        "status",
+        "accuracy",
+        "fit_time",
+        "predict_time",
+        "n_runs",
+        "n_failed",
+    ]
+    rest = [c for c in out.columns if c not in ordered]
+    out = out[ordered + rest]
+    out["n_runs"] = out["n_runs"].astype("int64")
+    out["n_failed"] = out["n_failed"].astype("int64")
+    return out if len(out) else pd.DataFrame(columns=out.columns)

@@ -1,0 +1,415 @@
+"""The performance matrix, the data version, the read path and the fitted-recommender cache."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metarec.storage import KnowledgeBase, aggregate_runs
+
+
+def _runs(n: int = 400, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    status = rng.choice(["ok", "ok", "ok", "timeout", "error"], n)
+    accuracy = np.where(status == "ok", rng.random(n).round(3), np.nan)
+    return pd.DataFrame(
+        {
+            "dataset": rng.choice([f"d{i}" for i in range(7)], n),
+            "algorithm": rng.choice([f"a{i}" for i in range(5)], n),
+            "fold": np.arange(n),
+            "status": status,
+            "accuracy": accuracy,
+            "time": rng.random(n).round(3) + 0.01,
+            "predict_time": np.where(rng.random(n) < 0.2, np.nan, rng.random(n).round(3)),
+            "roc_auc": np.where(rng.random(n) < 0.3, np.nan, rng.random(n).round(3)),
+        }
+    )
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    a = a.reset_index(drop=True)
+    b = b.reset_index(drop=True)[list(a.columns)]
+    for column in a.columns:
+        if a[column].dtype.kind == "f":
+            np.testing.assert_allclose(a[column], b[column], rtol=1e-12, equal_nan=True)
+        else:
+            assert a[column].astype(str).tolist() == b[column].astype(str).tolist(), column
+
+
+def test_matrix_equals_aggregating_the_runs(kb):
+    kb.import_runs(_runs(400, 0), chunksize=97)
+    kb.import_runs(_runs(300, 1).assign(fold=lambda f: f["fold"] + 1000))  # touches some pairs
+    expected = aggregate_runs(kb.runs(aggregate=False))
+    got = kb.runs()
+    assert list(got.columns) == list(expected.columns)
+    _same(got, expected)
+    assert got["n_runs"].sum() == 700 and got["n_runs"].dtype == np.int64
+
+
+def test_matrix_by_hand_and_filters(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["x", "x", "x", "y"],
+            "algorithm": ["knn", "knn", "knn", "knn"],
+            "fold": [0, 1, 2, 0],
+            "status": ["ok", "timeout", "ok", "error"],
+            "accuracy": [0.8, None, 0.6, None],
+            "time": [1.0, 10.0, 1.0, 4.0],
+            "roc_auc": [0.9, 0.1, 0.7, None],
+        }
+    )
+    kb.import_runs(frame)
+    runs = kb.runs().set_index("dataset")
+    assert runs.loc["x", "accuracy"] == pytest.approx(0.7)  # ok runs only
+    assert runs.loc["x", "fit_time"] == pytest.approx(4.0)  # all runs
+    assert runs.loc["x", "roc_auc"] == pytest.approx(0.8)  # the timeout's 0.1 left out
+    assert (runs.loc["x", "n_runs"], runs.loc["x", "n_failed"]) == (3, 1)
+    assert runs.loc["y", "status"] == "error" and np.isnan(runs.loc["y", "accuracy"])
+    assert kb.runs(datasets=["y"])["dataset"].tolist() == ["y"]
+    assert kb.runs(metrics=[]).columns[-1] == "n_failed"
+    assert kb.runs(algorithms=["nope"]).empty
+
+
+def _revision_0001(path, frame) -> None:
+    """A knowledge base as metarec 0001 wrote it: text run keys, no matrix, no version."""
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from metarec.storage._migrate import _config
+    from metarec.storage._runkeys import content_hashes
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "0001")
+        names = {}
+        for table, column in (("datasets", "dataset"), ("algorithms", "algorithm")):
+            for i, name in enumerate(sorted(frame[column].unique()), start=1):
+                conn.execute(
+                    text(f"INSERT INTO {table} (id, name) VALUES (:i, :n)"), {"i": i, "n": name}
+                )
+                names[(column, name)] = i
+        h1, h2 = content_hashes(frame, [])
+        seen: dict[int, int] = {}
+        for (_, row), a, b in zip(frame.iterrows(), h1.tolist(), h2.tolist(), strict=True):
+            k = seen.get(a, 0)
+            seen[a] = k + 1
+            conn.execute(
+                text(
+                    "INSERT INTO runs (run_key, dataset_id, algorithm_id, protocol, seed, fold, "
+                    "status, accuracy, fit_time, predict_time, source, source_run_id, error) "
+                    "VALUES (:key, :d, :a, NULL, NULL, :fold, :status, :acc, :fit, NULL, NULL, "
+                    "NULL, NULL)"
+                ),
+                {
+                    "key": f"h:{a:016x}{b:016x}:{k}",
+                    "d": names[("dataset", row["dataset"])],
+                    "a": names[("algorithm", row["algorithm"])],
+                    "fold": int(row["fold"]),
+                    "status": row["status"],
+                    "acc": None if pd.isna(row["accuracy"]) else float(row["accuracy"]),
+                    "fit": float(row["fit_time"]),
+                },
+            )
+    engine.dispose()
+
+
+def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_path):
+    """An older KB (0001: text keys, no matrix) upgraded by 'db upgrade' gets 16-byte keys that
+    still recognise its runs (a re-import adds nothing) and a matrix computed from its runs."""
+    from metarec.exceptions import KnowledgeBaseError
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d1", "d1", "d2", "d2"],
+            "algorithm": ["a", "a", "a", "b"],
+            "fold": [0, 0, 1, 2],  # two identical rows: occurrence indexes 0 and 1
+            "status": ["ok", "ok", "timeout", "ok"],
+            "accuracy": [0.5, 0.5, np.nan, 0.75],
+            "fit_time": [1.0, 1.0, 9.0, 2.0],
+        }
+    )
+    normalised = frame.assign(
+        protocol=None, seed=np.nan, predict_time=np.nan, source=None, source_run_id=None,
+        error=None,
+    )  # fmt: skip
+    path = tmp_path / "old.sqlite"
+    _revision_0001(path, normalised)
+    with pytest.raises(KnowledgeBaseError, match="db upgrade"):
+        KnowledgeBase(f"sqlite:///{path}")
+    upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
+    assert upgraded.revision == "0002" and upgraded.data_version()
+    runs = upgraded.runs().set_index(["dataset", "algorithm"])
+    assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
+    report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))
+    assert (report.added, report.present) == (0, 4)
+
+
+def test_data_version_changes_with_every_change_and_only_then(kb):
+    first = kb.data_version()
+    kb.import_runs(_runs(50))
+    second = kb.data_version()
+    assert second != first
+    kb.import_runs(_runs(50))  # nothing new
+    assert kb.data_version() == second
+    kb.add_dataset("d0", task="binary")
+    third = kb.data_version()
+    assert third != second
+    kb.add_dataset("d0", task="binary")  # the same values
+    assert kb.data_version() == third
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["d0"], "n_instances": [10]}))
+    assert kb.data_version() != third
+
+
+def test_a_rejected_import_changes_neither_matrix_nor_version(kb):
+    kb.import_runs(_runs(50))
+    version, matrix = kb.data_version(), kb.runs()
+    bad = _runs(20, 3).assign(accuracy=2.0)
+    with pytest.raises(Exception, match="outside"):
+        kb.import_runs(bad)
+    assert kb.data_version() == version
+    _same(kb.runs(), matrix)
+
+
+def test_reads_never_build_row_objects(kb, monkeypatch):
+    """The read path hands the driver's plain tuples to pandas: if any read goes through
+    SQLAlchemy's Result row API again (Row objects, ~13 us a row), this test fails."""
+    from sqlalchemy.engine import Result
+
+    kb.import_runs(_runs(100))
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["d0", "d1"], "n_instances": [10, 20]}))
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a read went through SQLAlchemy Row objects")
+
+    for name in ("all", "fetchall", "fetchmany", "fetchone", "__iter__", "partitions", "first"):
+        monkeypatch.setattr(Result, name, forbidden)
+    assert len(kb.runs()) > 0 and len(kb.runs(aggregate=False)) == 100
+    assert len(kb.metafeatures()) == 2
+    assert len(kb.datasets()) == 7 and len(kb.algorithms()) == 5
+
+
+# ----------------------------------------------------------------------------- the cache
+
+
+def _fitted(kb, **params):
+    from metarec.recommender._cache import fitted_recommender
+
+    return fitted_recommender(kb, **params)
+
+
+def _kb_with_metafeatures(tmp_path) -> KnowledgeBase:
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.import_runs(_runs(300))
+    rng = np.random.default_rng(0)
+    meta = pd.DataFrame({"dataset": [f"d{i}" for i in range(7)], "mf1": rng.random(7)})
+    kb.import_metafeatures(meta.assign(mf2=rng.random(7)))
+    return kb
+
+
+def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path, monkeypatch):
+    from metarec.recommender import Recommender
+    from metarec.recommender._cache import cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)
+    fits = []
+    original = Recommender.fit
+
+    def counting(self, kb, y=None):
+        fits.append(1)
+        return original(self, kb, y)
+
+    monkeypatch.setattr(Recommender, "fit", counting)
+    first = _fitted(kb, k=2)
+    second = _fitted(kb, k=2)
+    assert len(fits) == 1
+    query = {"mf1": 0.5, "mf2": 0.5}
+    assert first.recommend(metafeatures=query).algorithms == (
+        second.recommend(metafeatures=query).algorithms
+    )
+    np.testing.assert_array_equal(first.accuracy_, second.accuracy_)
+    _fitted(kb, k=3)  # other parameters: another entry
+    assert len(fits) == 2
+    kb.import_runs(_runs(20, 9).assign(fold=lambda f: f["fold"] + 5000))
+    third = _fitted(kb, k=2)
+    assert len(fits) == 3
+    assert third.accuracy_.shape == first.accuracy_.shape
+    assert len(list(cache_dir().glob("recommender-*.pkl"))) == 3
+
+
+def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
+    from metarec.recommender._cache import cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)
+    _fitted(kb, k=2)
+    (path,) = cache_dir().glob("recommender-*.pkl")
+    path.write_bytes(b"\x80\x05 not a pickle")
+    model = _fitted(kb, k=2)
+    assert hasattr(model, "present_")
+    assert isinstance(pickle.loads(path.read_bytes()), type(model))  # rewritten
+    path.write_bytes(pickle.dumps({"something": "else"}))
+    assert hasattr(_fitted(kb, k=2), "present_")
+
+
+# ------------------------------------------------------------------------ Parquet round trip
+
+
+def test_parquet_export_and_import_give_identical_runs_and_metafeatures(kb, tmp_path):
+    """Export's default format is Parquet; importing its files into an empty KB gives the
+    same runs (with their metrics), the same matrix and the same metafeatures."""
+    kb.import_runs(_runs(300))
+    names = [f"d{i}" for i in range(7)]
+    kb.import_metafeatures(
+        pd.DataFrame({"dataset": names, "n_instances": np.arange(7) * 10 + 5, "snr": 0.25})
+    )
+    written = kb.export(tmp_path / "out")
+    assert {p.suffix for p in written.values()} == {".parquet"}
+    copy = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    assert copy.import_runs(written["runs"]).added == 300
+    assert copy.import_metafeatures(written["metafeatures"]).added == 14
+    key = ["dataset", "algorithm", "fold"]
+    pd.testing.assert_frame_equal(
+        copy.runs(aggregate=False).sort_values(key).reset_index(drop=True),
+        kb.runs(aggregate=False).sort_values(key).reset_index(drop=True),
+    )
+    pd.testing.assert_frame_equal(copy.runs(), kb.runs())
+    pd.testing.assert_frame_equal(copy.metafeatures(), kb.metafeatures())
+    assert kb.import_runs(written["runs"]).added == 0  # and back into the original: nothing
+
+
+def test_cli_export_then_import_parquet(tmp_path):
+    from click.testing import CliRunner
+
+    from metarec.cli import cli
+
+    source = KnowledgeBase(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    source.import_runs(_runs(120))
+    runner = CliRunner()
+    out = runner.invoke(
+        cli, ["--db", str(tmp_path / "a.sqlite"), "db", "export", str(tmp_path / "x")]
+    )
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "x" / "runs.parquet").is_file()
+    into = str(tmp_path / "b.sqlite")
+    done = runner.invoke(
+        cli, ["--db", into, "import", "runs", str(tmp_path / "x" / "runs.parquet")]
+    )
+    assert done.exit_code == 0, done.output
+    pd.testing.assert_frame_equal(KnowledgeBase(into).runs(), source.runs())
+
+
+def test_source_run_ids_finds_stored_named_runs(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d", "d"],
+            "algorithm": ["a", "b", "c"],
+            "accuracy": [0.5, 0.6, 0.7],
+            "time": [1.0, 1.0, 1.0],
+            "source": ["openml", "openml", "lab"],
+            "source_run_id": ["7", "8", "9"],
+        }
+    )
+    kb.import_runs(frame)
+    assert sorted(kb.source_run_ids("openml", ["7", "9", "10", "8"])) == ["7", "8"]
+    assert kb.source_run_ids("lab", ["9"]) == ["9"]
+    assert kb.source_run_ids("openml", []) == []
+
+
+# ------------------------------------------------------------------------- read-only opening
+
+
+def test_read_only_open_reads_and_refuses_writes(tmp_path, monkeypatch):
+    from metarec.exceptions import KnowledgeBaseError
+    from metarec.storage import _engine
+
+    path = tmp_path / "kb.sqlite"
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    kb.import_runs(_runs(50))
+    expected = kb.runs()
+    with kb.engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    kb.close()
+    for extra in ("-wal", "-shm"):
+        (tmp_path / f"kb.sqlite{extra}").unlink(missing_ok=True)
+    reader = KnowledgeBase(f"sqlite:///{path}", read_only=True)
+    assert reader.read_only
+    _same(reader.runs(), expected)
+    with pytest.raises(KnowledgeBaseError, match="readonly"):
+        reader.import_runs(_runs(5, 7))
+    reader.close()
+    for extra in ("-wal", "-shm"):  # mode=ro may make them where the folder allows it
+        (tmp_path / f"kb.sqlite{extra}").unlink(missing_ok=True)
+    # a folder this process cannot write: opened immutable, no -wal / -shm made there
+    monkeypatch.setattr(_engine, "_writable", lambda p: p != tmp_path)
+    assert _engine.sqlite_read_only_mode(path) == "immutable"
+    auto = KnowledgeBase(f"sqlite:///{path}", create=False, read_only=None)
+    assert auto.read_only and auto.count("runs") == 50
+    auto.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite"]
+
+
+# ------------------------------------------------------------------------------ conflicts
+
+
+def test_conflicts_error_keep_replace_on_every_backend(kb):
+    from metarec.exceptions import ImportRejectedError
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["a", "b"],
+            "accuracy": [0.5, 0.6],
+            "time": [1.0, 2.0],
+            "roc_auc": [0.7, 0.8],
+            "source": ["openml", "openml"],
+            "source_run_id": ["7", "8"],
+        }
+    )
+    kb.import_runs(frame)
+    version = kb.data_version()
+    changed = frame.assign(accuracy=[0.5, 0.9], roc_auc=[0.7, 0.1])
+    with pytest.raises(ImportRejectedError, match="'openml:8' is already stored from source"):
+        kb.import_runs(changed)
+    assert kb.data_version() == version
+    kept = kb.import_runs(changed, on_conflict="keep")
+    assert (kept.added, kept.present, kept.replaced) == (0, 2, 0)
+    assert kb.data_version() == version
+    replaced = kb.import_runs(changed, on_conflict="replace")
+    assert (replaced.added, replaced.present, replaced.replaced) == (0, 1, 1)
+    assert any("accuracy 0.6 -> 0.9" in n and "roc_auc 0.8 -> 0.1" in n for n in replaced.notes)
+    runs = kb.runs().set_index("algorithm")
+    assert runs.loc["b", "accuracy"] == pytest.approx(0.9)
+    assert runs.loc["b", "roc_auc"] == pytest.approx(0.1)
+    assert kb.count("runs") == 2 and kb.data_version() != version
+    again = kb.import_runs(changed)  # now identical: no conflict, nothing added
+    assert (again.added, again.present) == (0, 2)
+
+
+def test_conflict_inside_one_file_keep_takes_the_first_replace_the_last(kb):
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d", "d", "d"],
+            "algorithm": ["a", "a", "a"],
+            "accuracy": [0.1, 0.2, 0.3],
+            "time": [1.0, 1.0, 1.0],
+            "source": ["lab"] * 3,
+            "source_run_id": ["1"] * 3,
+        }
+    )
+    kb.import_runs(frame, on_conflict="keep", chunksize=2)
+    assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.1]
+    kb.import_runs(frame, on_conflict="replace", chunksize=2)
+    assert kb.runs(aggregate=False)["accuracy"].tolist() == [0.3]
+    assert kb.runs()["accuracy"].tolist() == [0.3]
+
+
+def test_matrix_rebuilt_whole_when_an_import_touches_many_pairs(kb, monkeypatch):
+    from metarec.storage import _importers, _performance
+
+    kb.import_runs(_runs(200, 0))  # pair by pair
+    monkeypatch.setattr(_importers, "REBUILD_THRESHOLD", 3)
+    monkeypatch.setattr(_performance, "REBUILD_THRESHOLD", 3)
+    kb.import_runs(_runs(300, 1).assign(fold=lambda f: f["fold"] + 1000), chunksize=50)
+    _same(kb.runs(), aggregate_runs(kb.runs(aggregate=False)))
