@@ -479,7 +479,7 @@ def _kb_with_runs(tmp_path):
     return path
 
 
-def _cli(*args, env=None):
+def _metarec(*args, env=None):
     import os
     import subprocess
     import sys
@@ -501,7 +501,7 @@ def _import_refused(tmp_path, kind: str, text: str, name: str = "bad.csv", *opti
         data.write_bytes(text)
     else:
         data.write_text(text)
-    result = _cli("--db", str(path), "import", kind, str(data), *options)
+    result = _metarec("--db", str(path), "import", kind, str(data), *options)
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
@@ -540,12 +540,12 @@ def test_kb_conflicts_keep_and_replace(tmp_path):
     data.write_text(
         "dataset,algorithm,accuracy,time,source,source_run_id\niris,knn,0.5,1.0,openml,1\n"
     )
-    kept = _cli("--db", str(path), "import", "runs", str(data), "--on-conflict", "keep")
+    kept = _metarec("--db", str(path), "import", "runs", str(data), "--on-conflict", "keep")
     assert kept.returncode == 0, kept.stderr
     kb = KnowledgeBase(f"sqlite:///{path}")
     assert kb.runs().set_index("algorithm").loc["knn", "accuracy"] == 0.9
     version = kb.data_version()
-    replaced = _cli(
+    replaced = _metarec(
         "--db", str(path), "import", "runs", str(data), "--on-conflict", "replace",
         "--format", "json",
     )  # fmt: skip
@@ -563,7 +563,7 @@ def test_kb_identical_reimport_adds_nothing_without_a_choice(tmp_path):
         "dataset,algorithm,accuracy,time,source,source_run_id\niris,knn,0.9,1.0,openml,1\n"
     )
     before = _kb_dump(path)
-    result = _cli("--db", str(path), "import", "runs", str(data), "--format", "csv")
+    result = _metarec("--db", str(path), "import", "runs", str(data), "--format", "csv")
     assert result.returncode == 0, result.stderr
     assert _kb_dump(path) == before
 
@@ -601,12 +601,12 @@ def test_kb_truncated_gzip_is_one_clear_line(tmp_path):
 def test_kb_mistyped_db_is_an_error_for_reading_commands(tmp_path):
     typo = tmp_path / "tpyo.sqlite"
     for args in (("rank", "--all"), ("db", "info")):
-        result = _cli("--db", str(typo), *args)
+        result = _metarec("--db", str(typo), *args)
         assert result.returncode != 0, result.stdout
         assert f"no knowledge base at {typo}" in result.stderr
         assert "db upgrade` creates one" in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
-    result = _cli("rank", "--all", env={"METAREC_DB": str(typo)})
+    result = _metarec("rank", "--all", env={"METAREC_DB": str(typo)})
     assert "no knowledge base at" in result.stderr
     assert not typo.exists()
 
@@ -615,7 +615,7 @@ def test_kb_writing_commands_still_create_the_kb(tmp_path):
     data = tmp_path / "runs.csv"
     data.write_text("dataset,algorithm,accuracy,time\niris,svc,0.5,1.0\n")
     db = tmp_path / "new" / "kb.sqlite"
-    result = _cli("--db", str(db), "import", "runs", str(data))
+    result = _metarec("--db", str(db), "import", "runs", str(data))
     assert result.returncode == 0, result.stderr
     assert db.exists()
 
