@@ -163,12 +163,15 @@ def main(argv=None) -> None:
         print(f"{name}: {len(tuning)} tuning datasets, {len(heldout)} held out")
     show("Baselines on the tuning halves", result.baselines.round(3))
     show("Best configurations on the tuning halves (wins of 18, criterion)", result.table.head(12))
-    floors = (
-        result.table.groupby("time_floor")[["wins", "criterion"]]
-        .agg({"wins": "max", "criterion": "min"})
-        .reset_index()
-    )
-    show("Time floor: best configuration per floor on the tuning halves", floors)
+    for param in ("time_floor", "prior_weight", "model_weight"):
+        if param not in result.table.columns:
+            continue
+        best = (
+            result.table.groupby(param)[["wins", "criterion"]]
+            .agg({"wins": "max", "criterion": "min"})
+            .reset_index()
+        )
+        show(f"{param}: best configuration per value on the tuning halves", best)
     print(f"\nchosen: {result.best_params}")
     lines.append(f"\nchosen: `{result.best_params}`\n")
     for name, res in result.heldout.items():

@@ -126,6 +126,13 @@ class Recommender(BaseEstimator):
     time_scaling : {None, "rows", "model"}, default=None
         How the planner scales neighbours' times to the new dataset: not at all, by the ratio
         of ``n_instances``, or to the model's predicted time level.
+    prior_weight : float, default=0.0
+        Shrinkage of the planner's evidence toward every dataset of the knowledge base: the
+        global evidence counts as this many nearest neighbours (each dataset weighs
+        ``prior_weight / N``; see :mod:`metarec.recommender._learned`).
+    model_weight : float, default=0.0
+        Weight of the performance model's predicted accuracy and time for the new dataset
+        as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
@@ -185,6 +192,8 @@ class Recommender(BaseEstimator):
         plan_rule: str = "ratio",
         order: str = "rank",
         time_scaling: str | None = None,
+        prior_weight: float = 0.0,
+        model_weight: float = 0.0,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,
@@ -206,6 +215,8 @@ class Recommender(BaseEstimator):
         self.plan_rule = plan_rule
         self.order = order
         self.time_scaling = time_scaling
+        self.prior_weight = prior_weight
+        self.model_weight = model_weight
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
@@ -236,6 +247,10 @@ class Recommender(BaseEstimator):
             raise InvalidInputError(
                 f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
             )
+        for name in ("prior_weight", "model_weight"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
+                raise InvalidInputError(f"{name} must be a non-negative number; got {value!r}")
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:
@@ -379,134 +394,27 @@ class Recommender(BaseEstimator):
         self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
         self.row_time_ = np.nansum(np.where(usable, tim, np.nan), axis=1)
         self.model_features_ = list(names)
+        self.model_X_ = raw_meta[names].to_numpy(float)
+        self.n_instances_ = (
+            raw_meta["n_instances"].to_numpy(float) if "n_instances" in raw_meta.columns else None
+        )
         self.predictions_ = {}
         if self._strategy() == "learned":
-            self.model_ = self._fit_model(np.ones(datasets.size, dtype=bool))
+            from metarec.recommender._learned import fit_model
+
+            self.model_ = fit_model(self, np.ones(datasets.size, dtype=bool))
         return self
-
-    def _fit_model(self, rows: np.ndarray):
-        """The performance model fitted on the datasets ``rows`` (bool mask)."""
-        from metarec.recommender._model import PerformanceModel
-
-        X = self.raw_metafeatures_[self.model_features_].to_numpy(float)[rows]
-        return PerformanceModel(
-            n=float(self.n),
-            n_estimators=self.n_estimators,
-            min_samples_leaf=self.min_samples_leaf,
-            random_state=self._seed(),
-        ).fit(
-            X,
-            self.accuracy_[rows],
-            np.where(self.present_[rows], self.log_time_[rows], np.nan),
-            self.present_[rows],
-        )
 
     def _seed(self):
         if isinstance(self.random_state, np.random.RandomState):
             return self.random_state.randint(2**31)
         return 0 if self.random_state is None else self.random_state
 
-    def _predict(self, query: Mapping[str, float], excluded: np.ndarray) -> dict:
-        """The model's predictions for a new dataset, from a model that never saw ``excluded``.
-
-        When datasets of the knowledge base are excluded (leave-one-dataset-out evaluation),
-        the model is refitted without them; the predictions are kept in ``predictions_``
-        (keyed by the excluded datasets and the query), so every strategy evaluated on the
-        same left-out dataset shares one fit.
-        """
-        x = np.full((1, len(self.model_features_)), np.nan)
-        for i, name in enumerate(self.model_features_):
-            try:
-                x[0, i] = float(query.get(name, np.nan))
-            except (TypeError, ValueError):
-                continue
-        if not excluded.any():
-            if not hasattr(self, "model_"):
-                self.model_ = self._fit_model(np.ones(self.datasets_.size, dtype=bool))
-            return self.model_.predict(x)
-        key = (
-            tuple(str(d) for d in self.datasets_[excluded]),
-            tuple(np.round(np.nan_to_num(x[0], nan=-1.2345e300), 12)),
-            self.n_estimators,
-            self.min_samples_leaf,
-            float(self.n),
-        )
-        if key not in self.predictions_:
-            self.predictions_[key] = self._fit_model(~excluded).predict(x)
-        return self.predictions_[key]
-
-    def _learned(self, query, idx, w, excluded, keep, tried):
-        """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
-        from metarec.recommender._planner import plan_first
-
-        pred = self._predict(query, excluded)
-        exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
-        log_time = pred["log_time"][0]
-        if self.order == "rank":
-            key = pred["rank"][0]
-        else:
-            key = -(
-                np.log(np.clip(exp_acc, SR_FLOOR, None))
-                - np.maximum(log_time, np.log(self.time_floor)) / float(self.n)
-            )
-        j = np.flatnonzero(keep)
-        model_order = j[np.lexsort((self._ties(j), key[j]))]
-        pres = self.present_[idx]
-        acc_nb = np.where(pres, self.accuracy_[idx], np.nan)
-        time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
-        if self.time_scaling == "rows":
-            time_nb = time_nb * self._row_ratio(query, idx)[:, None]
-        elif self.time_scaling == "model":
-            # each neighbour's times, moved to the level the model predicts for the new dataset
-            wm = np.where(pres, w[:, None], 0.0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                level = (wm * np.nan_to_num(np.log(time_nb))).sum(0) / wm.sum(0)
-            shift = np.where(np.isfinite(level), log_time - level, 0.0)
-            time_nb = time_nb * np.exp(shift)[None, :]
-        with np.errstate(all="ignore"):
-            best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
-        start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)
-        start = np.minimum(start, best_nb)
-        clock = np.zeros(idx.size)
-        for name in tried:
-            t = self.algorithm_index_.get(str(name))
-            if t is not None:
-                has = pres[:, t]
-                start = np.where(has, np.maximum(start, acc_nb[:, t]), start)
-                clock = clock + np.where(has, time_nb[:, t], 0.0)
-        horizon = float(np.max(self.row_time_[~excluded], initial=0.0))
-        horizon = max(horizon, 10.0 * float(self.time_floor))
-        picks, _ = plan_first(
-            acc_nb,
-            time_nb,
-            w,
-            best_nb,
-            start,
-            clock,
-            keep,
-            n_plan=int(self.n_plan),
-            floor=float(self.time_floor),
-            horizon=horizon,
-            rule=self.plan_rule,
-        )
-        picked = set(picks)
-        order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
-        basis = np.full(self.algorithms_.size, "model", dtype=object)
-        basis[picks] = "planner"
-        return order, key, exp_acc, np.exp(log_time), basis
-
     def _row_ratio(self, query, idx) -> np.ndarray:
-        """``n_instances`` of the new dataset over each neighbour's (1 where unknown)."""
-        try:
-            rows = float(query.get("n_instances", np.nan))
-        except (TypeError, ValueError):
-            rows = np.nan
-        if "n_instances" not in self.raw_metafeatures_.columns or not rows > 0:
-            return np.ones(idx.size)
-        theirs = self.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = rows / theirs
-        return np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+        """``n_instances`` of the new dataset over each dataset ``idx``'s (1 where unknown)."""
+        from metarec.recommender._learned import row_ratio
+
+        return row_ratio(self, query, idx)
 
     def _ties(self, j: np.ndarray) -> np.ndarray:
         if self.random_state is None:
@@ -593,8 +501,10 @@ class Recommender(BaseEstimator):
         strategy = self._strategy()
         basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
         if strategy == "learned":
-            order, scores, exp_acc, exp_time, basis = self._learned(
-                query, idx, w, excluded, keep, tried
+            from metarec.recommender._learned import learned_order
+
+            order, scores, exp_acc, exp_time, basis = learned_order(
+                self, query, idx, w, excluded, keep, tried
             )
         else:
             order = self._order(scores, exp_acc, keep)
