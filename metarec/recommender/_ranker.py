@@ -113,7 +113,7 @@ class Recommender(BaseEstimator):
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms
         (``inf``: no re-weighting; candidates are still ordered by expected gain).
-    n_plan : int, default=2
+    n_plan : int, default=4
         Algorithms chosen by the loss-time planner before the model's order (``"learned"``).
     time_floor : float, default=0.001
         Seconds below which a run costs the planner no log time ("time that matters").
@@ -126,11 +126,11 @@ class Recommender(BaseEstimator):
     time_scaling : {None, "rows", "model"}, default=None
         How the planner scales neighbours' times to the new dataset: not at all, by the ratio
         of ``n_instances``, or to the model's predicted time level.
-    prior_weight : float, default=0.0
+    prior_weight : float, default=4.0
         Shrinkage of the planner's evidence toward every dataset of the knowledge base: the
         global evidence counts as this many nearest neighbours (each dataset weighs
         ``prior_weight / N``; see :mod:`metarec.recommender._learned`).
-    model_weight : float, default=0.0
+    model_weight : float, default=1.0
         Weight of the performance model's predicted accuracy and time for the new dataset
         as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
     n_estimators, min_samples_leaf : int, default=100, 2
@@ -162,8 +162,8 @@ class Recommender(BaseEstimator):
 
     Notes
     -----
-    The learned strategy's defaults (``k=10, n_plan=2, time_floor=0.001, plan_rule="ratio",
-    order="rank", time_scaling=None``) were chosen by the held-out procedure of
+    The learned strategy's defaults (``k=10, n_plan=4, time_floor=0.001, plan_rule="ratio",
+    order="rank", time_scaling=None, prior_weight=4, model_weight=1``) were chosen by the held-out procedure of
     :func:`metarec.recommender._tune.tune_recommender` on the built-in knowledge base and the
     TabZilla run history together (``python benchmarks/tune_recommender.py``), not by hand on
     the evaluation set.  ``Recommender(strategy="a3r", k=5)`` is the former default ranking.
@@ -187,13 +187,13 @@ class Recommender(BaseEstimator):
         acc_d: float = 0.1,
         features=None,
         tried_scale: float = float("inf"),
-        n_plan: int = 2,
+        n_plan: int = 4,
         time_floor: float = 0.001,
         plan_rule: str = "ratio",
         order: str = "rank",
         time_scaling: str | None = None,
-        prior_weight: float = 0.0,
-        model_weight: float = 0.0,
+        prior_weight: float = 4.0,
+        model_weight: float = 1.0,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,

@@ -109,7 +109,7 @@ def test_learned_ranking_frame_and_basis():
     assert sorted(frame["algorithm"]) == sorted(rec.algorithms_)
     basis = list(frame["basis"])
     n_planned = basis.count("planner")
-    assert 1 <= n_planned <= 3 and basis[:n_planned] == ["planner"] * n_planned
+    assert 1 <= n_planned <= rec.n_plan and basis[:n_planned] == ["planner"] * n_planned
     assert set(basis[n_planned:]) == {"model"}
     ok = frame["n_datasets"] > 0
     assert (frame.loc[ok, "expected_accuracy_low"] <= frame.loc[ok, "expected_accuracy_high"]).all()
@@ -142,7 +142,10 @@ def test_fitted_learned_recommender_pickles_and_predicts_the_same():
 
 
 def test_tried_on_the_learned_strategy():
-    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(random_kb(seed=7))
+    # planner evidence: the neighbours only (no prior, no model pseudo-neighbour)
+    rec = Recommender(n_estimators=10, k=5, random_state=0, prior_weight=0, model_weight=0).fit(
+        random_kb(seed=7)
+    )
     q = {"f1": 0.2, "f2": 0.4}
     first = rec.recommend(metafeatures=q)
     done = first.algorithms[0]
@@ -268,3 +271,78 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     again = pickle.loads(pickle.dumps(rec))
     q = {c: v for c, v in rec.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
     assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
+
+
+def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
+    import warnings
+
+    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=10))
+    d = rec.datasets_[0]
+    # a query with missing model metafeatures used to overflow in the cache key
+    q = {"f1": 0.25}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rec.recommend(metafeatures=q, exclude=[d])
+        rec.recommend(metafeatures={"f1": 0.25 + 1e-13}, exclude=[d])
+    # two queries that differ in the 13th decimal are two queries, not one cached answer
+    assert len(rec.predictions_) == 2
+    assert all(key[0] == (d,) for key in rec.predictions_)
+
+
+def test_recommend_never_fits_the_model_lazily():
+    from metarec.exceptions import NotFittedError
+
+    rec = Recommender(strategy="a3r", n_estimators=5).fit(random_kb(seed=11))
+    rec.set_params(strategy="learned")
+    with pytest.raises(NotFittedError, match="strategy='learned'"):
+        rec.recommend(metafeatures={"f1": 0.0})
+    assert not hasattr(rec, "model_")
+
+
+def test_compact_forest_predicts_as_the_forest():
+    from sklearn.ensemble import ExtraTreesRegressor
+
+    from metarec.recommender._model import CompactForest
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 4)), rng.normal(size=(200, 3))
+    forest = ExtraTreesRegressor(10, min_samples_leaf=2, random_state=0).fit(X, Y)
+    Xt = rng.normal(size=(30, 4))
+    np.testing.assert_allclose(CompactForest(forest).predict(Xt), forest.predict(Xt), atol=1e-6)
+    rec = Recommender(n_estimators=5, random_state=0).fit(random_kb(seed=12))
+    assert isinstance(rec.model_.trees_, CompactForest)
+    # only leaves are stored, as float32
+    assert all(t[-1].dtype == np.float32 for t in rec.model_.trees_.trees)
+
+
+def test_planner_evidence_prior_and_model_pseudo_neighbour():
+    from metarec.recommender._learned import evidence
+
+    rec = Recommender(n_estimators=5, k=3, random_state=0, prior_weight=0, model_weight=0)
+    rec.fit(random_kb(seed=13))
+    n_d, n_a = rec.accuracy_.shape
+    idx, w = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.25])
+    excluded = np.zeros(n_d, dtype=bool)
+    excluded[4] = True
+    exp_acc, log_time = np.full(n_a, 0.7), np.zeros(n_a)
+    acc, time, weights, best, start = evidence(rec, {}, idx, w, excluded, exp_acc, log_time, 0.8)
+    assert acc.shape == (3, n_a)
+    np.testing.assert_array_equal(weights, w)
+    # the global evidence counts as 2 nearest neighbours, spread over the N - 1 kept datasets
+    rec.set_params(prior_weight=2.0, model_weight=0.5)
+    acc, time, weights, best, start = evidence(
+        rec, {"majority_class_pct": 40.0}, idx, w, excluded, exp_acc, log_time, 0.8
+    )
+    assert acc.shape == (3 + n_d - 1 + 1, n_a)
+    np.testing.assert_allclose(weights[3:-1], 2.0 / (n_d - 1))
+    assert weights[:3].tolist() == w.tolist() and weights[-1] == 0.5
+    kept = np.flatnonzero(~excluded)
+    np.testing.assert_array_equal(
+        np.isfinite(acc[3:-1]), rec.present_[kept] & np.isfinite(rec.accuracy_[kept])
+    )
+    # the pseudo-neighbour: predicted accuracy and time, predicted best, majority start
+    np.testing.assert_allclose(acc[-1], 0.7)
+    np.testing.assert_allclose(time[-1], 1.0)
+    assert best[-1] == pytest.approx(0.8) and start[-1] == pytest.approx(0.4)
+    with pytest.raises(InvalidInputError):
+        Recommender(prior_weight=-1).fit(random_kb(seed=13))
