@@ -214,11 +214,9 @@ def main(argv=None) -> None:
     for param in ("time_floor", "prior_weight", "model_weight"):
         if param not in result.table.columns:
             continue
-        best = (
-            result.table.groupby(param)[["wins", "criterion"]]
-            .agg({"wins": "max", "criterion": "min"})
-            .reset_index()
-        )
+        # the table is ordered best first (wins, then criterion): the first row per value
+        best = result.table.groupby(param, sort=True).head(1).sort_values(param)
+        best = best[[param, "wins", "criterion"]]
         show(f"{param}: best configuration per value on the tuning halves", best)
     print(f"\nchosen: {result.best_params}")
     lines.append(f"\nchosen: `{result.best_params}`\n")
