@@ -273,32 +273,6 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
 
 
-def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
-    import warnings
-
-    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=10))
-    d = rec.datasets_[0]
-    # a query with missing model metafeatures used to overflow in the cache key
-    q = {"f1": 0.25}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        rec.recommend(metafeatures=q, exclude=[d])
-        rec.recommend(metafeatures={"f1": 0.25 + 1e-13}, exclude=[d])
-    # two queries that differ in the 13th decimal are two queries, not one cached answer
-    assert len(rec.predictions_) == 2
-    assert all(key[0] == (d,) for key in rec.predictions_)
-
-
-def test_recommend_never_fits_the_model_lazily():
-    from metarec.exceptions import NotFittedError
-
-    rec = Recommender(strategy="a3r", n_estimators=5).fit(random_kb(seed=11))
-    rec.set_params(strategy="learned")
-    with pytest.raises(NotFittedError, match="strategy='learned'"):
-        rec.recommend(metafeatures={"f1": 0.0})
-    assert not hasattr(rec, "model_")
-
-
 def test_compact_forest_predicts_as_the_forest():
     from sklearn.ensemble import ExtraTreesRegressor
 
@@ -346,3 +320,36 @@ def test_planner_evidence_prior_and_model_pseudo_neighbour():
     assert best[-1] == pytest.approx(0.8) and start[-1] == pytest.approx(0.4)
     with pytest.raises(InvalidInputError):
         Recommender(prior_weight=-1).fit(random_kb(seed=13))
+
+
+def test_default_planner_plans_on_the_shrunk_evidence():
+    from metarec.recommender._learned import evidence, predict
+
+    rec = Recommender(n_estimators=10, k=4, random_state=0).fit(random_kb(seed=14))
+    assert rec.prior_weight > 0 and rec.model_weight > 0
+    q = {"f1": 0.1, "f2": -0.3, "majority_class_pct": 40.0}
+    ranking = rec.recommend(metafeatures=q)
+    idx = np.array([rec.dataset_index_[n.name] for n in ranking.neighbours])
+    w = np.array([n.weight for n in ranking.neighbours])
+    excluded = np.zeros(rec.datasets_.size, dtype=bool)
+    pred = predict(rec, q, excluded)
+    exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+    acc, time, weights, best, start = evidence(
+        rec, q, idx, w, excluded, exp_acc, pred["log_time"][0], pred["best"][0]
+    )
+    assert acc.shape[0] == idx.size + rec.datasets_.size + 1
+    picks, _ = plan_first(
+        acc,
+        time,
+        weights,
+        best,
+        start,
+        np.zeros(acc.shape[0]),
+        np.ones(rec.algorithms_.size, dtype=bool),
+        n_plan=rec.n_plan,
+        floor=rec.time_floor,
+        horizon=max(float(rec.row_time_.max()), 10 * rec.time_floor),
+        rule=rec.plan_rule,
+    )
+    planned = [e.algorithm for e in ranking if e.basis == "planner"]
+    assert planned == [rec.algorithms_[p] for p in picks] and len(planned) >= 1
