@@ -55,7 +55,7 @@ def fit_model(rec, rows: np.ndarray):
     ).fit(
         X,
         rec.accuracy_[rows],
-        np.where(rec.present_[rows], rec.log_time_[rows], np.nan),
+        np.where(rec.present_[rows], rec._log_time(rows), np.nan),
         rec.present_[rows],
     )
 

@@ -151,8 +151,9 @@ class Recommender(BaseEstimator):
         Whether a result exists.
     failed_ : ndarray of bool
         Whether every run of the cell failed.
-    log_sr_, log_time_ : ndarray
-        Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
+    log_sr_ : ndarray
+        Logarithm of the (normalized, floored) success rate, 0 where missing (the log time
+        is computed from ``time_`` when needed).
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
     model_ : PerformanceModel
@@ -373,9 +374,6 @@ class Recommender(BaseEstimator):
         if self.normalize:
             sr = _normalize(acc, raw_meta)
         log_sr = np.where(usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0)
-        log_t = np.where(
-            usable, np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)), 0.0
-        )
 
         scaler = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
         self.scaler_ = scaler
@@ -388,7 +386,6 @@ class Recommender(BaseEstimator):
         self.present_ = usable
         self.failed_ = all_failed & usable
         self.log_sr_ = log_sr
-        self.log_time_ = log_t
         self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
         self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
         self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
@@ -409,6 +406,20 @@ class Recommender(BaseEstimator):
         if isinstance(self.random_state, np.random.RandomState):
             return self.random_state.randint(2**31)
         return 0 if self.random_state is None else self.random_state
+
+    def _log_time(self, rows) -> np.ndarray:
+        """Logarithm of the (floored) time of the datasets ``rows``, 0 where missing.
+
+        Computed from ``time_`` when needed rather than kept: a fitted recommender holds
+        only what recommending needs.
+        """
+        tim = self.time_[rows]
+        with np.errstate(invalid="ignore"):
+            return np.where(
+                self.present_[rows],
+                np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)),
+                0.0,
+            )
 
     def _row_ratio(self, query, idx) -> np.ndarray:
         """``n_instances`` of the new dataset over each dataset ``idx``'s (1 where unknown)."""
@@ -630,7 +641,7 @@ class Recommender(BaseEstimator):
             )
             exp_time = np.where(
                 wsum > 0,
-                np.exp((wm * self.log_time_[idx]).sum(0) / np.where(wsum > 0, wsum, 1)),
+                np.exp((wm * self._log_time(idx)).sum(0) / np.where(wsum > 0, wsum, 1)),
                 np.nan,
             )
         n_sup = m.sum(axis=0).astype(int)
@@ -641,7 +652,7 @@ class Recommender(BaseEstimator):
             acc_high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
         method = self._strategy()
         if method in ("a3r", "learned"):
-            z = self.log_sr_[idx] - self.log_time_[idx] / float(self.n)
+            z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
             scores = pairwise_log_score(z, m, w)
         elif method == "arr":
             scores = self._arr_scores(idx, m, w)
@@ -650,7 +661,7 @@ class Recommender(BaseEstimator):
                 values = np.where(m > 0, self.log_sr_[idx], np.nan)
             else:
                 values = np.where(
-                    m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan
+                    m > 0, self.log_sr_[idx] - self._log_time(idx) / float(self.n), np.nan
                 )
             scores = average_rank(values, w)
         return scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high
@@ -658,7 +669,7 @@ class Recommender(BaseEstimator):
     def _arr_scores(self, idx, m, w):
         """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
         sr = np.exp(self.log_sr_[idx])
-        t = np.exp(self.log_time_[idx])
+        t = np.exp(self._log_time(idx))
         n_alg = sr.shape[1]
         chunk = max(1, _ARR_CHUNK // max(1, n_alg * n_alg))
         total = np.zeros((n_alg, n_alg))
