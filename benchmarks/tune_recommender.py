@@ -102,6 +102,54 @@ def verdict(summary: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
+README_METHODS = {
+    "metarec": "**metarec**",
+    "global AR*": "global AR*",
+    "kNN AR*": "kNN AR*",
+    "a3r": "a3r (former default)",
+    "AR": "AR",
+    "single best": "single best",
+    "random": "random",
+    "bound": "bound",
+}
+
+
+def readme_table(summaries: dict, methods=tuple(README_METHODS)) -> str:
+    """The README's table: one block of rows per history, metarec's wins over all three
+    baselines in bold."""
+    lines = [
+        "| history | method | Spearman | top-1 loss | top-3 loss | MIL | mil_norm |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, summary in summaries.items():
+        s = normalised(summary).set_index("method")
+        others = s.loc[[b for b in BASELINES if b in s.index]]
+        mine = s.loc["metarec"]
+        best = {
+            "spearman": mine.spearman > others.spearman.max(),
+            "top1_loss": mine.top1_loss < others.top1_loss.min(),
+            "top3_loss": mine.top3_loss < others.top3_loss.min(),
+            "mil": mine.mil < others.mil.min(),
+            "mil_norm": mine.mil_norm < others.mil_norm.min(),
+        }
+        for method in methods:
+            if method not in s.index:
+                continue
+            row = s.loc[method]
+            cells = []
+            for col in ("spearman", "top1_loss", "top3_loss", "mil", "mil_norm"):
+                v = row[col]
+                if method == "bound" and col == "mil_norm":
+                    cells.append("0")
+                    continue
+                text = "" if v != v else f"{v:.3f}"
+                if method == "metarec" and best[col] and text:
+                    text = f"**{text}**"
+                cells.append(text)
+            lines.append(f"| {name} | {README_METHODS[method]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def markdown(frame: pd.DataFrame) -> str:
     """A GitHub table of a frame (numbers to 3 decimals)."""
 
@@ -163,25 +211,46 @@ def main(argv=None) -> None:
         print(f"{name}: {len(tuning)} tuning datasets, {len(heldout)} held out")
     show("Baselines on the tuning halves", result.baselines.round(3))
     show("Best configurations on the tuning halves (wins of 18, criterion)", result.table.head(12))
-    floors = (
-        result.table.groupby("time_floor")[["wins", "criterion"]]
-        .agg({"wins": "max", "criterion": "min"})
-        .reset_index()
-    )
-    show("Time floor: best configuration per floor on the tuning halves", floors)
+    for param in ("time_floor", "prior_weight", "model_weight"):
+        if param not in result.table.columns:
+            continue
+        # the table is ordered best first (wins, then criterion): the first row per value
+        best = result.table.groupby(param, sort=True).head(1).sort_values(param)
+        best = best[[param, "wins", "criterion"]]
+        show(f"{param}: best configuration per value on the tuning halves", best)
     print(f"\nchosen: {result.best_params}")
     lines.append(f"\nchosen: `{result.best_params}`\n")
+    lines.append(
+        "\n### README: held-out halves\n\n"
+        + readme_table({n: r.summary for n, r in result.heldout.items()})
+        + "\n"
+    )
     for name, res in result.heldout.items():
         frame = normalised(res.summary)
         show(f"{name}: held-out half, leave-one-dataset-out", frame)
         print("beats:", verdict(res.summary))
         lines.append(f"\nbeats: {verdict(res.summary)}\n")
+    every = {}
     for name, kb in kbs.items():
         chosen = _refit_like(result.fitted[name], **result.best_params)
         full = evaluate_recommender(kb, chosen, fitted=True)
+        every[name] = full.summary
         show(f"{name}: every dataset, leave-one-dataset-out", normalised(full.summary))
         print("beats:", verdict(full.summary))
         lines.append(f"\nbeats: {verdict(full.summary)}\n")
+    lines.append(
+        "\n### README: every dataset\n\n"
+        + readme_table(every, ("metarec", "global AR*", "kNN AR*", "a3r", "random", "bound"))
+        + "\n"
+    )
+    for name, summary in every.items():
+        s = normalised(summary).set_index("method")
+        m = s.loc["metarec"]
+        lines.append(
+            f"\n{name} targets: mil_norm {m.mil_norm:.3f} (<= 0.05: "
+            f"{'met' if m.mil_norm <= 0.05 else 'NOT met'}), top-3 loss {m.top3_loss:.3f} "
+            f"(<= 1.5: {'met' if m.top3_loss <= 1.5 else 'NOT met'})\n"
+        )
     save_cache(args.cache, result.fitted, keys)
     if args.markdown is not None:
         args.markdown.write_text("".join(lines))

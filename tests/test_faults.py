@@ -712,3 +712,40 @@ def test_kb_db_in_missing_folder_under_a_read_only_folder(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot create the folder" in lines[0], result.stderr
     assert "unexpected" not in result.stderr
+
+
+# --- recommender ---
+
+
+def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
+    # the cache key of leave-out predictions rounded nan_to_num(x, -1.2345e300): overflow
+    # warnings on every query with a missing metafeature, and two queries equal to 12
+    # decimals shared one cached answer
+    import warnings
+
+    from metarec.recommender import Recommender
+    from tests.recommender._fakes import random_kb
+
+    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=10))
+    d = rec.datasets_[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rec.recommend(metafeatures={"f1": 0.25}, exclude=[d])
+        rec.recommend(metafeatures={"f1": 0.25 + 1e-13}, exclude=[d])
+    assert len(rec.predictions_) == 2
+    assert all(key[0] == (d,) for key in rec.predictions_)
+
+
+def test_recommend_never_fits_the_model_lazily():
+    # recommend used to fit the performance model on first use when fit had not
+    import pytest
+
+    from metarec.exceptions import NotFittedError
+    from metarec.recommender import Recommender
+    from tests.recommender._fakes import random_kb
+
+    rec = Recommender(strategy="a3r", n_estimators=5).fit(random_kb(seed=11))
+    rec.set_params(strategy="learned")
+    with pytest.raises(NotFittedError, match="strategy='learned'"):
+        rec.recommend(metafeatures={"f1": 0.0})
+    assert not hasattr(rec, "model_")

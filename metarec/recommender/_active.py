@@ -158,7 +158,7 @@ def incumbent_gain(recommender, idx, w, tried):
     m = recommender.present_[idx]
     both = m & m[:, [best_j]]
     if recommender._strategy() != "ar":
-        z = recommender.log_sr_[idx] - recommender.log_time_[idx] / float(recommender.n)
+        z = recommender.log_sr_[idx] - recommender._log_time(idx) / float(recommender.n)
         gain = np.maximum(z - z[:, [best_j]], 0.0)
     else:
         acc = np.nan_to_num(recommender.accuracy_[idx])

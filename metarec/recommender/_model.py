@@ -33,13 +33,65 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PerformanceModel"]
+__all__ = ["PerformanceModel", "CompactForest"]
 
 N_COMPONENTS = 32
 #: Each tree of a knowledge base with more datasets than this is grown on a bootstrap sample
 #: of this many datasets (keeps the fit on 10,000 datasets under 30 s; smaller knowledge
 #: bases use every dataset in every tree, as extremely randomised trees usually do).
 MAX_TREE_SAMPLES = 4000
+
+
+class CompactForest:
+    """What prediction needs of a fitted forest: the splits and float32 leaf values.
+
+    A scikit-learn tree stores the mean of every output at every node, internal ones
+    included, in float64; a fitted recommender keeps only the leaves' values in float32
+    (about a quarter of the size; predictions agree to float32 precision).  The prediction
+    walks all query rows down each tree at once, one node level per step.
+
+    Parameters
+    ----------
+    forest : fitted sklearn forest regressor
+    """
+
+    def __init__(self, forest) -> None:
+        self.trees = []
+        for estimator in forest.estimators_:
+            t = estimator.tree_
+            left = t.children_left.astype(np.int32)
+            is_leaf = left == -1
+            leaf_id = np.full(t.node_count, -1, dtype=np.int32)
+            leaf_id[is_leaf] = np.arange(int(is_leaf.sum()), dtype=np.int32)
+            values = t.value[is_leaf].reshape(int(is_leaf.sum()), -1).astype(np.float32)
+            self.trees.append(
+                (
+                    left,
+                    t.children_right.astype(np.int32),
+                    np.maximum(t.feature, 0).astype(np.int32),
+                    t.threshold.astype(np.float64),
+                    leaf_id,
+                    values,
+                )
+            )
+
+    def predict(self, X) -> np.ndarray:
+        """Mean leaf value over the trees, shape (rows, outputs)."""
+        # scikit-learn compares float32 features with float64 thresholds: do the same
+        X = np.asarray(X, dtype=np.float32).astype(np.float64)
+        rows = np.arange(X.shape[0])
+        total = None
+        for left, right, feature, threshold, leaf_id, values in self.trees:
+            node = np.zeros(X.shape[0], dtype=np.int32)
+            internal = left[node] != -1
+            while internal.any():
+                go_left = X[rows, feature[node]] <= threshold[node]
+                step = np.where(go_left, left[node], right[node])
+                node = np.where(internal, step, node)
+                internal = left[node] != -1
+            leaf = values[leaf_id[node]].astype(np.float64)
+            total = leaf if total is None else total + leaf
+        return total / len(self.trees)
 
 
 class PerformanceModel:
@@ -114,7 +166,7 @@ class PerformanceModel:
         self.median_ = np.where(np.isfinite(median), median, 0.0)
         Xf = np.where(np.isnan(X), self.median_, X)
         large = Xf.shape[0] > MAX_TREE_SAMPLES
-        self.trees_ = ExtraTreesRegressor(
+        forest = ExtraTreesRegressor(
             n_estimators=int(self.n_estimators),
             min_samples_leaf=int(self.min_samples_leaf),
             max_features=self.max_features,
@@ -123,6 +175,7 @@ class PerformanceModel:
             random_state=self.random_state,
             n_jobs=1,
         ).fit(Xf, comps if r > 1 else comps[:, 0])
+        self.trees_ = CompactForest(forest)
         self.basis_, self.centre_, self.scale_ = basis, centre, scale
         self.n_algorithms_ = n_alg
         return self

@@ -113,7 +113,7 @@ class Recommender(BaseEstimator):
         Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
         ``delta`` is the mean absolute accuracy difference on the tried algorithms
         (``inf``: no re-weighting; candidates are still ordered by expected gain).
-    n_plan : int, default=2
+    n_plan : int, default=4
         Algorithms chosen by the loss-time planner before the model's order (``"learned"``).
     time_floor : float, default=0.001
         Seconds below which a run costs the planner no log time ("time that matters").
@@ -126,6 +126,13 @@ class Recommender(BaseEstimator):
     time_scaling : {None, "rows", "model"}, default=None
         How the planner scales neighbours' times to the new dataset: not at all, by the ratio
         of ``n_instances``, or to the model's predicted time level.
+    prior_weight : float, default=4.0
+        Shrinkage of the planner's evidence toward every dataset of the knowledge base: the
+        global evidence counts as this many nearest neighbours (each dataset weighs
+        ``prior_weight / N``; see :mod:`metarec.recommender._learned`).
+    model_weight : float, default=1.0
+        Weight of the performance model's predicted accuracy and time for the new dataset
+        as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
@@ -144,8 +151,9 @@ class Recommender(BaseEstimator):
         Whether a result exists.
     failed_ : ndarray of bool
         Whether every run of the cell failed.
-    log_sr_, log_time_ : ndarray
-        Logarithm of the (normalized, floored) success rate and of the time, 0 where missing.
+    log_sr_ : ndarray
+        Logarithm of the (normalized, floored) success rate, 0 where missing (the log time
+        is computed from ``time_`` when needed).
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
     model_ : PerformanceModel
@@ -155,8 +163,8 @@ class Recommender(BaseEstimator):
 
     Notes
     -----
-    The learned strategy's defaults (``k=10, n_plan=2, time_floor=0.001, plan_rule="ratio",
-    order="rank", time_scaling=None``) were chosen by the held-out procedure of
+    The learned strategy's defaults (``k=10, n_plan=4, time_floor=0.001, plan_rule="ratio",
+    order="rank", time_scaling=None, prior_weight=4, model_weight=1``) were chosen by the held-out procedure of
     :func:`metarec.recommender._tune.tune_recommender` on the built-in knowledge base and the
     TabZilla run history together (``python benchmarks/tune_recommender.py``), not by hand on
     the evaluation set.  ``Recommender(strategy="a3r", k=5)`` is the former default ranking.
@@ -180,11 +188,13 @@ class Recommender(BaseEstimator):
         acc_d: float = 0.1,
         features=None,
         tried_scale: float = float("inf"),
-        n_plan: int = 2,
+        n_plan: int = 4,
         time_floor: float = 0.001,
         plan_rule: str = "ratio",
         order: str = "rank",
         time_scaling: str | None = None,
+        prior_weight: float = 4.0,
+        model_weight: float = 1.0,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,
@@ -206,6 +216,8 @@ class Recommender(BaseEstimator):
         self.plan_rule = plan_rule
         self.order = order
         self.time_scaling = time_scaling
+        self.prior_weight = prior_weight
+        self.model_weight = model_weight
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
@@ -236,6 +248,10 @@ class Recommender(BaseEstimator):
             raise InvalidInputError(
                 f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
             )
+        for name in ("prior_weight", "model_weight"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
+                raise InvalidInputError(f"{name} must be a non-negative number; got {value!r}")
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:
@@ -358,9 +374,6 @@ class Recommender(BaseEstimator):
         if self.normalize:
             sr = _normalize(acc, raw_meta)
         log_sr = np.where(usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0)
-        log_t = np.where(
-            usable, np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)), 0.0
-        )
 
         scaler = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
         self.scaler_ = scaler
@@ -373,140 +386,46 @@ class Recommender(BaseEstimator):
         self.present_ = usable
         self.failed_ = all_failed & usable
         self.log_sr_ = log_sr
-        self.log_time_ = log_t
         self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
         self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
         self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
         self.row_time_ = np.nansum(np.where(usable, tim, np.nan), axis=1)
         self.model_features_ = list(names)
+        self.model_X_ = raw_meta[names].to_numpy(float)
+        self.n_instances_ = (
+            raw_meta["n_instances"].to_numpy(float) if "n_instances" in raw_meta.columns else None
+        )
         self.predictions_ = {}
         if self._strategy() == "learned":
-            self.model_ = self._fit_model(np.ones(datasets.size, dtype=bool))
+            from metarec.recommender._learned import fit_model
+
+            self.model_ = fit_model(self, np.ones(datasets.size, dtype=bool))
         return self
-
-    def _fit_model(self, rows: np.ndarray):
-        """The performance model fitted on the datasets ``rows`` (bool mask)."""
-        from metarec.recommender._model import PerformanceModel
-
-        X = self.raw_metafeatures_[self.model_features_].to_numpy(float)[rows]
-        return PerformanceModel(
-            n=float(self.n),
-            n_estimators=self.n_estimators,
-            min_samples_leaf=self.min_samples_leaf,
-            random_state=self._seed(),
-        ).fit(
-            X,
-            self.accuracy_[rows],
-            np.where(self.present_[rows], self.log_time_[rows], np.nan),
-            self.present_[rows],
-        )
 
     def _seed(self):
         if isinstance(self.random_state, np.random.RandomState):
             return self.random_state.randint(2**31)
         return 0 if self.random_state is None else self.random_state
 
-    def _predict(self, query: Mapping[str, float], excluded: np.ndarray) -> dict:
-        """The model's predictions for a new dataset, from a model that never saw ``excluded``.
+    def _log_time(self, rows) -> np.ndarray:
+        """Logarithm of the (floored) time of the datasets ``rows``, 0 where missing.
 
-        When datasets of the knowledge base are excluded (leave-one-dataset-out evaluation),
-        the model is refitted without them; the predictions are kept in ``predictions_``
-        (keyed by the excluded datasets and the query), so every strategy evaluated on the
-        same left-out dataset shares one fit.
+        Computed from ``time_`` when needed rather than kept: a fitted recommender holds
+        only what recommending needs.
         """
-        x = np.full((1, len(self.model_features_)), np.nan)
-        for i, name in enumerate(self.model_features_):
-            try:
-                x[0, i] = float(query.get(name, np.nan))
-            except (TypeError, ValueError):
-                continue
-        if not excluded.any():
-            if not hasattr(self, "model_"):
-                self.model_ = self._fit_model(np.ones(self.datasets_.size, dtype=bool))
-            return self.model_.predict(x)
-        key = (
-            tuple(str(d) for d in self.datasets_[excluded]),
-            tuple(np.round(np.nan_to_num(x[0], nan=-1.2345e300), 12)),
-            self.n_estimators,
-            self.min_samples_leaf,
-            float(self.n),
-        )
-        if key not in self.predictions_:
-            self.predictions_[key] = self._fit_model(~excluded).predict(x)
-        return self.predictions_[key]
-
-    def _learned(self, query, idx, w, excluded, keep, tried):
-        """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
-        from metarec.recommender._planner import plan_first
-
-        pred = self._predict(query, excluded)
-        exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
-        log_time = pred["log_time"][0]
-        if self.order == "rank":
-            key = pred["rank"][0]
-        else:
-            key = -(
-                np.log(np.clip(exp_acc, SR_FLOOR, None))
-                - np.maximum(log_time, np.log(self.time_floor)) / float(self.n)
+        tim = self.time_[rows]
+        with np.errstate(invalid="ignore"):
+            return np.where(
+                self.present_[rows],
+                np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)),
+                0.0,
             )
-        j = np.flatnonzero(keep)
-        model_order = j[np.lexsort((self._ties(j), key[j]))]
-        pres = self.present_[idx]
-        acc_nb = np.where(pres, self.accuracy_[idx], np.nan)
-        time_nb = np.where(pres, np.clip(self.time_[idx], TIME_FLOOR, None), np.nan)
-        if self.time_scaling == "rows":
-            time_nb = time_nb * self._row_ratio(query, idx)[:, None]
-        elif self.time_scaling == "model":
-            # each neighbour's times, moved to the level the model predicts for the new dataset
-            wm = np.where(pres, w[:, None], 0.0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                level = (wm * np.nan_to_num(np.log(time_nb))).sum(0) / wm.sum(0)
-            shift = np.where(np.isfinite(level), log_time - level, 0.0)
-            time_nb = time_nb * np.exp(shift)[None, :]
-        with np.errstate(all="ignore"):
-            best_nb = np.nanmax(np.where(pres, acc_nb, -np.inf), axis=1)
-        start = np.where(np.isfinite(self.baseline_[idx]), self.baseline_[idx], 0.0)
-        start = np.minimum(start, best_nb)
-        clock = np.zeros(idx.size)
-        for name in tried:
-            t = self.algorithm_index_.get(str(name))
-            if t is not None:
-                has = pres[:, t]
-                start = np.where(has, np.maximum(start, acc_nb[:, t]), start)
-                clock = clock + np.where(has, time_nb[:, t], 0.0)
-        horizon = float(np.max(self.row_time_[~excluded], initial=0.0))
-        horizon = max(horizon, 10.0 * float(self.time_floor))
-        picks, _ = plan_first(
-            acc_nb,
-            time_nb,
-            w,
-            best_nb,
-            start,
-            clock,
-            keep,
-            n_plan=int(self.n_plan),
-            floor=float(self.time_floor),
-            horizon=horizon,
-            rule=self.plan_rule,
-        )
-        picked = set(picks)
-        order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
-        basis = np.full(self.algorithms_.size, "model", dtype=object)
-        basis[picks] = "planner"
-        return order, key, exp_acc, np.exp(log_time), basis
 
     def _row_ratio(self, query, idx) -> np.ndarray:
-        """``n_instances`` of the new dataset over each neighbour's (1 where unknown)."""
-        try:
-            rows = float(query.get("n_instances", np.nan))
-        except (TypeError, ValueError):
-            rows = np.nan
-        if "n_instances" not in self.raw_metafeatures_.columns or not rows > 0:
-            return np.ones(idx.size)
-        theirs = self.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = rows / theirs
-        return np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+        """``n_instances`` of the new dataset over each dataset ``idx``'s (1 where unknown)."""
+        from metarec.recommender._learned import row_ratio
+
+        return row_ratio(self, query, idx)
 
     def _ties(self, j: np.ndarray) -> np.ndarray:
         if self.random_state is None:
@@ -593,8 +512,10 @@ class Recommender(BaseEstimator):
         strategy = self._strategy()
         basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
         if strategy == "learned":
-            order, scores, exp_acc, exp_time, basis = self._learned(
-                query, idx, w, excluded, keep, tried
+            from metarec.recommender._learned import learned_order
+
+            order, scores, exp_acc, exp_time, basis = learned_order(
+                self, query, idx, w, excluded, keep, tried
             )
         else:
             order = self._order(scores, exp_acc, keep)
@@ -720,7 +641,7 @@ class Recommender(BaseEstimator):
             )
             exp_time = np.where(
                 wsum > 0,
-                np.exp((wm * self.log_time_[idx]).sum(0) / np.where(wsum > 0, wsum, 1)),
+                np.exp((wm * self._log_time(idx)).sum(0) / np.where(wsum > 0, wsum, 1)),
                 np.nan,
             )
         n_sup = m.sum(axis=0).astype(int)
@@ -731,7 +652,7 @@ class Recommender(BaseEstimator):
             acc_high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
         method = self._strategy()
         if method in ("a3r", "learned"):
-            z = self.log_sr_[idx] - self.log_time_[idx] / float(self.n)
+            z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
             scores = pairwise_log_score(z, m, w)
         elif method == "arr":
             scores = self._arr_scores(idx, m, w)
@@ -740,7 +661,7 @@ class Recommender(BaseEstimator):
                 values = np.where(m > 0, self.log_sr_[idx], np.nan)
             else:
                 values = np.where(
-                    m > 0, self.log_sr_[idx] - self.log_time_[idx] / float(self.n), np.nan
+                    m > 0, self.log_sr_[idx] - self._log_time(idx) / float(self.n), np.nan
                 )
             scores = average_rank(values, w)
         return scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high
@@ -748,7 +669,7 @@ class Recommender(BaseEstimator):
     def _arr_scores(self, idx, m, w):
         """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
         sr = np.exp(self.log_sr_[idx])
-        t = np.exp(self.log_time_[idx])
+        t = np.exp(self._log_time(idx))
         n_alg = sr.shape[1]
         chunk = max(1, _ARR_CHUNK // max(1, n_alg * n_alg))
         total = np.zeros((n_alg, n_alg))

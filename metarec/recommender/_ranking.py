@@ -42,7 +42,9 @@ class RankedAlgorithm:
         of the evidence, not a confidence interval (NaN without evidence).
     basis : str
         What the position rests on: ``"planner"`` (chosen by the loss-time planner from the
-        neighbours' accuracies and times), ``"model"`` (the learned performance model's
+        neighbours' accuracies and times, by default shrunk toward every dataset of the
+        knowledge base and the model's prediction: ``prior_weight``, ``model_weight``),
+        ``"model"`` (the learned performance model's
         predicted A3R order), ``"neighbours"`` (the classic strategies' aggregation over the
         neighbours), ``"budget plan"`` or ``"stored results"``.
     """

@@ -46,11 +46,13 @@ BASELINES = ("global AR*", "kNN AR*", "a3r")
 
 DEFAULT_GRID: Mapping[str, tuple] = {
     "k": (5, 10, 20, 40),
-    "n_plan": (0, 1, 2, 3, 4, 6),
+    "n_plan": (1, 2, 3, 4),
     "time_floor": (0.001, 0.1, 1.0),
-    "plan_rule": ("area", "ratio"),
-    "order": ("rank", "score"),
-    "time_scaling": (None, "rows", "model"),
+    "plan_rule": ("ratio",),
+    "order": ("rank",),
+    "time_scaling": (None, "model"),
+    "prior_weight": (0.0, 0.5, 1.0, 2.0, 4.0),
+    "model_weight": (0.0, 1.0),
 }
 
 

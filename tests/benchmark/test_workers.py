@@ -87,7 +87,7 @@ def test_memory_cap_is_an_error_of_the_fold_not_of_the_worker():
     )
     folds = _run(spec)
     assert all(f.status == "error" for f in folds)
-    assert all("memory cap of 1500" in f.error for f in folds)
+    assert all("memory cap of 1500" in f.error for f in folds), [f.error for f in folds]
 
 
 def test_closing_the_pool_kills_a_busy_worker():

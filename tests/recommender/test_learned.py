@@ -109,7 +109,7 @@ def test_learned_ranking_frame_and_basis():
     assert sorted(frame["algorithm"]) == sorted(rec.algorithms_)
     basis = list(frame["basis"])
     n_planned = basis.count("planner")
-    assert 1 <= n_planned <= 3 and basis[:n_planned] == ["planner"] * n_planned
+    assert 1 <= n_planned <= rec.n_plan and basis[:n_planned] == ["planner"] * n_planned
     assert set(basis[n_planned:]) == {"model"}
     ok = frame["n_datasets"] > 0
     assert (frame.loc[ok, "expected_accuracy_low"] <= frame.loc[ok, "expected_accuracy_high"]).all()
@@ -142,7 +142,10 @@ def test_fitted_learned_recommender_pickles_and_predicts_the_same():
 
 
 def test_tried_on_the_learned_strategy():
-    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(random_kb(seed=7))
+    # planner evidence: the neighbours only (no prior, no model pseudo-neighbour)
+    rec = Recommender(n_estimators=10, k=5, random_state=0, prior_weight=0, model_weight=0).fit(
+        random_kb(seed=7)
+    )
     q = {"f1": 0.2, "f2": 0.4}
     first = rec.recommend(metafeatures=q)
     done = first.algorithms[0]
@@ -268,3 +271,85 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     again = pickle.loads(pickle.dumps(rec))
     q = {c: v for c, v in rec.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
     assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
+
+
+def test_compact_forest_predicts_as_the_forest():
+    from sklearn.ensemble import ExtraTreesRegressor
+
+    from metarec.recommender._model import CompactForest
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 4)), rng.normal(size=(200, 3))
+    forest = ExtraTreesRegressor(10, min_samples_leaf=2, random_state=0).fit(X, Y)
+    Xt = rng.normal(size=(30, 4))
+    np.testing.assert_allclose(CompactForest(forest).predict(Xt), forest.predict(Xt), atol=1e-6)
+    rec = Recommender(n_estimators=5, random_state=0).fit(random_kb(seed=12))
+    assert isinstance(rec.model_.trees_, CompactForest)
+    # only leaves are stored, as float32
+    assert all(t[-1].dtype == np.float32 for t in rec.model_.trees_.trees)
+
+
+def test_planner_evidence_prior_and_model_pseudo_neighbour():
+    from metarec.recommender._learned import evidence
+
+    rec = Recommender(n_estimators=5, k=3, random_state=0, prior_weight=0, model_weight=0)
+    rec.fit(random_kb(seed=13))
+    n_d, n_a = rec.accuracy_.shape
+    idx, w = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.25])
+    excluded = np.zeros(n_d, dtype=bool)
+    excluded[4] = True
+    exp_acc, log_time = np.full(n_a, 0.7), np.zeros(n_a)
+    acc, time, weights, best, start = evidence(rec, {}, idx, w, excluded, exp_acc, log_time, 0.8)
+    assert acc.shape == (3, n_a)
+    np.testing.assert_array_equal(weights, w)
+    # the global evidence counts as 2 nearest neighbours, spread over the N - 1 kept datasets
+    rec.set_params(prior_weight=2.0, model_weight=0.5)
+    acc, time, weights, best, start = evidence(
+        rec, {"majority_class_pct": 40.0}, idx, w, excluded, exp_acc, log_time, 0.8
+    )
+    assert acc.shape == (3 + n_d - 1 + 1, n_a)
+    np.testing.assert_allclose(weights[3:-1], 2.0 / (n_d - 1))
+    assert weights[:3].tolist() == w.tolist() and weights[-1] == 0.5
+    kept = np.flatnonzero(~excluded)
+    np.testing.assert_array_equal(
+        np.isfinite(acc[3:-1]), rec.present_[kept] & np.isfinite(rec.accuracy_[kept])
+    )
+    # the pseudo-neighbour: predicted accuracy and time, predicted best, majority start
+    np.testing.assert_allclose(acc[-1], 0.7)
+    np.testing.assert_allclose(time[-1], 1.0)
+    assert best[-1] == pytest.approx(0.8) and start[-1] == pytest.approx(0.4)
+    with pytest.raises(InvalidInputError):
+        Recommender(prior_weight=-1).fit(random_kb(seed=13))
+
+
+def test_default_planner_plans_on_the_shrunk_evidence():
+    from metarec.recommender._learned import evidence, predict
+
+    rec = Recommender(n_estimators=10, k=4, random_state=0).fit(random_kb(seed=14))
+    assert rec.prior_weight > 0 and rec.model_weight > 0
+    q = {"f1": 0.1, "f2": -0.3, "majority_class_pct": 40.0}
+    ranking = rec.recommend(metafeatures=q)
+    idx = np.array([rec.dataset_index_[n.name] for n in ranking.neighbours])
+    w = np.array([n.weight for n in ranking.neighbours])
+    excluded = np.zeros(rec.datasets_.size, dtype=bool)
+    pred = predict(rec, q, excluded)
+    exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+    acc, time, weights, best, start = evidence(
+        rec, q, idx, w, excluded, exp_acc, pred["log_time"][0], pred["best"][0]
+    )
+    assert acc.shape[0] == idx.size + rec.datasets_.size + 1
+    picks, _ = plan_first(
+        acc,
+        time,
+        weights,
+        best,
+        start,
+        np.zeros(acc.shape[0]),
+        np.ones(rec.algorithms_.size, dtype=bool),
+        n_plan=rec.n_plan,
+        floor=rec.time_floor,
+        horizon=max(float(rec.row_time_.max()), 10 * rec.time_floor),
+        rule=rec.plan_rule,
+    )
+    planned = [e.algorithm for e in ranking if e.basis == "planner"]
+    assert planned == [rec.algorithms_[p] for p in picks] and len(planned) >= 1

@@ -108,7 +108,7 @@ def test_arr_matches_library_on_one_dataset():
 
 def _naive_scores(rec, idx, w, n):
     """Loops over pairs and datasets with the evaluation library's a3r."""
-    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec.log_time_[idx]), rec.present_[idx]
+    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec._log_time(idx)), rec.present_[idx]
     n_alg = sr.shape[1]
     scores = np.full(n_alg, np.nan)
     for p in range(n_alg):

@@ -1,0 +1,203 @@
+"""The learned strategy: performance model predictions, planner evidence and the final order.
+
+Functions of a fitted :class:`~metarec.recommender.Recommender` (``rec``), kept apart from
+the classic strategies of :mod:`metarec.recommender._ranker`.
+
+Planner evidence
+    The loss-time planner (:mod:`metarec.recommender._planner`) takes expectations over
+    *evidence rows*, each an (accuracy, time) row with a weight:
+
+    - the ``k`` nearest datasets, with their similarity weights (the nearest weighs 1);
+    - with ``prior_weight = λ > 0``, **every** dataset of the knowledge base (excluded ones
+      aside), each weighing ``λ / N``: the global evidence counts as ``λ`` nearest
+      neighbours.  This is a pseudo-count prior (as a Dirichlet prior of strength ``λ``):
+      an algorithm's expected loss reduction and log time are the neighbours' weighted
+      means shrunk toward the all-datasets means, the more so the fewer and the less
+      similar the neighbours that ran it (only rows where the algorithm has a result count
+      for it);
+    - with ``model_weight = μ > 0``, one *pseudo-neighbour*: the performance model's
+      predicted accuracy (predicted best minus predicted gap) and time for the new dataset,
+      weighing ``μ``, with the new dataset's majority-class accuracy (when its
+      metafeatures give it, else 0) as the start.
+
+Leave-one-dataset-out
+    ``recommend(..., exclude=[...])`` must not use a model that saw the excluded datasets:
+    :func:`predict` refits the model without them.  The predictions are kept in
+    ``rec.predictions_`` keyed by the excluded datasets' names, the exact bytes of the
+    query's metafeature vector and the model parameters, so every strategy evaluated on the
+    same left-out dataset shares one fit; the refitted models themselves are not kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from metarec.exceptions import NotFittedError
+
+__all__ = ["fit_model", "predict", "learned_order", "row_ratio", "query_vector"]
+
+SR_FLOOR = 1e-3
+TIME_FLOOR = 1e-4
+
+
+def fit_model(rec, rows: np.ndarray):
+    """The performance model of ``rec`` fitted on the datasets ``rows`` (bool mask)."""
+    from metarec.recommender._model import PerformanceModel
+
+    X = rec.model_X_[rows]
+    return PerformanceModel(
+        n=float(rec.n),
+        n_estimators=rec.n_estimators,
+        min_samples_leaf=rec.min_samples_leaf,
+        random_state=rec._seed(),
+    ).fit(
+        X,
+        rec.accuracy_[rows],
+        np.where(rec.present_[rows], rec._log_time(rows), np.nan),
+        rec.present_[rows],
+    )
+
+
+def query_vector(rec, query: Mapping[str, float]) -> np.ndarray:
+    """The new dataset's model metafeatures as a (1, n_features) row (NaN where missing)."""
+    x = np.full((1, len(rec.model_features_)), np.nan)
+    for i, name in enumerate(rec.model_features_):
+        try:
+            x[0, i] = float(query.get(name, np.nan))
+        except (TypeError, ValueError):
+            continue
+    return np.where(np.isfinite(x), x, np.nan)
+
+
+def prediction_key(rec, x: np.ndarray, excluded: np.ndarray) -> tuple:
+    """Cache key of a leave-out prediction: excluded names, query bytes, model parameters."""
+    return (
+        tuple(str(d) for d in rec.datasets_[excluded]),
+        np.ascontiguousarray(x, dtype=float).tobytes(),
+        int(rec.n_estimators),
+        int(rec.min_samples_leaf),
+        float(rec.n),
+    )
+
+
+def predict(rec, query: Mapping[str, float], excluded: np.ndarray) -> dict:
+    """The model's predictions for a new dataset, from a model that never saw ``excluded``."""
+    x = query_vector(rec, query)
+    if not excluded.any():
+        if getattr(rec, "model_", None) is None:
+            raise NotFittedError(
+                "this Recommender was fitted without the learned strategy's model; "
+                "fit it again with strategy='learned'"
+            )
+        return rec.model_.predict(x)
+    key = prediction_key(rec, x, excluded)
+    if key not in rec.predictions_:
+        rec.predictions_[key] = fit_model(rec, ~excluded).predict(x)
+    return rec.predictions_[key]
+
+
+def row_ratio(rec, query, idx) -> np.ndarray:
+    """``n_instances`` of the new dataset over each row ``idx``'s (1 where unknown)."""
+    try:
+        rows = float(query.get("n_instances", np.nan))
+    except (TypeError, ValueError):
+        rows = np.nan
+    if rec.n_instances_ is None or not rows > 0:
+        return np.ones(idx.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = rows / rec.n_instances_[idx]
+    return np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+
+
+def _query_majority(query) -> float:
+    try:
+        pct = float(query.get("majority_class_pct", np.nan))
+    except (TypeError, ValueError):
+        pct = np.nan
+    return pct / 100.0 if np.isfinite(pct) else 0.0
+
+
+def evidence(rec, query, idx, w, excluded, exp_acc, log_time, best_pred):
+    """Planner evidence rows: accuracy, time, weight, best and start (see module doc)."""
+    rows, weights = idx, np.asarray(w, dtype=float)
+    lam = float(rec.prior_weight)
+    if lam > 0:
+        every = np.flatnonzero(~excluded)
+        rows = np.concatenate([idx, every])
+        weights = np.concatenate([weights, np.full(every.size, lam / max(every.size, 1))])
+    pres = rec.present_[rows]
+    acc = np.where(pres, rec.accuracy_[rows], np.nan)
+    time = np.where(pres, np.clip(rec.time_[rows], TIME_FLOOR, None), np.nan)
+    if rec.time_scaling == "rows":
+        time = time * row_ratio(rec, query, rows)[:, None]
+    elif rec.time_scaling == "model":
+        # each row's times, moved to the level the model predicts for the new dataset
+        wm = np.where(pres, weights[:, None], 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            level = (wm * np.nan_to_num(np.log(time))).sum(0) / wm.sum(0)
+        shift = np.where(np.isfinite(level), log_time - level, 0.0)
+        time = time * np.exp(shift)[None, :]
+    with np.errstate(all="ignore"):
+        best = np.nanmax(np.where(pres, acc, -np.inf), axis=1)
+    start = np.where(np.isfinite(rec.baseline_[rows]), rec.baseline_[rows], 0.0)
+    start = np.minimum(start, best)
+    mu = float(rec.model_weight)
+    if mu > 0:
+        p_acc = np.where(np.isfinite(exp_acc), exp_acc, np.nan)
+        p_best = max(float(best_pred), float(np.nanmax(p_acc, initial=0.0)))
+        acc = np.vstack([acc, p_acc])
+        time = np.vstack([time, np.clip(np.exp(log_time), TIME_FLOOR, None)])
+        weights = np.append(weights, mu)
+        best = np.append(best, p_best)
+        start = np.append(start, min(_query_majority(query), p_best))
+    return acc, time, weights, best, start
+
+
+def learned_order(rec, query, idx, w, excluded, keep, tried):
+    """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
+    from metarec.recommender._planner import plan_first
+
+    pred = predict(rec, query, excluded)
+    exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+    log_time = pred["log_time"][0]
+    if rec.order == "rank":
+        key = pred["rank"][0]
+    else:
+        key = -(
+            np.log(np.clip(exp_acc, SR_FLOOR, None))
+            - np.maximum(log_time, np.log(rec.time_floor)) / float(rec.n)
+        )
+    j = np.flatnonzero(keep)
+    model_order = j[np.lexsort((rec._ties(j), key[j]))]
+    acc, time, weights, best, start = evidence(
+        rec, query, idx, w, excluded, exp_acc, log_time, pred["best"][0]
+    )
+    has = np.isfinite(acc) & np.isfinite(time)
+    clock = np.zeros(acc.shape[0])
+    for name in tried:
+        t = rec.algorithm_index_.get(str(name))
+        if t is not None:
+            start = np.where(has[:, t], np.maximum(start, acc[:, t]), start)
+            clock = clock + np.where(has[:, t], time[:, t], 0.0)
+    horizon = float(np.max(rec.row_time_[~excluded], initial=0.0))
+    horizon = max(horizon, 10.0 * float(rec.time_floor))
+    picks, _ = plan_first(
+        acc,
+        time,
+        weights,
+        best,
+        start,
+        clock,
+        keep,
+        n_plan=int(rec.n_plan),
+        floor=float(rec.time_floor),
+        horizon=horizon,
+        rule=rec.plan_rule,
+    )
+    picked = set(picks)
+    order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
+    basis = np.full(rec.algorithms_.size, "model", dtype=object)
+    basis[picks] = "planner"
+    return order, key, exp_acc, np.exp(log_time), basis
