@@ -275,6 +275,29 @@ def _ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldReco
     )
 
 
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is an allocation refused by the memory cap.
+
+    Under ``RLIMIT_AS`` a refused allocation is a :class:`MemoryError` in Python code, but a
+    native library may report it as ``OSError(ENOMEM)`` (a shared object that cannot be
+    mapped), a C++ ``std::bad_alloc`` or its own exception naming the failed allocation.
+    """
+    import errno
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, MemoryError):
+            return True
+        if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+            return True
+        text = str(exc).lower()
+        if "bad_alloc" in text or "cannot allocate memory" in text or "out of memory" in text:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray) -> FoldRecord:
     """Fit and score one fold in this process (a benchmark worker), under the memory cap.
 
@@ -297,11 +320,12 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
                 cap = min(cap, restore[1])
             resource.setrlimit(resource.RLIMIT_AS, (cap, restore[1]))
         out = _fit_predict(spec, train, test, bootstrap)
-    except MemoryError:
-        message = f"MemoryError: exceeded the memory cap of {limit} MB"
-        return failed_fold(index, "error", message, time.perf_counter() - start, test)
     except Exception as exc:  # the algorithm's own failure, recorded as data
-        return failed_fold(index, "error", _one_line_error(exc), time.perf_counter() - start, test)
+        if limit is not None and _out_of_memory(exc):
+            message = f"MemoryError: exceeded the memory cap of {limit} MB"
+        else:
+            message = _one_line_error(exc)
+        return failed_fold(index, "error", message, time.perf_counter() - start, test)
     finally:
         if restore is not None:
             import resource

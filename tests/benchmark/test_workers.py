@@ -133,3 +133,22 @@ def test_workers_die_with_a_parent_killed_by_sigkill():
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     _assert_gone(pids)
+
+
+def test_allocation_failures_of_native_libraries_count_as_the_memory_cap():
+    import errno
+
+    from metarec.benchmark._folds import _out_of_memory
+
+    assert _out_of_memory(MemoryError())
+    assert _out_of_memory(OSError(errno.ENOMEM, "failed to map segment from shared object"))
+    assert _out_of_memory(RuntimeError("std::bad_alloc"))
+    try:
+        try:
+            raise MemoryError
+        except MemoryError as inner:
+            raise ValueError("fit failed") from inner
+    except ValueError as outer:
+        assert _out_of_memory(outer)
+    assert not _out_of_memory(ValueError("Input contains NaN"))
+    assert not _out_of_memory(OSError(errno.ENOENT, "no such file"))
