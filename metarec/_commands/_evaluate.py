@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
-from metarec._commands._recommend import POSITIVE, check_figure_path, check_k
+from metarec._commands._recommend import POSITIVE, check_figure_path, k_option
 
 
 def _require_classification_runs(kb) -> None:
@@ -31,13 +31,7 @@ def _require_classification_runs(kb) -> None:
 
 
 @click.command()
-@click.option(
-    "--k",
-    "k",
-    metavar="K|all",
-    callback=check_k,
-    help="Number of neighbouring datasets [default: tuned].",
-)
+@k_option
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
 @click.option(
     "--strategy",

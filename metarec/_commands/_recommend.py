@@ -32,6 +32,16 @@ def check_k(ctx: click.Context, param: click.Parameter, value: str | None):
     return _parse_k(value)
 
 
+#: ``--k``, shared by ``recommend`` and ``evaluate``.
+k_option = click.option(
+    "--k",
+    "k",
+    metavar="K|all",
+    callback=check_k,
+    help="Number of neighbouring datasets [default: tuned].",
+)
+
+
 def check_figure_path(ctx: click.Context, param: click.Parameter, value: str | None):
     """Click callback of ``-o``: the figure's file must end in .png, .svg or .pdf."""
     if value is not None and not value.lower().endswith((".png", ".svg", ".pdf")):
@@ -122,13 +132,7 @@ def _not_installed(names) -> dict[str, str]:
     is_flag=True,
     help="Treat the target's values as class labels even if they look continuous.",
 )
-@click.option(
-    "--k",
-    "k",
-    metavar="K|all",
-    callback=check_k,
-    help="Number of neighbouring datasets [default: tuned].",
-)
+@k_option
 @click.option(
     "--n", "n", type=POSITIVE, help="Root of the time ratio in A3R (larger: time matters less)."
 )

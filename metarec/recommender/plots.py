@@ -16,6 +16,19 @@ _STYLES = {
 }
 
 
+def _figure(ax, path, *, figsize):
+    """``(figure, axes)``: a new figure (headless when it is only saved), or ``ax``'s own."""
+    if ax is not None:
+        return ax.figure, ax
+    import matplotlib
+
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=figsize)
+
+
 def plot_loss_time(result, *, path=None, ax=None, title=None):
     """Mean loss-time curves of every evaluated method, log time axis.
 
@@ -33,16 +46,7 @@ def plot_loss_time(result, *, path=None, ax=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    if ax is None and path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, path, figsize=(7, 4.5))
     mil = {}
     if result.summary is not None and len(result.summary):
         mil = dict(zip(result.summary["method"], result.summary["mil"], strict=True))
@@ -107,18 +111,12 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    if ax is None and path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(9.5, 5.5))
+    new = ax is None
+    fig, ax = _figure(ax, path, figsize=(9.5, 5.5))
+    if new:
         fig.subplots_adjust(left=0.08, right=0.74, top=0.9, bottom=0.11)
-    else:
-        fig = ax.figure
     frame = frame.sort_values("rank")
     accuracy = 100 * frame["expected_accuracy"].to_numpy(dtype=float)
     time = frame["expected_time"].to_numpy(dtype=float)
