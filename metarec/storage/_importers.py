@@ -72,6 +72,8 @@ from metarec.storage._validation import (
     _plain,
     _Problems,
     _text,
+    _text_series,
+    _text_values,
 )
 
 __all__ = [
@@ -277,12 +279,16 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     empty = pd.Series([None] * n, dtype=object)
     col = {c: (chunk[c] if c in chunk.columns else empty) for c in RUN_KNOWN_COLUMNS}
     out: dict[str, Any] = {}
+    texts = {}
     for name in RUN_STRING_COLUMNS:
-        out[name] = _text(col[name])
+        if name not in chunk.columns:  # an absent column: all missing, nothing to check
+            out[name] = np.full(n, None, dtype=object)
+            continue
+        texts[name] = _text_series(col[name])
+        out[name] = _text_values(texts[name])
     for name in ("dataset", "algorithm"):
         checks.fail(pd.isna(out[name]), name, lambda i, name=name: f"{name} is missing")
-    for name in RUN_STRING_COLUMNS:
-        text = pd.Series(out[name], dtype="string")
+    for name, text in texts.items():
         limit = TEXT_LIMITS.get(name)
         if limit is not None:
             checks.fail(
@@ -340,8 +346,12 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         ints[name] = values
 
     status = out["status"]
-    lowered = np.array([s.lower() if s is not None else None for s in status], dtype=object)
-    unknown = np.array([s is not None and s not in STATUSES for s in lowered], dtype=bool)
+    # lower-case the few distinct statuses, not every row
+    codes, distinct = pd.factorize(status)
+    distinct_lowered = np.array([s.lower() for s in distinct] + [None], dtype=object)
+    lowered = distinct_lowered[codes]  # code -1 (missing) takes the trailing None
+    distinct_unknown = np.array([s not in STATUSES for s in distinct_lowered[:-1]] + [False])
+    unknown = distinct_unknown[codes]
     checks.fail(
         unknown, "status", lambda i: f"status {status[i]!r} is not one of ok, timeout, error"
     )
@@ -468,8 +478,9 @@ def import_runs(
         replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
         valid_total += int(keep.sum())
         insert_mask = keep & (~drop | is_replacement)
-        frame = frame.loc[insert_mask].reset_index(drop=True)
-        is_replacement = is_replacement[insert_mask]
+        if not insert_mask.all():
+            frame = frame.loc[insert_mask].reset_index(drop=True)
+            is_replacement = is_replacement[insert_mask]
         if frame.empty:
             continue
         keys = run_keys(frame, metrics, counter)
@@ -493,7 +504,9 @@ def import_runs(
             frame["error"].tolist(),
         ]
         rows = list(zip(*columns, strict=True))
-        new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
+        new_rows = rows
+        if is_replacement.any():
+            new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
         chunk_added = 0
         if new_rows and conn.dialect.name == "sqlite":
             # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
