@@ -48,6 +48,7 @@ dataset and metafeature) as ``added`` (new), ``updated`` (stored with another va
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -119,12 +120,6 @@ RUN_COLUMNS = (
     "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
     "fit_time", "predict_time", "source", "source_run_id", "error",
 )  # fmt: skip
-
-
-_SQLITE_RUN_INSERT = (
-    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))}) "
-    "ON CONFLICT (run_key) DO NOTHING"
-)
 
 
 @dataclass(frozen=True)
@@ -488,36 +483,41 @@ def import_runs(
         algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
         dataset_ids = frame["dataset"].map(datasets.ids).to_numpy(dtype="int64")
         algorithm_ids = frame["algorithm"].map(algorithms.ids).to_numpy(dtype="int64")
-        columns = [
-            keys.tolist(),
-            dataset_ids.tolist(),
-            algorithm_ids.tolist(),
-            frame["protocol"].tolist(),
-            _objects(frame["seed"].to_numpy(), integer=True),
-            _objects(frame["fold"].to_numpy(), integer=True),
-            frame["status"].tolist(),
-            _objects(frame["accuracy"].to_numpy()),
-            _objects(frame["fit_time"].to_numpy()),
-            _objects(frame["predict_time"].to_numpy()),
-            frame["source"].tolist(),
-            frame["source_run_id"].tolist(),
-            frame["error"].tolist(),
-        ]
-        rows = list(zip(*columns, strict=True))
-        new_rows = rows
-        if is_replacement.any():
-            new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
+        values = _run_values(frame, keys, dataset_ids, algorithm_ids)
+        rows = None
+        if is_replacement.any():  # every column: the replaced runs are overwritten whole
+            rows = list(
+                zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+            )
+            keep_rows = (~is_replacement).tolist()
         chunk_added = 0
-        if new_rows and conn.dialect.name == "sqlite":
-            # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
-            # counts exactly the rows inserted (a conflict skips the row, adds nothing)
-            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, new_rows)
-            chunk_added = max(cursor.rowcount, 0)
-        elif new_rows:
+        if conn.dialect.name == "sqlite":
+            # the driver's executemany of plain tuples, binding only the columns that hold a
+            # value in this chunk (the others are NULL either way; each bound NULL costs
+            # SQLite time): its rowcount counts exactly the rows inserted (a conflict skips
+            # the row, adds nothing)
+            names = tuple(c for c in RUN_COLUMNS if values[c] is not None)
+            new_rows = list(zip(*(values[c] for c in names), strict=True))
+            if rows is not None:
+                new_rows = [row for row, k in zip(new_rows, keep_rows, strict=True) if k]
+            if new_rows:
+                cursor = conn.exec_driver_sql(_sqlite_run_insert(names), new_rows)
+                chunk_added = max(cursor.rowcount, 0)
+        else:
             # elsewhere RETURNING counts what was really inserted (the rowcount of an
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
-            dicts = [dict(zip(RUN_COLUMNS, values, strict=True)) for values in new_rows]
-            chunk_added = len(conn.execute(run_insert, dicts).all())
+            if rows is None:
+                rows = list(
+                    zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+                )
+                keep_rows = [True] * len(rows)
+            dicts = [
+                dict(zip(RUN_COLUMNS, row, strict=True))
+                for row, k in zip(rows, keep_rows, strict=True)
+                if k
+            ]
+            if dicts:
+                chunk_added = len(conn.execute(run_insert, dicts).all())
         added += chunk_added
         if is_replacement.any():
             _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
@@ -562,6 +562,42 @@ def import_runs(
         source=reader.label,
         notes=tuple(notes),
         replaced=replaced,
+    )
+
+
+def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | None]:
+    """The driver's values of every column of :data:`RUN_COLUMNS` (``None``: all missing)."""
+    import pandas as pd
+
+    out: dict[str, list | None] = {
+        "run_key": keys.tolist(),
+        "dataset_id": dataset_ids.tolist(),
+        "algorithm_id": algorithm_ids.tolist(),
+        "status": frame["status"].tolist(),
+    }
+    for name in ("protocol", "source", "source_run_id", "error"):
+        column = frame[name]
+        # missing -> None (pandas may hold it as NaN, which PostgreSQL would store as 'NaN')
+        out[name] = (
+            None if pd.isna(column).all() else column.to_numpy(object, na_value=None).tolist()
+        )
+    for name in ("seed", "fold", "accuracy", "fit_time", "predict_time"):
+        numbers = frame[name].to_numpy(dtype="float64")
+        integer = name in ("seed", "fold")
+        out[name] = None if np.isnan(numbers).all() else _objects(numbers, integer=integer)
+    return out
+
+
+def _or_missing(values: list | None, n: int) -> list:
+    return [None] * n if values is None else values
+
+
+@functools.lru_cache(maxsize=256)
+def _sqlite_run_insert(names: tuple[str, ...]) -> str:
+    """``INSERT INTO runs (names) ... ON CONFLICT (run_key) DO NOTHING`` for SQLite."""
+    return (
+        f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+        "ON CONFLICT (run_key) DO NOTHING"
     )
 
 
