@@ -212,6 +212,21 @@ class _NameIds:
         self.conn.execute(insert(self.table).on_conflict_do_nothing(index_elements=["name"]), rows)
         self.lookup(list(missing))
 
+    def ids_of(self, names, sources=None) -> np.ndarray:
+        """int64 ids of a column of names (created if missing, with the source of the name's
+        first row), looked up once per distinct name."""
+        import pandas as pd
+
+        codes, uniques = pd.factorize(names)
+        distinct = [str(n) for n in uniques]
+        first = np.unique(codes, return_index=True)[1]
+        if sources is None:
+            first_sources = [None] * len(distinct)
+        else:
+            first_sources = sources.to_numpy(dtype=object, na_value=None)[first].tolist()
+        self.ensure(distinct, first_sources)
+        return np.array([self.ids[n] for n in distinct], dtype=np.int64)[codes]
+
 
 # --------------------------------------------------------------------------------- runs
 
@@ -479,10 +494,8 @@ def import_runs(
         if frame.empty:
             continue
         keys = run_keys(frame, metrics, counter)
-        datasets.ensure(frame["dataset"].tolist(), frame["source"].tolist())
-        algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
-        dataset_ids = frame["dataset"].map(datasets.ids).to_numpy(dtype="int64")
-        algorithm_ids = frame["algorithm"].map(algorithms.ids).to_numpy(dtype="int64")
+        dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
+        algorithm_ids = algorithms.ids_of(frame["algorithm"])
         values = _run_values(frame, keys, dataset_ids, algorithm_ids)
         rows = None
         if is_replacement.any():  # every column: the replaced runs are overwritten whole
