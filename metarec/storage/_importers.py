@@ -537,7 +537,7 @@ def import_runs(
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
             touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
-        if chunk_added or is_replacement.any():
+        if not rebuild and (chunk_added or is_replacement.any()):
             touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
             n_touched += len(touched[-1])
             if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
