@@ -312,3 +312,31 @@ def test_chunks_with_different_empty_columns_store_every_value(kb):
     assert runs["status"].tolist() == ["ok", "ok", "error", "ok", "ok"]
     again = kb.import_runs(frame, chunksize=3)  # other chunk boundaries, the same keys
     assert (again.added, again.present) == (0, 5)
+
+
+def test_run_keys_are_those_of_earlier_versions(kb):
+    """Faster hashing must give the very keys stored by earlier versions (hashed per row,
+    each string on its own), or re-imports into an existing KB would add every run again.
+    The expected keys were computed by the per-row implementation."""
+    frame = pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "wine", "iris"],
+            "algorithm": ["knn", "knn", "tree", "knn"],
+            "accuracy": [0.9, 0.9, np.nan, 0.5],
+            "time": [1.0, 1.0, 2.0, 3.0],
+            "status": ["ok", "ok", "Error", "ok"],
+            "error": [None, None, "boom", None],
+            "seed": [1, 1, np.nan, 2],
+            "roc_auc": [0.5, 0.5, np.nan, np.nan],
+        }
+    )
+    kb.import_runs(frame, protocol="cv5")
+    with kb.engine.connect() as conn:
+        stored = {bytes(k).hex() for (k,) in conn.exec_driver_sql("SELECT run_key FROM runs")}
+    expected = {
+        "6474b52a84adad1d22037a4b3d539095",  # iris/knn, first of two identical rows
+        "6474b52a84adad1dc03af404bc9e0caa",  # the second: occurrence 1
+        "27049118d7b4f6a42dcbcf360db675b1",  # wine/tree, status 'Error' -> 'error'
+        "e9b264112973525107147f55d94a88f9",
+    }
+    assert stored == expected
