@@ -48,6 +48,7 @@ dataset and metafeature) as ``added`` (new), ``updated`` (stored with another va
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -72,6 +73,8 @@ from metarec.storage._validation import (
     _plain,
     _Problems,
     _text,
+    _text_series,
+    _text_values,
 )
 
 __all__ = [
@@ -117,12 +120,6 @@ RUN_COLUMNS = (
     "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
     "fit_time", "predict_time", "source", "source_run_id", "error",
 )  # fmt: skip
-
-
-_SQLITE_RUN_INSERT = (
-    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))}) "
-    "ON CONFLICT (run_key) DO NOTHING"
-)
 
 
 @dataclass(frozen=True)
@@ -215,6 +212,21 @@ class _NameIds:
         self.conn.execute(insert(self.table).on_conflict_do_nothing(index_elements=["name"]), rows)
         self.lookup(list(missing))
 
+    def ids_of(self, names, sources=None) -> np.ndarray:
+        """int64 ids of a column of names (created if missing, with the source of the name's
+        first row), looked up once per distinct name."""
+        import pandas as pd
+
+        codes, uniques = pd.factorize(names)
+        distinct = [str(n) for n in uniques]
+        first = np.unique(codes, return_index=True)[1]
+        if sources is None:
+            first_sources = [None] * len(distinct)
+        else:
+            first_sources = sources.to_numpy(dtype=object, na_value=None)[first].tolist()
+        self.ensure(distinct, first_sources)
+        return np.array([self.ids[n] for n in distinct], dtype=np.int64)[codes]
+
 
 # --------------------------------------------------------------------------------- runs
 
@@ -277,12 +289,16 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     empty = pd.Series([None] * n, dtype=object)
     col = {c: (chunk[c] if c in chunk.columns else empty) for c in RUN_KNOWN_COLUMNS}
     out: dict[str, Any] = {}
+    texts = {}
     for name in RUN_STRING_COLUMNS:
-        out[name] = _text(col[name])
+        if name not in chunk.columns:  # an absent column: all missing, nothing to check
+            out[name] = np.full(n, None, dtype=object)
+            continue
+        texts[name] = _text_series(col[name])
+        out[name] = _text_values(texts[name])
     for name in ("dataset", "algorithm"):
         checks.fail(pd.isna(out[name]), name, lambda i, name=name: f"{name} is missing")
-    for name in RUN_STRING_COLUMNS:
-        text = pd.Series(out[name], dtype="string")
+    for name, text in texts.items():
         limit = TEXT_LIMITS.get(name)
         if limit is not None:
             checks.fail(
@@ -340,8 +356,12 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         ints[name] = values
 
     status = out["status"]
-    lowered = np.array([s.lower() if s is not None else None for s in status], dtype=object)
-    unknown = np.array([s is not None and s not in STATUSES for s in lowered], dtype=bool)
+    # lower-case the few distinct statuses, not every row
+    codes, distinct = pd.factorize(status)
+    distinct_lowered = np.array([s.lower() for s in distinct] + [None], dtype=object)
+    lowered = distinct_lowered[codes]  # code -1 (missing) takes the trailing None
+    distinct_unknown = np.array([s not in STATUSES for s in distinct_lowered[:-1]] + [False])
+    unknown = distinct_unknown[codes]
     checks.fail(
         unknown, "status", lambda i: f"status {status[i]!r} is not one of ok, timeout, error"
     )
@@ -468,50 +488,56 @@ def import_runs(
         replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
         valid_total += int(keep.sum())
         insert_mask = keep & (~drop | is_replacement)
-        frame = frame.loc[insert_mask].reset_index(drop=True)
-        is_replacement = is_replacement[insert_mask]
+        if not insert_mask.all():
+            frame = frame.loc[insert_mask].reset_index(drop=True)
+            is_replacement = is_replacement[insert_mask]
         if frame.empty:
             continue
         keys = run_keys(frame, metrics, counter)
-        datasets.ensure(frame["dataset"].tolist(), frame["source"].tolist())
-        algorithms.ensure(frame["algorithm"].tolist(), [None] * len(frame))
-        dataset_ids = frame["dataset"].map(datasets.ids).to_numpy(dtype="int64")
-        algorithm_ids = frame["algorithm"].map(algorithms.ids).to_numpy(dtype="int64")
-        columns = [
-            keys.tolist(),
-            dataset_ids.tolist(),
-            algorithm_ids.tolist(),
-            frame["protocol"].tolist(),
-            _objects(frame["seed"].to_numpy(), integer=True),
-            _objects(frame["fold"].to_numpy(), integer=True),
-            frame["status"].tolist(),
-            _objects(frame["accuracy"].to_numpy()),
-            _objects(frame["fit_time"].to_numpy()),
-            _objects(frame["predict_time"].to_numpy()),
-            frame["source"].tolist(),
-            frame["source_run_id"].tolist(),
-            frame["error"].tolist(),
-        ]
-        rows = list(zip(*columns, strict=True))
-        new_rows = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if not r]
+        dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
+        algorithm_ids = algorithms.ids_of(frame["algorithm"])
+        values = _run_values(frame, keys, dataset_ids, algorithm_ids)
+        rows = None
+        if is_replacement.any():  # every column: the replaced runs are overwritten whole
+            rows = list(
+                zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+            )
+            keep_rows = (~is_replacement).tolist()
         chunk_added = 0
-        if new_rows and conn.dialect.name == "sqlite":
-            # the driver's executemany of plain tuples: SQLite's rowcount of an executemany
-            # counts exactly the rows inserted (a conflict skips the row, adds nothing)
-            cursor = conn.exec_driver_sql(_SQLITE_RUN_INSERT, new_rows)
-            chunk_added = max(cursor.rowcount, 0)
-        elif new_rows:
+        if conn.dialect.name == "sqlite":
+            # the driver's executemany of plain tuples, binding only the columns that hold a
+            # value in this chunk (the others are NULL either way; each bound NULL costs
+            # SQLite time): its rowcount counts exactly the rows inserted (a conflict skips
+            # the row, adds nothing)
+            names = tuple(c for c in RUN_COLUMNS if values[c] is not None)
+            new_rows = list(zip(*(values[c] for c in names), strict=True))
+            if rows is not None:
+                new_rows = [row for row, k in zip(new_rows, keep_rows, strict=True) if k]
+            if new_rows:
+                cursor = conn.exec_driver_sql(_sqlite_run_insert(names), new_rows)
+                chunk_added = max(cursor.rowcount, 0)
+        else:
             # elsewhere RETURNING counts what was really inserted (the rowcount of an
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
-            dicts = [dict(zip(RUN_COLUMNS, values, strict=True)) for values in new_rows]
-            chunk_added = len(conn.execute(run_insert, dicts).all())
+            if rows is None:
+                rows = list(
+                    zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+                )
+                keep_rows = [True] * len(rows)
+            dicts = [
+                dict(zip(RUN_COLUMNS, row, strict=True))
+                for row, k in zip(rows, keep_rows, strict=True)
+                if k
+            ]
+            if dicts:
+                chunk_added = len(conn.execute(run_insert, dicts).all())
         added += chunk_added
         if is_replacement.any():
             _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
             touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
-        if chunk_added or is_replacement.any():
+        if not rebuild and (chunk_added or is_replacement.any()):
             touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
             n_touched += len(touched[-1])
             if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
@@ -549,6 +575,42 @@ def import_runs(
         source=reader.label,
         notes=tuple(notes),
         replaced=replaced,
+    )
+
+
+def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | None]:
+    """The driver's values of every column of :data:`RUN_COLUMNS` (``None``: all missing)."""
+    import pandas as pd
+
+    out: dict[str, list | None] = {
+        "run_key": keys.tolist(),
+        "dataset_id": dataset_ids.tolist(),
+        "algorithm_id": algorithm_ids.tolist(),
+        "status": frame["status"].tolist(),
+    }
+    for name in ("protocol", "source", "source_run_id", "error"):
+        column = frame[name]
+        # missing -> None (pandas may hold it as NaN, which PostgreSQL would store as 'NaN')
+        out[name] = (
+            None if pd.isna(column).all() else column.to_numpy(object, na_value=None).tolist()
+        )
+    for name in ("seed", "fold", "accuracy", "fit_time", "predict_time"):
+        numbers = frame[name].to_numpy(dtype="float64")
+        integer = name in ("seed", "fold")
+        out[name] = None if np.isnan(numbers).all() else _objects(numbers, integer=integer)
+    return out
+
+
+def _or_missing(values: list | None, n: int) -> list:
+    return [None] * n if values is None else values
+
+
+@functools.lru_cache(maxsize=256)
+def _sqlite_run_insert(names: tuple[str, ...]) -> str:
+    """``INSERT INTO runs (names) ... ON CONFLICT (run_key) DO NOTHING`` for SQLite."""
+    return (
+        f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+        "ON CONFLICT (run_key) DO NOTHING"
     )
 
 

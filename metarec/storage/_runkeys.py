@@ -64,6 +64,20 @@ def _string_values(series) -> np.ndarray:
     return values.astype(str).astype(object)
 
 
+def _string_hashes(series, keys) -> list[np.ndarray]:
+    """``[_hash(_string_values(series), key) for key in keys]``, hashing each distinct
+    string once (the same values: ``hash_array`` hashes every string on its own)."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(
+        series.astype(object).to_numpy(dtype=object), use_na_sentinel=True
+    )
+    distinct = np.empty(len(uniques) + 1, dtype=object)
+    distinct[:-1] = np.asarray(uniques, dtype=object).astype(str)
+    distinct[-1] = ""  # a missing string hashes as the empty one (code -1 takes it)
+    return [_hash(distinct, key)[codes] for key in keys]
+
+
 def _float_values(series) -> np.ndarray:
     values = series.astype("float64").to_numpy(dtype="float64", na_value=np.nan)
     values = values + 0.0  # -0.0 -> 0.0
@@ -80,15 +94,16 @@ def _hash(values: np.ndarray, key: str) -> np.ndarray:
 def content_hashes(frame, metric_columns) -> tuple[np.ndarray, np.ndarray]:
     """Return two uint64 hashes per row of a normalised run frame."""
     n = len(frame)
-    strings = [_string_values(frame[field]) for field in STRING_FIELDS]
+    by_field = [_string_hashes(frame[f], (_KEY1, _KEY2)) for f in STRING_FIELDS]
+    strings = {_KEY1: [h[0] for h in by_field], _KEY2: [h[1] for h in by_field]}
     numbers = [_float_values(frame[field]) for field in NUMBER_FIELDS]
     metrics = [(m, _float_values(frame[m])) for m in sorted(metric_columns)]
     out = []
     for key in (_KEY1, _KEY2):
         h = np.zeros(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for values in strings:
-                h = h * _PRIME + _hash(values, key)
+            for hashed in strings[key]:
+                h = h * _PRIME + hashed
             for values in numbers:
                 h = h * _PRIME + _hash(values, key)
             for metric, values in metrics:
@@ -163,16 +178,22 @@ def run_keys(frame, metric_columns, counter: OccurrenceCounter) -> np.ndarray:
     """Return the 16-byte ``run_key`` of every row of a normalised run frame (object array)."""
     n = len(frame)
     keys = np.empty(n, dtype=object)
-    source = frame["source"].astype(object).to_numpy(dtype=object, na_value="").astype(str)
-    run_id = frame["source_run_id"].astype(object).to_numpy(dtype=object, na_value="").astype(str)
-    named = (np.char.str_len(source) > 0) & (np.char.str_len(run_id) > 0)
+    import pandas as pd
+
+    source = frame["source"].astype(object).to_numpy(dtype=object)
+    run_id = frame["source_run_id"].astype(object).to_numpy(dtype=object)
+    named = ~pd.isna(source) & ~pd.isna(run_id)
+    if named.any():  # a run named by its origin: both texts non-empty
+        source = np.where(named, source, "").astype(str)
+        run_id = np.where(named, run_id, "").astype(str)
+        named = (np.char.str_len(source) > 0) & (np.char.str_len(run_id) > 0)
     if named.any():
         keys[named] = [
             named_key(f"{s}:{r}") for s, r in zip(source[named], run_id[named], strict=True)
         ]
     hashed = ~named
     if hashed.any():
-        sub = frame.loc[hashed]
+        sub = frame if hashed.all() else frame.loc[hashed]
         h1, h2 = content_hashes(sub, metric_columns)
         occurrence = counter.assign(h1)
         keys[hashed] = _hashed_keys(h1, h2, occurrence)

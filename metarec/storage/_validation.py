@@ -69,20 +69,31 @@ class _Checks:
             self.found.append((int(position), column, describe(int(position))))
 
 
-def _text(series):
-    """Strings with surrounding blanks removed; missing or empty -> None (object array)."""
+def _text_series(series):
+    """``series`` as a pandas string column with surrounding blanks removed (missing: NA)."""
     import pandas as pd
 
+    if isinstance(series.dtype, pd.StringDtype):  # already text (pandas 3 reads str columns)
+        return series.str.strip()
     if pd.api.types.is_float_dtype(series.dtype):
         # integral floats (ids read with missing values) print without ".0"
         values = series.to_numpy(dtype="float64", na_value=np.nan)
         integral = np.isfinite(values) & (np.floor(values) == values)
         if integral.all() or not np.isfinite(values).any() or integral[np.isfinite(values)].all():
             series = series.astype("Int64")
-    text = series.astype("string").str.strip()
+    return series.astype("string").str.strip()
+
+
+def _text_values(text) -> np.ndarray:
+    """Object array of a :func:`_text_series` column: missing or empty -> None."""
     out = text.to_numpy(dtype=object, na_value=None)
     out[out == ""] = None
     return out
+
+
+def _text(series):
+    """Strings with surrounding blanks removed; missing or empty -> None (object array)."""
+    return _text_values(_text_series(series))
 
 
 def _numeric(series, checks: _Checks, column: str) -> np.ndarray:

@@ -280,3 +280,63 @@ def test_read_only_open_never_creates_a_database(tmp_path):
     with pytest.raises(NoKnowledgeBaseError, match="no knowledge base at .*db upgrade"):
         KnowledgeBase(f"sqlite:///{path}", create=False)
     assert not path.parent.exists()
+
+
+def test_chunks_with_different_empty_columns_store_every_value(kb):
+    """Each chunk binds only the columns holding a value: the others must still be NULL and
+    a chunk's values must never land in another chunk's rows; a missing text next to present
+    ones is NULL on every backend (PostgreSQL stored the text 'NaN')."""
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d1", "d1", "d2", "d2", "d3"],
+            "algorithm": ["a", "b", "a", "b", "a"],
+            "accuracy": [0.5, 0.6, np.nan, 0.8, 0.9],
+            "time": [1.0, 2.0, 3.0, 4.0, 5.0],
+            "seed": [np.nan, np.nan, 7, 8, np.nan],
+            "protocol": [None, None, "cv5", None, None],
+            "status": ["ok", "ok", "error", "ok", "ok"],
+            "error": [None, None, "boom", None, None],
+            "predict_time": [np.nan, np.nan, np.nan, np.nan, 0.25],
+        }
+    )
+    report = kb.import_runs(frame, chunksize=2)  # chunks: rows 0-1, 2-3, 4
+    assert (report.added, report.present) == (5, 0)
+    runs = kb.runs(aggregate=False).sort_values(["dataset", "algorithm"]).reset_index(drop=True)
+    assert runs["seed"].isna().tolist() == [True, True, False, False, True]
+    assert runs["seed"].dropna().tolist() == [7, 8]
+    assert runs["protocol"].isna().tolist() == [True, True, False, True, True]
+    assert runs.loc[2, "protocol"] == "cv5" and runs.loc[2, "error"] == "boom"
+    assert runs["error"].isna().sum() == 4
+    assert runs["predict_time"].isna().tolist() == [True, True, True, True, False]
+    assert runs.loc[4, "predict_time"] == 0.25
+    assert runs["status"].tolist() == ["ok", "ok", "error", "ok", "ok"]
+    again = kb.import_runs(frame, chunksize=3)  # other chunk boundaries, the same keys
+    assert (again.added, again.present) == (0, 5)
+
+
+def test_run_keys_are_those_of_earlier_versions(kb):
+    """Faster hashing must give the very keys stored by earlier versions (hashed per row,
+    each string on its own), or re-imports into an existing KB would add every run again.
+    The expected keys were computed by the per-row implementation."""
+    frame = pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "wine", "iris"],
+            "algorithm": ["knn", "knn", "tree", "knn"],
+            "accuracy": [0.9, 0.9, np.nan, 0.5],
+            "time": [1.0, 1.0, 2.0, 3.0],
+            "status": ["ok", "ok", "Error", "ok"],
+            "error": [None, None, "boom", None],
+            "seed": [1, 1, np.nan, 2],
+            "roc_auc": [0.5, 0.5, np.nan, np.nan],
+        }
+    )
+    kb.import_runs(frame, protocol="cv5")
+    with kb.engine.connect() as conn:
+        stored = {bytes(k).hex() for (k,) in conn.exec_driver_sql("SELECT run_key FROM runs")}
+    expected = {
+        "6474b52a84adad1d22037a4b3d539095",  # iris/knn, first of two identical rows
+        "6474b52a84adad1dc03af404bc9e0caa",  # the second: occurrence 1
+        "27049118d7b4f6a42dcbcf360db675b1",  # wine/tree, status 'Error' -> 'error'
+        "e9b264112973525107147f55d94a88f9",
+    }
+    assert stored == expected
