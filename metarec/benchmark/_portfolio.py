@@ -23,8 +23,10 @@ Every algorithm is wrapped in a pipeline that handles missing values and categor
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,6 +41,25 @@ __all__ = ["Algorithm", "Portfolio", "load_portfolio", "default_portfolio", "bui
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 _KEYS = {"name", "estimator", "params", "family", "scale", "extra", "description"}
+
+
+def _distributions_of(module: str) -> Iterator[str]:
+    """Distributions that install the top-level ``module``, looked up only when asked for.
+
+    Scanning every installed distribution's files takes a second or more, so it runs at most
+    once per process, and only for a library whose import name is not its distribution's.
+    """
+    yield from _packages_distributions().get(module, [])
+
+
+@functools.cache
+def _packages_distributions() -> dict[str, list[str]]:
+    from importlib import metadata
+
+    try:
+        return metadata.packages_distributions()
+    except Exception:  # pragma: no cover - broken metadata of some other package
+        return {}
 
 
 @dataclass(frozen=True)
@@ -107,17 +128,13 @@ class Algorithm:
         """
         from importlib import metadata
 
-        candidates = [{"sklearn": "scikit-learn"}.get(self.library, self.library)]
-        try:
-            candidates += metadata.packages_distributions().get(self.library, [])
-        except Exception:  # pragma: no cover - broken metadata of some other package
-            pass
-        for package in candidates:
+        name = {"sklearn": "scikit-learn"}.get(self.library, self.library)
+        for package in itertools.chain([name], _distributions_of(self.library)):
             try:
                 return f"{package}=={metadata.version(package)}"
             except metadata.PackageNotFoundError:
                 continue
-        return candidates[0]
+        return name
 
     def estimator_class(self) -> type:
         """Import and return the estimator class."""

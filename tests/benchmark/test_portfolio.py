@@ -368,3 +368,17 @@ def test_run_benchmark_leaves_out_what_cannot_run_and_stores_nothing_for_it(tmp_
     assert kb.algorithms()["name"].tolist() == ["majority"]  # no record of what did not run
     with pytest.raises(BenchmarkError, match=r'pip install "metarec\[boosting\]"'):
         run_benchmark([load_dataset(frame, name="toy")], kb, portfolio=two, algorithms=["lightgbm"])
+
+
+def test_library_version_scans_installed_distributions_only_when_the_name_differs(monkeypatch):
+    """Scanning every distribution's files took seconds per call: it must not run for a
+    library whose import name is its distribution's name."""
+    from metarec.benchmark import _portfolio
+
+    def scan():
+        raise AssertionError("scanned every installed distribution")
+
+    monkeypatch.setattr(_portfolio, "_packages_distributions", scan)
+    portfolio = load_portfolio()
+    assert portfolio["knn"].library_version().startswith("scikit-learn==")
+    assert portfolio["random_forest"].library_version().startswith("scikit-learn==")
