@@ -430,8 +430,8 @@ def _benchmark(
 
         # no more at first than there can be jobs; the pool adds the others when needed
         n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
-        start = max(1, n_sources) * (len(portfolio) + 1)
-        pool = WorkerPool(n_workers, _preload(portfolio), start=start)
+        first_workers = max(1, n_sources) * (len(portfolio) + 1)
+        pool = WorkerPool(n_workers, _preload(portfolio), start=first_workers)
     try:
         return _benchmark_with(
             pool,

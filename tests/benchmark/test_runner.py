@@ -29,9 +29,13 @@ def _frame(n=80, seed=0, name_shift=0.0):
 
 
 def test_runs_every_algorithm_on_every_fold_and_stores_metrics(kb, tmp_path):
+    import time
+
+    began = time.perf_counter()
     report = run_benchmark(
         ["sklearn:iris"], kb, algorithms=FAST, protocol="cv5", cache_dir=tmp_path / "cache"
     )
+    assert 0 < report.seconds <= time.perf_counter() - began  # the call's own wall time
     assert report.jobs_run == 4 and report.failures == ()
     runs = kb.runs(aggregate=False)
     assert len(runs) == 4 * 5
