@@ -80,9 +80,17 @@ def _store(path: Path, model) -> None:
     except Exception:
         Path(tmp).unlink(missing_ok=True)
         return
-    cached = sorted(path.parent.glob("recommender-*.pkl"), key=lambda p: p.stat().st_mtime)
+    cached = sorted(path.parent.glob("recommender-*.pkl"), key=_mtime)
     for old in cached[:-MAX_CACHED]:
         old.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    """Modification time, or 0 for a file another process removed meanwhile."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def fitted_recommender(kb, **params):
