@@ -76,7 +76,8 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     "--memory-limit",
     type=click.FloatRange(min=0, min_open=True),
     metavar="MB",
-    help="Memory cap per fit; a fit that exceeds it is recorded as 'error'.",
+    help="Memory a fit may use on top of its worker's own (address space, MB); a fit that "
+    "exceeds it is recorded as 'error'.",
 )
 @click.option(
     "--scheduler",

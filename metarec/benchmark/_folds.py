@@ -298,13 +298,26 @@ def _out_of_memory(exc: BaseException) -> bool:
     return False
 
 
+def _address_space() -> int:
+    """Bytes of address space this process maps now (``VmSize``; 0 where unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray) -> FoldRecord:
     """Fit and score one fold in this process (a benchmark worker), under the memory cap.
 
     The times are those of ``fit`` and ``predict`` themselves, measured around the calls in
     this process (CPU: ``time.process_time``; wall: ``time.perf_counter``).  An exception of
-    the algorithm becomes an ``error`` record; exceeding ``spec.memory_limit_mb`` (the
-    process's address-space limit, ``RLIMIT_AS``, lowered for the duration of the fold) too.
+    the algorithm becomes an ``error`` record; so does exceeding ``spec.memory_limit_mb``,
+    the memory the fit may add to the worker's own address space (``RLIMIT_AS`` lowered to the
+    worker's current size plus the limit for the duration of the fold).
     """
     start = time.perf_counter()
     bootstrap = spec.protocol == "bootstrap632"
@@ -315,7 +328,9 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
             import resource
 
             restore = resource.getrlimit(resource.RLIMIT_AS)
-            cap = int(limit * 1024 * 1024)
+            # the fit's allowance on top of what the warm worker already maps (its imported
+            # libraries and thread arenas take more than a gigabyte of address space)
+            cap = _address_space() + int(limit * 1024 * 1024)
             if restore[1] != resource.RLIM_INFINITY:
                 cap = min(cap, restore[1])
             resource.setrlimit(resource.RLIMIT_AS, (cap, restore[1]))

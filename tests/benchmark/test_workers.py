@@ -152,3 +152,11 @@ def test_allocation_failures_of_native_libraries_count_as_the_memory_cap():
         assert _out_of_memory(outer)
     assert not _out_of_memory(ValueError("Input contains NaN"))
     assert not _out_of_memory(OSError(errno.ENOENT, "no such file"))
+
+
+def test_a_fit_within_the_memory_cap_succeeds_though_the_worker_maps_more():
+    """The cap is what a fit may add: a warm worker alone maps more than a gigabyte of address
+    space, so an absolute cap of 300 MB failed every fold."""
+    spec = _spec("sklearn.tree:DecisionTreeClassifier", memory_limit_mb=300)
+    folds = _run(spec)
+    assert [f.status for f in folds] == ["ok"] * 5, [f.error for f in folds]
