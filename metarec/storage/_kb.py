@@ -640,8 +640,8 @@ class KnowledgeBase:
                 floats[k, at:stop] = np.array(columns[3 + k], dtype=np.float64)
             at = stop
         ints, floats = ints[:, :at], floats[:, :at]
-        d_pos = d_rank[ints[0] // _PAIR] if at else ints[0]
-        a_pos = a_rank[ints[0] % _PAIR] if at else ints[0]
+        d_pos = _positions(d_rank, ints[0] // _PAIR)
+        a_pos = _positions(a_rank, ints[0] % _PAIR)
         keep = (d_pos >= 0) & (a_pos >= 0)
         pick: slice | np.ndarray = slice(None)
         sorted_already = keep.all() and (
@@ -672,8 +672,8 @@ class KnowledgeBase:
                 mq = mq.where(pm.c.metric.in_(metric_names))
             long = self._read(mq, ("d", "a", "metric", "value"))
             if len(long):
-                dl = d_rank[long["d"].to_numpy(np.int64)]
-                al = a_rank[long["a"].to_numpy(np.int64)]
+                dl = _positions(d_rank, long["d"].to_numpy(np.int64))
+                al = _positions(a_rank, long["a"].to_numpy(np.int64))
                 width = max(len(a_names), 1)
                 position = pd.Series(np.arange(len(frame)), index=d_pos * width + a_pos)
                 long = long[(dl >= 0) & (al >= 0)]
@@ -789,3 +789,16 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
+
+
+def _positions(rank, ids):
+    """``rank[ids]``, with -1 (left out) for ids the name look-up did not know.
+
+    The names are read before the matrix, on another connection: a dataset or algorithm that
+    a concurrent import added in between is left out of this read, as its rows would be.
+    """
+    import numpy as np
+
+    ids = np.asarray(ids, dtype=np.int64)
+    known = (ids >= 0) & (ids < len(rank))
+    return np.where(known, rank[np.where(known, ids, 0)], -1)

@@ -413,3 +413,23 @@ def test_matrix_rebuilt_whole_when_an_import_touches_many_pairs(kb, monkeypatch)
     monkeypatch.setattr(_performance, "REBUILD_THRESHOLD", 3)
     kb.import_runs(_runs(300, 1).assign(fold=lambda f: f["fold"] + 1000), chunksize=50)
     _same(kb.runs(), aggregate_runs(kb.runs(aggregate=False)))
+
+
+def test_a_dataset_added_between_the_name_and_matrix_reads_is_left_out(tmp_path, monkeypatch):
+    """``runs()`` reads the names, then the matrix: a concurrent import in between used to
+    raise IndexError (an id beyond the names read)."""
+    import pandas as pd
+
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    reader = KnowledgeBase(url)
+    reader.import_runs(
+        pd.DataFrame({"dataset": ["d1"], "algorithm": ["a1"], "accuracy": [0.9], "time": [1.0]})
+    )
+    names = {table: reader._names(table) for table in ("datasets", "algorithms")}
+    KnowledgeBase(url).import_runs(
+        pd.DataFrame({"dataset": ["d2"], "algorithm": ["a2"], "accuracy": [0.8], "time": [2.0]})
+    )
+    monkeypatch.setattr(reader, "_names", lambda table: names[table])
+    runs = reader.runs()
+    assert runs[["dataset", "algorithm"]].values.tolist() == [["d1", "a1"]]
+    assert runs["accuracy"].tolist() == [0.9]
