@@ -48,7 +48,13 @@ import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-__all__ = ["OPENML_QUALITY_MAP", "TRANSFORMS", "translate_openml_qualities"]
+__all__ = [
+    "OPENML_QUALITY_MAP",
+    "TRANSFORMS",
+    "openml_named_columns",
+    "translate_openml_columns",
+    "translate_openml_qualities",
+]
 
 
 def _summary(openml_suffix: str, metarec_base: str) -> dict[str, str]:
@@ -246,3 +252,35 @@ def _derive(out: dict[str, float]) -> None:
     entropy = out.get("class_entropy")
     if entropy is not None and k is not None and k >= 2:
         out["normalized_class_entropy"] = entropy / math.log2(k)
+
+
+def openml_named_columns(columns) -> list[str]:
+    """The columns of a wide metafeature table named as OpenML names a quality."""
+    return [c for c in columns if c in OPENML_QUALITY_MAP and OPENML_QUALITY_MAP[c] != c]
+
+
+def translate_openml_columns(frame, openml_columns):
+    """Replace the OpenML-named columns of ``frame`` by metarec's names.
+
+    Each row (one dataset) goes through :func:`translate_openml_qualities`; where ``frame``
+    also has a metarec-named column, its own values win and the translation fills its gaps.
+    """
+    import pandas as pd
+
+    if not openml_columns:
+        return frame
+    qualities = frame[openml_columns].to_dict(orient="records")
+    translated = pd.DataFrame(
+        [
+            translate_openml_qualities({k: v for k, v in row.items() if not pd.isna(v)})
+            for row in qualities
+        ],
+        index=frame.index,
+    )
+    rest = frame.drop(columns=openml_columns)
+    extra = [c for c in translated.columns if c not in rest.columns]
+    merged = pd.concat([rest, translated[extra]], axis=1)
+    for column in translated.columns:
+        if column in rest.columns:
+            merged[column] = rest[column].where(rest[column].notna(), translated[column])
+    return merged

@@ -639,36 +639,6 @@ def _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows) 
 # -------------------------------------------------------------------------- metafeatures
 
 
-def _openml_translation(columns: list[str]):
-    """Return (OpenML-named columns, translate function) or ((), None) when none apply."""
-    try:
-        from metarec.metafeatures import OPENML_QUALITY_MAP, translate_openml_qualities
-    except ImportError:  # the metafeatures package does not publish the translation
-        return [], None
-    openml = [c for c in columns if c in OPENML_QUALITY_MAP and OPENML_QUALITY_MAP[c] != c]
-    return openml, (translate_openml_qualities if openml else None)
-
-
-def _translate(frame, openml_columns, translate):
-    """Replace OpenML-named columns by metarec names (one translation per dataset row)."""
-    import pandas as pd
-
-    if not openml_columns:
-        return frame
-    qualities = frame[openml_columns].to_dict(orient="records")
-    translated = pd.DataFrame(
-        [translate({k: v for k, v in row.items() if not pd.isna(v)}) for row in qualities],
-        index=frame.index,
-    )
-    rest = frame.drop(columns=openml_columns)
-    extra = [c for c in translated.columns if c not in rest.columns]
-    merged = pd.concat([rest, translated[extra]], axis=1)
-    for column in translated.columns:
-        if column in rest.columns:  # an explicit metarec-named column wins, gaps filled
-            merged[column] = rest[column].where(rest[column].notna(), translated[column])
-    return merged
-
-
 def import_metafeatures(
     conn,
     tables,
@@ -702,7 +672,12 @@ def import_metafeatures(
             "metafeature name (reserved, or longer than 255 characters); rename it",
             [f"{reader.label}: column {c!r} cannot be a metafeature name" for c in reserved],
         )
-    openml_columns, translate = _openml_translation(reader.columns)
+    from metarec.metafeatures._openml_names import (
+        openml_named_columns,
+        translate_openml_columns,
+    )
+
+    openml_columns = openml_named_columns(reader.columns)
     problems = _Problems(reader)
     insert = _dialect_insert(conn)
     table = tables["metafeatures"]
@@ -757,7 +732,7 @@ def import_metafeatures(
             continue
         keep = ~checks.bad
         frame = pd.DataFrame(values).loc[keep]
-        frame = _translate(frame, openml_columns, translate)
+        frame = translate_openml_columns(frame, openml_columns)
         ids = pd.Series(names[keep]).map(datasets.ids).to_numpy(dtype="int64")
         frame.insert(0, "dataset_id", ids)
         long = frame.melt(id_vars="dataset_id", var_name="name", value_name="value")

@@ -33,7 +33,13 @@ from metarec.storage._importers import (
 from metarec.storage._migrate import HEAD, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
-from metarec.storage._performance import _strings, aggregate_runs, bump_version, read_version
+from metarec.storage._performance import (
+    _positions,
+    _strings,
+    aggregate_runs,
+    bump_version,
+    read_version,
+)
 
 __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
 
@@ -789,16 +795,3 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
-
-
-def _positions(rank, ids):
-    """``rank[ids]``, with -1 (left out) for ids the name look-up did not know.
-
-    The names are read before the matrix, on another connection: a dataset or algorithm that
-    a concurrent import added in between is left out of this read, as its rows would be.
-    """
-    import numpy as np
-
-    ids = np.asarray(ids, dtype=np.int64)
-    known = (ids >= 0) & (ids < len(rank))
-    return np.where(known, rank[np.where(known, ids, 0)], -1)

@@ -156,6 +156,19 @@ def _strings(names, positions):
     return names[positions]
 
 
+def _positions(rank, ids):
+    """``rank[ids]``, with -1 (left out) for ids the name look-up did not know.
+
+    The names are read before the matrix, on another connection: a dataset or algorithm that
+    a concurrent import added in between is left out of this read, as its rows would be.
+    """
+    import numpy as np
+
+    ids = np.asarray(ids, dtype=np.int64)
+    known = (ids >= 0) & (ids < len(rank))
+    return np.where(known, rank[np.where(known, ids, 0)], -1)
+
+
 def aggregate_runs(runs):
     """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
     import numpy as np
