@@ -51,8 +51,15 @@ FLOOR = (
 )
 
 
+#: GNU time measures a child's peak RSS from a small process: ``wait4`` here would count this
+#: script's own pages (Linux carries a vforking parent's high-water mark into the child).
+GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+
+
 def run(cmd: list[str], env: dict) -> tuple[float, float]:
     """Run ``cmd``; return (wall seconds, peak RSS in MiB) of that one process."""
+    if GNU_TIME:
+        cmd = [GNU_TIME, "-f", "maxrss-kib=%M", *cmd]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -61,6 +68,8 @@ def run(cmd: list[str], env: dict) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err[-2000:]}")
+    if GNU_TIME:
+        return wall, int(err.rsplit("maxrss-kib=", 1)[1].split()[0]) / 1024
     return wall, usage.ru_maxrss / 1024
 
 
@@ -138,12 +147,13 @@ def raw_executemany(csv_path: Path, db: Path) -> float:
 def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
     """SQLite's own work for metarec's schema, without metarec's Python around it.
 
-    The knowledge base is created by metarec (its migrations: the same tables, unique 16-byte
-    ``run_key``, ``(dataset_id, algorithm_id)`` index, foreign keys), then filled by the
+    The knowledge base is created by metarec (its migrations: the same tables, the unique
+    ``(dataset_id, algorithm_id, run_key)`` index and the partial one of named runs, foreign
+    keys), then filled by the
     ``sqlite3`` module with metarec's pragmas in one transaction: the ``csv`` module reads the
     rows, a 16-byte BLAKE2b of each line is its key, names get ids from dicts, and
     ``executemany`` inserts ``(run_key, dataset_id, algorithm_id, status, accuracy, fit_time)``
-    ``ON CONFLICT (run_key) DO NOTHING`` per 100,000 rows; then the performance matrix is
+    ``ON CONFLICT DO NOTHING`` per 100,000 rows; then the performance matrix is
     rebuilt by metarec's own ``GROUP BY`` and the transaction committed.  Returns the seconds
     of the inserts, the matrix and the commit (what SQLite itself spends), and of the whole.
     """
@@ -168,7 +178,7 @@ def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
     conn.execute("BEGIN IMMEDIATE")
     insert = (
         "INSERT INTO runs (run_key, dataset_id, algorithm_id, status, accuracy, fit_time) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_key) DO NOTHING"
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
     )
     ids: dict[tuple[str, str], int] = {}
 
@@ -199,8 +209,8 @@ def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
                 batch = []
         flush(batch)
     t = time.perf_counter()
-    conn.execute(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(join=""))
-    conn.execute(_METRICS_INSERT + _METRICS_SELECT.format(join=""))
+    conn.execute(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(indexed="", join="", where=""))
+    conn.execute(_METRICS_INSERT + _METRICS_SELECT.format(join="", where=""))
     times["matrix"] = time.perf_counter() - t
     t = time.perf_counter()
     conn.execute("COMMIT")

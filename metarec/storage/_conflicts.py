@@ -95,7 +95,9 @@ class _Conflicts:
     def _stored(self, start, frame, rows, keys, h1, h2, checks, drop):
         """Compare rows with the stored runs of the same keys; mark or collect conflicts."""
         import pandas as pd
-        from sqlalchemy import select
+        from sqlalchemy import select, text
+
+        from metarec.storage._models import NAMED_RUN
 
         if not len(rows):
             return []
@@ -121,7 +123,8 @@ class _Conflicts:
                 select(*columns)
                 .join(ds, runs.c.dataset_id == ds.c.id)
                 .join(alg, runs.c.algorithm_id == alg.c.id)
-                .where(runs.c.run_key.in_(part))
+                # the partial index of named runs: its condition repeated (see _models)
+                .where(runs.c.run_key.in_(part), text(NAMED_RUN))
             )
             found.extend(tuple(r) for r in self.conn.execute(query).all())
         if not found:

@@ -58,7 +58,9 @@ import numpy as np
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts
 from metarec.storage._performance import (
+    _PAIR,
     REBUILD_THRESHOLD,
+    add_new_pairs,
     bump_version,
     rebuild_performance,
     refresh_performance,
@@ -94,8 +96,6 @@ RESERVED_METAFEATURES = ("dataset_id", "name", "value", "stored")
 MAX_METRIC_NAME = 128
 #: Longest text of each text column of a run (the schema's limits, the same on every database).
 TEXT_LIMITS = {"dataset": 255, "algorithm": 255, "protocol": 64, "source": 64, "source_run_id": 255}
-#: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
-_PAIR = np.int64(2**31)
 #: Seeds and folds are 32-bit integers in the schema.
 INT_LIMIT = 2**31 - 1
 RUN_STRING_COLUMNS = (
@@ -183,6 +183,7 @@ class _NameIds:
     def __init__(self, conn, table, *, create: bool) -> None:
         self.conn, self.table, self.create = conn, table, create
         self.ids: dict[str, int] = {}
+        self.created: set[int] = set()  # the ids of the names this import created
 
     def lookup(self, names) -> None:
         from sqlalchemy import select
@@ -211,6 +212,8 @@ class _NameIds:
         ]
         self.conn.execute(insert(self.table).on_conflict_do_nothing(index_elements=["name"]), rows)
         self.lookup(list(missing))
+        # the import holds the write lock: no other writer can have added one of them
+        self.created.update(self.ids[n] for n in missing)
 
     def ids_of(self, names, sources=None) -> np.ndarray:
         """int64 ids of a column of names (created if missing, with the source of the name's
@@ -435,7 +438,7 @@ def import_runs(
         with other values: an invalid row (``"error"``), left as stored / first seen
         (``"keep"``), or replaced by the input's last one (``"replace"``, noted old -> new).
     """
-    from sqlalchemy import bindparam, select
+    from sqlalchemy import bindparam, func, select
 
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=RUN_STRING_COLUMNS, **kwargs)
@@ -444,12 +447,20 @@ def import_runs(
     insert = _dialect_insert(conn)
     runs, run_metrics = tables["runs"], tables["run_metrics"]
     run_insert = (
-        insert(runs).on_conflict_do_nothing(index_elements=["run_key"]).returning(runs.c.id)
+        # no conflict target: a run already stored breaks uq_runs_pair_key, or for a named
+        # run uq_runs_named_key (see metarec.storage._models)
+        insert(runs).on_conflict_do_nothing().returning(runs.c.id)
     )
     metric_insert = (
         insert(run_metrics)
         .values(
-            run_id=select(runs.c.id).where(runs.c.run_key == bindparam("m_key")).scalar_subquery(),
+            run_id=select(runs.c.id)
+            .where(
+                runs.c.dataset_id == bindparam("m_dataset"),
+                runs.c.algorithm_id == bindparam("m_algorithm"),
+                runs.c.run_key == bindparam("m_key"),
+            )
+            .scalar_subquery(),
             metric=bindparam("m_metric"),
             value=bindparam("m_value"),
         )
@@ -462,7 +473,11 @@ def import_runs(
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
     notes: list[str] = []
-    touched: list[np.ndarray] = []  # codes of the (dataset, algorithm) pairs written to
+    # codes of the (dataset, algorithm) pairs with replaced runs, and of those added to
+    touched: list[np.ndarray] = []
+    fresh: list[np.ndarray] = []
+    # runs inserted by this import get larger ids (it holds the write lock)
+    last_id = conn.execute(select(func.max(runs.c.id))).scalar() or 0
     n_touched, rebuild = 0, False
     added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
@@ -532,21 +547,28 @@ def import_runs(
             if dicts:
                 chunk_added = len(conn.execute(run_insert, dicts).all())
         added += chunk_added
+        codes = dataset_ids * _PAIR + algorithm_ids
+        if chunk_added:
+            fresh.append(np.unique(codes))
         if is_replacement.any():
             _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
             touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
-        if not rebuild and (chunk_added or is_replacement.any()):
-            touched.append(np.unique(dataset_ids * _PAIR + algorithm_ids))
+        if not rebuild and is_replacement.any():
+            touched.append(np.unique(codes))
             n_touched += len(touched[-1])
             if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
                 touched, rebuild = [], True
         if metrics:
             long = (
                 frame[metrics]
-                .assign(m_key=keys)
-                .melt(id_vars="m_key", var_name="m_metric", value_name="m_value")
+                .assign(m_key=keys, m_dataset=dataset_ids, m_algorithm=algorithm_ids)
+                .melt(
+                    id_vars=["m_key", "m_dataset", "m_algorithm"],
+                    var_name="m_metric",
+                    value_name="m_value",
+                )
             )
             long = long[long["m_value"].notna()]
             if len(long):
@@ -562,9 +584,16 @@ def import_runs(
             )
     if rebuild:
         rebuild_performance(conn)
-    elif touched:
-        codes = np.unique(np.concatenate(touched))
-        refresh_performance(conn, np.column_stack([codes // _PAIR, codes % _PAIR]))
+    elif touched or fresh:
+        # the pairs the matrix held: recomputed; then the new ones from the ids inserted
+        added_to = np.unique(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
+        stale = np.union1d(
+            np.concatenate(touched) if touched else np.empty(0, np.int64),
+            _stored_pairs(conn, added_to, datasets.created, algorithms.created),
+        )
+        refresh_performance(conn, np.column_stack([stale // _PAIR, stale % _PAIR]))
+        if len(added_to):
+            add_new_pairs(conn, last_id)
     if added or replaced:
         bump_version(conn)
     return ImportReport(
@@ -601,16 +630,41 @@ def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | Non
     return out
 
 
+def _stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.ndarray:
+    """The pair codes among ``codes`` that the performance matrix holds (a pair with a
+    dataset or algorithm this import created cannot be there)."""
+    from sqlalchemy import bindparam, text
+
+    d, a = codes // _PAIR, codes % _PAIR
+    maybe = ~np.isin(d, list(new_datasets)) & ~np.isin(a, list(new_algorithms))
+    if not maybe.any():
+        return np.empty(0, dtype=np.int64)
+    query = text(
+        "SELECT dataset_id, algorithm_id FROM performance "
+        "WHERE dataset_id IN :d AND algorithm_id IN :a"
+    ).bindparams(bindparam("d", expanding=True), bindparam("a", expanding=True))
+    algorithms = np.unique(a[maybe]).tolist()
+    found = []
+    for datasets in np.array_split(np.unique(d[maybe]), max(1, len(np.unique(d[maybe])) // 500)):
+        for first in range(0, len(algorithms), 500):
+            found += conn.execute(
+                query, {"d": datasets.tolist(), "a": algorithms[first : first + 500]}
+            ).all()
+    stored = np.array([dd * _PAIR + aa for dd, aa in found], dtype=np.int64)
+    return codes[maybe][np.isin(codes[maybe], stored)]
+
+
 def _or_missing(values: list | None, n: int) -> list:
     return [None] * n if values is None else values
 
 
 @functools.lru_cache(maxsize=256)
 def _sqlite_run_insert(names: tuple[str, ...]) -> str:
-    """``INSERT INTO runs (names) ... ON CONFLICT (run_key) DO NOTHING`` for SQLite."""
+    """``INSERT INTO runs (names) ... ON CONFLICT DO NOTHING`` for SQLite (a run already
+    stored breaks one of the two unique indexes of :mod:`metarec.storage._models`)."""
     return (
         f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
-        "ON CONFLICT (run_key) DO NOTHING"
+        "ON CONFLICT DO NOTHING"
     )
 
 

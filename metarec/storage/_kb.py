@@ -447,8 +447,9 @@ class KnowledgeBase:
         One indexed look-up per 5,000 ids (the 16-byte run keys of named runs), without
         reading any run: what an ingester asks before downloading runs again.
         """
-        from sqlalchemy import select
+        from sqlalchemy import select, text
 
+        from metarec.storage._models import NAMED_RUN
         from metarec.storage._runkeys import named_key
 
         runs = self._tables["runs"]
@@ -456,7 +457,8 @@ class KnowledgeBase:
         found: list[str] = []
         for part in _chunks(wanted, 5000):
             keys = [named_key(f"{source}:{i}") for i in part]
-            query = select(runs.c.source_run_id).where(runs.c.run_key.in_(keys))
+            # NAMED_RUN repeated: the partial unique index of named runs answers
+            query = select(runs.c.source_run_id).where(runs.c.run_key.in_(keys), text(NAMED_RUN))
             found.extend(str(r[0]) for batch in self._fetch(query) for r in batch)
         return found
 

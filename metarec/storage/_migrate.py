@@ -22,9 +22,9 @@ from metarec.exceptions import KnowledgeBaseError
 __all__ = ["HEAD", "SchemaState", "schema_state", "upgrade", "migrations_dir", "revisions"]
 
 #: The newest schema revision of this version of metarec (checked against the scripts by a test).
-HEAD = "0002"
+HEAD = "0003"
 #: Every revision this version knows, oldest first.
-KNOWN_REVISIONS = ("0001", "0002")
+KNOWN_REVISIONS = ("0001", "0002", "0003")
 
 
 def migrations_dir() -> Path:

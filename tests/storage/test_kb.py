@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0002"
+    assert info["revision"] == "0003"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }

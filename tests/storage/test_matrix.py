@@ -100,11 +100,15 @@ def _revision_0001(path, frame) -> None:
                 text(
                     "INSERT INTO runs (run_key, dataset_id, algorithm_id, protocol, seed, fold, "
                     "status, accuracy, fit_time, predict_time, source, source_run_id, error) "
-                    "VALUES (:key, :d, :a, NULL, NULL, :fold, :status, :acc, :fit, NULL, NULL, "
-                    "NULL, NULL)"
+                    "VALUES (:key, :d, :a, NULL, NULL, :fold, :status, :acc, :fit, NULL, :src, "
+                    ":srid, NULL)"
                 ),
                 {
-                    "key": f"h:{a:016x}{b:016x}:{k}",
+                    "key": f"{row['source']}:{row['source_run_id']}"
+                    if isinstance(row["source_run_id"], str)
+                    else f"h:{a:016x}{b:016x}:{k}",
+                    "src": row["source"] if isinstance(row["source"], str) else None,
+                    "srid": row["source_run_id"] if isinstance(row["source_run_id"], str) else None,
                     "d": names[("dataset", row["dataset"])],
                     "a": names[("algorithm", row["algorithm"])],
                     "fold": int(row["fold"]),
@@ -123,28 +127,31 @@ def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_pa
 
     frame = pd.DataFrame(
         {
-            "dataset": ["d1", "d1", "d2", "d2"],
-            "algorithm": ["a", "a", "a", "b"],
-            "fold": [0, 0, 1, 2],  # two identical rows: occurrence indexes 0 and 1
-            "status": ["ok", "ok", "timeout", "ok"],
-            "accuracy": [0.5, 0.5, np.nan, 0.75],
-            "fit_time": [1.0, 1.0, 9.0, 2.0],
+            "dataset": ["d1", "d1", "d2", "d2", "d2"],
+            "algorithm": ["a", "a", "a", "b", "b"],
+            "fold": [0, 0, 1, 2, 3],  # two identical rows: occurrence indexes 0 and 1
+            "status": ["ok", "ok", "timeout", "ok", "ok"],
+            "accuracy": [0.5, 0.5, np.nan, 0.75, 0.5],
+            "fit_time": [1.0, 1.0, 9.0, 2.0, 1.0],
+            "source": [None, None, None, None, "lab"],  # the last a named run
+            "source_run_id": [None, None, None, None, "17"],
         }
     )
-    normalised = frame.assign(
-        protocol=None, seed=np.nan, predict_time=np.nan, source=None, source_run_id=None,
-        error=None,
-    )  # fmt: skip
+    normalised = frame.assign(protocol=None, seed=np.nan, predict_time=np.nan, error=None)
     path = tmp_path / "old.sqlite"
     _revision_0001(path, normalised)
     with pytest.raises(KnowledgeBaseError, match="db upgrade"):
         KnowledgeBase(f"sqlite:///{path}")
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
-    assert upgraded.revision == "0002" and upgraded.data_version()
+    assert upgraded.revision == "0003" and upgraded.data_version()
     runs = upgraded.runs().set_index(["dataset", "algorithm"])
     assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
     report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))
-    assert (report.added, report.present) == (0, 4)
+    assert (report.added, report.present) == (0, 5)
+    assert upgraded.source_run_ids("lab", ["17", "18"]) == ["17"]
+    moved = frame.iloc[[4]].rename(columns={"fit_time": "time"}).assign(dataset="d1")
+    assert upgraded.import_runs(moved, on_conflict="replace").replaced == 1
+    assert upgraded.count("runs") == 5
 
 
 def test_data_version_changes_with_every_change_and_only_then(kb):
@@ -433,3 +440,73 @@ def test_a_dataset_added_between_the_name_and_matrix_reads_is_left_out(tmp_path,
     runs = reader.runs()
     assert runs[["dataset", "algorithm"]].values.tolist() == [["d1", "a1"]]
     assert runs["accuracy"].tolist() == [0.9]
+
+
+def test_matrix_kept_by_imports_of_new_old_and_moved_pairs(kb):
+    """New pairs come from the range of run ids an import inserted, pairs the matrix held are
+    recomputed: after each kind of import the matrix equals aggregating every stored run."""
+
+    def check():
+        _same(kb.runs(), aggregate_runs(kb.runs(aggregate=False)))
+
+    first = _runs(200, 0)
+    kb.import_runs(first, chunksize=37)  # a new KB: new pairs only
+    check()
+    # half already stored, half new folds of the same pairs, and a new algorithm
+    more = pd.concat(
+        [
+            first.iloc[:100],
+            _runs(100, 1).assign(fold=lambda f: f["fold"] + 1000),
+            _runs(50, 2).assign(algorithm="new", fold=lambda f: f["fold"] + 2000),
+        ]
+    )
+    report = kb.import_runs(more, chunksize=64)
+    assert (report.added, report.present) == (150, 100)
+    check()
+    # a named run moved to a pair that had no runs, with its metric
+    named = pd.DataFrame(
+        {
+            "dataset": ["d0", "d1"],
+            "algorithm": ["a0", "a1"],
+            "status": ["ok", "ok"],
+            "accuracy": [0.25, 0.5],
+            "time": [1.0, 2.0],
+            "roc_auc": [0.3, 0.4],
+            "source": ["lab", "lab"],
+            "source_run_id": ["1", "2"],
+        }
+    )
+    kb.import_runs(named)
+    check()
+    moved = named.assign(dataset=["fresh", "d1"], accuracy=[0.75, 0.5])
+    assert kb.import_runs(moved, on_conflict="replace").replaced == 1
+    check()
+    runs = kb.runs().set_index(["dataset", "algorithm"])
+    assert runs.loc[("fresh", "a0"), "accuracy"] == 0.75
+    assert runs.loc[("fresh", "a0"), "roc_auc"] == pytest.approx(0.3)
+    if kb.engine.dialect.name == "sqlite":  # PostgreSQL enforces them always
+        with kb.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+
+
+def test_one_named_run_per_key_whatever_its_pair_and_hashed_runs_per_pair(kb):
+    """uq_runs_pair_key makes hashed runs idempotent; uq_runs_named_key keeps a named run
+    unique across pairs, even when written around the importer."""
+    import sqlalchemy as sa
+
+    row = {"dataset": "d", "algorithm": "a", "accuracy": 0.5, "time": 1.0}
+    kb.import_runs(pd.DataFrame([row, {**row, "source": "lab", "source_run_id": "9"}]))
+    assert kb.import_runs(pd.DataFrame([row])).added == 0
+    kb.add_algorithm("b")
+    with kb.engine.connect() as conn:
+        (key,) = conn.exec_driver_sql("SELECT run_key FROM runs WHERE source_run_id = '9'").one()
+        b = conn.exec_driver_sql("SELECT id FROM algorithms WHERE name = 'b'").scalar()
+        with pytest.raises(sa.exc.IntegrityError):  # the same named run under another pair
+            conn.execute(
+                sa.text(
+                    "INSERT INTO runs (dataset_id, algorithm_id, status, run_key, source, "
+                    "source_run_id) SELECT dataset_id, :b, 'ok', run_key, source, "
+                    "source_run_id FROM runs WHERE run_key = :k"
+                ),
+                {"b": b, "k": key},
+            )
