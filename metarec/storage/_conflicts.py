@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from metarec.storage._models import STORED_RUN_COLUMNS
 from metarec.storage._readers import ChunkSource
 from metarec.storage._runkeys import content_hashes, named_key
 from metarec.storage._validation import _plain
 
-__all__ = ["CONFLICT_CHOICES"]
+__all__ = ["CONFLICT_CHOICES", "replace_runs"]
 
 #: What an import does with a run stored (or repeated) under the same key with other values.
 CONFLICT_CHOICES = ("error", "keep", "replace")
@@ -197,3 +198,25 @@ def _differences(old, new, metrics) -> str:
         if not same:
             parts.append(f"{name} {_plain(a)} -> {_plain(b)}")
     return ", ".join(parts) or "other values"
+
+
+def replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows) -> None:
+    """Overwrite stored runs (and drop their metrics, re-inserted by the caller)."""
+    from sqlalchemy import bindparam, delete, update
+
+    values = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if r]
+    names = [c for c in STORED_RUN_COLUMNS if c != "run_key"]
+    statement = (
+        update(runs)
+        .where(runs.c.id == bindparam("r_id"))
+        .values({c: bindparam(f"r_{c}") for c in names})
+    )
+    params = []
+    for row, (run_id, _, _) in zip(values, replaced_rows, strict=True):
+        params.append(
+            {"r_id": run_id, **{f"r_{c}": v for c, v in zip(names, row[1:], strict=True)}}
+        )
+    conn.execute(statement, params)
+    ids = [run_id for run_id, _, _ in replaced_rows]
+    for first in range(0, len(ids), 5000):
+        conn.execute(delete(run_metrics).where(run_metrics.c.run_id.in_(ids[first : first + 5000])))

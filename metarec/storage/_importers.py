@@ -56,7 +56,8 @@ from typing import Any
 import numpy as np
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
-from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts
+from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts, replace_runs
+from metarec.storage._models import STORED_RUN_COLUMNS
 from metarec.storage._performance import (
     _PAIR,
     REBUILD_THRESHOLD,
@@ -64,6 +65,7 @@ from metarec.storage._performance import (
     bump_version,
     rebuild_performance,
     refresh_performance,
+    stored_pairs,
 )
 from metarec.storage._readers import ChunkSource, open_source
 from metarec.storage._runkeys import OccurrenceCounter, run_keys
@@ -116,10 +118,6 @@ RUN_KNOWN_COLUMNS = (
     "seed",
     "fold",
 )
-RUN_COLUMNS = (
-    "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
-    "fit_time", "predict_time", "source", "source_run_id", "error",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -515,7 +513,7 @@ def import_runs(
         rows = None
         if is_replacement.any():  # every column: the replaced runs are overwritten whole
             rows = list(
-                zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+                zip(*(_or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS), strict=True)
             )
             keep_rows = (~is_replacement).tolist()
         chunk_added = 0
@@ -524,7 +522,7 @@ def import_runs(
             # value in this chunk (the others are NULL either way; each bound NULL costs
             # SQLite time): its rowcount counts exactly the rows inserted (a conflict skips
             # the row, adds nothing)
-            names = tuple(c for c in RUN_COLUMNS if values[c] is not None)
+            names = tuple(c for c in STORED_RUN_COLUMNS if values[c] is not None)
             new_rows = list(zip(*(values[c] for c in names), strict=True))
             if rows is not None:
                 new_rows = [row for row, k in zip(new_rows, keep_rows, strict=True) if k]
@@ -536,11 +534,14 @@ def import_runs(
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
             if rows is None:
                 rows = list(
-                    zip(*(_or_missing(values[c], len(frame)) for c in RUN_COLUMNS), strict=True)
+                    zip(
+                        *(_or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS),
+                        strict=True,
+                    )
                 )
                 keep_rows = [True] * len(rows)
             dicts = [
-                dict(zip(RUN_COLUMNS, row, strict=True))
+                dict(zip(STORED_RUN_COLUMNS, row, strict=True))
                 for row, k in zip(rows, keep_rows, strict=True)
                 if k
             ]
@@ -551,7 +552,7 @@ def import_runs(
         if chunk_added:
             fresh.append(np.unique(codes))
         if is_replacement.any():
-            _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
+            replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
             touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
@@ -589,7 +590,7 @@ def import_runs(
         added_to = np.unique(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
         stale = np.union1d(
             np.concatenate(touched) if touched else np.empty(0, np.int64),
-            _stored_pairs(conn, added_to, datasets.created, algorithms.created),
+            stored_pairs(conn, added_to, datasets.created, algorithms.created),
         )
         refresh_performance(conn, np.column_stack([stale // _PAIR, stale % _PAIR]))
         if len(added_to):
@@ -608,7 +609,7 @@ def import_runs(
 
 
 def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | None]:
-    """The driver's values of every column of :data:`RUN_COLUMNS` (``None``: all missing)."""
+    """The driver's values of every column of :data:`STORED_RUN_COLUMNS` (``None``: all missing)."""
     import pandas as pd
 
     out: dict[str, list | None] = {
@@ -630,30 +631,6 @@ def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | Non
     return out
 
 
-def _stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.ndarray:
-    """The pair codes among ``codes`` that the performance matrix holds (a pair with a
-    dataset or algorithm this import created cannot be there)."""
-    from sqlalchemy import bindparam, text
-
-    d, a = codes // _PAIR, codes % _PAIR
-    maybe = ~np.isin(d, list(new_datasets)) & ~np.isin(a, list(new_algorithms))
-    if not maybe.any():
-        return np.empty(0, dtype=np.int64)
-    query = text(
-        "SELECT dataset_id, algorithm_id FROM performance "
-        "WHERE dataset_id IN :d AND algorithm_id IN :a"
-    ).bindparams(bindparam("d", expanding=True), bindparam("a", expanding=True))
-    algorithms = np.unique(a[maybe]).tolist()
-    found = []
-    for datasets in np.array_split(np.unique(d[maybe]), max(1, len(np.unique(d[maybe])) // 500)):
-        for first in range(0, len(algorithms), 500):
-            found += conn.execute(
-                query, {"d": datasets.tolist(), "a": algorithms[first : first + 500]}
-            ).all()
-    stored = np.array([dd * _PAIR + aa for dd, aa in found], dtype=np.int64)
-    return codes[maybe][np.isin(codes[maybe], stored)]
-
-
 def _or_missing(values: list | None, n: int) -> list:
     return [None] * n if values is None else values
 
@@ -666,28 +643,6 @@ def _sqlite_run_insert(names: tuple[str, ...]) -> str:
         f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
         "ON CONFLICT DO NOTHING"
     )
-
-
-def _replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows) -> None:
-    """Overwrite stored runs (and drop their metrics, re-inserted by the caller)."""
-    from sqlalchemy import bindparam, delete, update
-
-    values = [row for row, r in zip(rows, is_replacement.tolist(), strict=True) if r]
-    names = [c for c in RUN_COLUMNS if c != "run_key"]
-    statement = (
-        update(runs)
-        .where(runs.c.id == bindparam("r_id"))
-        .values({c: bindparam(f"r_{c}") for c in names})
-    )
-    params = []
-    for row, (run_id, _, _) in zip(values, replaced_rows, strict=True):
-        params.append(
-            {"r_id": run_id, **{f"r_{c}": v for c, v in zip(names, row[1:], strict=True)}}
-        )
-    conn.execute(statement, params)
-    ids = [run_id for run_id, _, _ in replaced_rows]
-    for first in range(0, len(ids), 5000):
-        conn.execute(delete(run_metrics).where(run_metrics.c.run_id.in_(ids[first : first + 5000])))
 
 
 # -------------------------------------------------------------------------- metafeatures

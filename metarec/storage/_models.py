@@ -79,7 +79,7 @@ from sqlalchemy import (
     text,
 )
 
-__all__ = ["metadata", "TABLES", "ALL_TABLES", "NAMED_RUN"]
+__all__ = ["metadata", "TABLES", "ALL_TABLES", "NAMED_RUN", "STORED_RUN_COLUMNS"]
 
 metadata = MetaData()
 
@@ -173,6 +173,12 @@ runs = Table(
         postgresql_where=text(NAMED_RUN),
     ),
 )
+
+#: The columns of ``runs`` an import writes, in the order its rows hold them.
+STORED_RUN_COLUMNS = (
+    "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
+    "fit_time", "predict_time", "source", "source_run_id", "error",
+)  # fmt: skip
 
 #: A further measure of one run (``balanced_accuracy``, ``roc_auc``, ...).
 run_metrics = Table(

@@ -38,6 +38,7 @@ __all__ = [
     "read_version",
     "aggregate_runs",
     "add_new_pairs",
+    "stored_pairs",
 ]
 
 #: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
@@ -249,6 +250,30 @@ def aggregate_runs(runs):
     out["n_runs"] = out["n_runs"].astype("int64")
     out["n_failed"] = out["n_failed"].astype("int64")
     return out if len(out) else pd.DataFrame(columns=out.columns)
+
+
+def stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.ndarray:
+    """The pair codes among ``codes`` that the performance matrix holds (a pair with a
+    dataset or algorithm this import created cannot be there)."""
+    from sqlalchemy import bindparam
+
+    d, a = codes // _PAIR, codes % _PAIR
+    maybe = ~np.isin(d, list(new_datasets)) & ~np.isin(a, list(new_algorithms))
+    if not maybe.any():
+        return np.empty(0, dtype=np.int64)
+    query = text(
+        "SELECT dataset_id, algorithm_id FROM performance "
+        "WHERE dataset_id IN :d AND algorithm_id IN :a"
+    ).bindparams(bindparam("d", expanding=True), bindparam("a", expanding=True))
+    algorithms = np.unique(a[maybe]).tolist()
+    found = []
+    for datasets in np.array_split(np.unique(d[maybe]), max(1, len(np.unique(d[maybe])) // 500)):
+        for first in range(0, len(algorithms), 500):
+            found += conn.execute(
+                query, {"d": datasets.tolist(), "a": algorithms[first : first + 500]}
+            ).all()
+    stored = np.array([dd * _PAIR + aa for dd, aa in found], dtype=np.int64)
+    return codes[maybe][np.isin(codes[maybe], stored)]
 
 
 #: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
