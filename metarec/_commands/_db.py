@@ -75,7 +75,7 @@ def info(ctx, builtin, fmt):
     own = None
     if default_path.exists() and default_path.stat().st_size > 0:
         own = KnowledgeBase(default_db_url(), create=False, read_only=None)
-        if own.count("runs") > 0:
+        if own.has_runs():
             emit({**own.info(), "used_by_recommend": True}, fmt, title="Knowledge base")
             own.close()
             return

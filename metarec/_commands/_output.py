@@ -413,7 +413,7 @@ def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
     if builtin_fallback:
         if url is not None:
             kb = KnowledgeBase(url, create=False, read_only=None)
-            if kb.count("runs") > 0:
+            if kb.has_runs():
                 return kb
             kb.close()
             kb = KnowledgeBase.builtin()

@@ -205,7 +205,7 @@ class KnowledgeBase:
         if path is not None and (not path.exists() or path.stat().st_size == 0):
             return cls.builtin()
         kb = cls(resolved, read_only=None)
-        if kb.count("runs") == 0:
+        if not kb.has_runs():
             kb.close()
             return cls.builtin()
         return kb
@@ -469,10 +469,8 @@ class KnowledgeBase:
         that adds nothing keeps it), so two reads that see the same token see the same data:
         a cache key (the fitted recommender is cached under it).
         """
-        with database_errors(self.url, "read"):
-            with self.engine.connect() as conn:
-                version = read_version(conn)
-        return str(version or "")
+        with database_errors(self.url, "read"), self.engine.connect() as conn:
+            return str(read_version(conn) or "")
 
     def count(self, table: str) -> int:
         """Number of rows of one table (``"runs"``, ``"datasets"``...)."""
@@ -480,11 +478,13 @@ class KnowledgeBase:
 
         if table not in self._tables:
             raise KnowledgeBaseError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
-        with database_errors(self.url, "read"):
-            with self.engine.connect() as conn:
-                return int(
-                    conn.execute(select(func.count()).select_from(self._tables[table])).scalar()
-                )
+        with database_errors(self.url, "read"), self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(self._tables[table])).scalar())
+
+    def has_runs(self) -> bool:
+        """Whether any run is stored (looks up one row; ``count`` would scan an index)."""
+        with database_errors(self.url, "read"), self.engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT 1 FROM runs LIMIT 1").first() is not None
 
     def info(self) -> dict[str, Any]:
         """URL (password hidden), dialect, schema revision, and the row count of every table."""

@@ -44,6 +44,22 @@ def test_import_runs_reports_and_is_idempotent(kb):
     assert kb.count("run_metrics") == 4  # NaN metric values are not stored
 
 
+def test_has_runs_looks_up_one_row_instead_of_counting(kb, kb_url):
+    """Whether a KB is empty decides the built-in fallback of every reading command: on a
+    10-million-run KB a COUNT(*) scanned a whole index on each ``recommend``."""
+    from sqlalchemy import event
+
+    assert not kb.has_runs()
+    kb.import_runs(_runs())
+    statements = []
+    event.listen(kb.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    assert kb.has_runs()
+    assert not any("count(" in s.lower() for s in statements) and statements
+    opened = KnowledgeBase.open_or_builtin(kb_url)
+    assert not opened.is_builtin and opened.has_runs()
+    opened.close()
+
+
 def test_runs_long_format_round_trip(kb):
     kb.import_runs(_runs(), protocol="cv2", source="lab")
     runs = kb.runs(aggregate=False).sort_values(["dataset", "algorithm", "fold"])
