@@ -293,9 +293,11 @@ def emit(
             table.add_column(header, justify="right" if right else "left")
         for cells in rows:
             table.add_row(*cells)
-        # in a pipe or a file, do not cut names to an assumed 80-column terminal
+        # in a pipe or a file, do not cut names to an assumed 80-column terminal; cells are
+        # plain text: no markup (a name like "svc[rbf]" stays whole), no highlighting
         width = None if sys.stdout.isatty() else 200
-        Console(soft_wrap=True, width=width).print(table)
+        console = Console(soft_wrap=True, width=width, markup=False, highlight=False, emoji=False)
+        console.print(table)
     else:  # pragma: no cover - click.Choice prevents it
         raise click.BadParameter(f"unknown format {fmt!r}")
 

@@ -178,7 +178,7 @@ def test_table_formats_by_column_name_and_shows_intervals():
     assert format_percent(0.92345) == "92.3 %"
     frame = pd.DataFrame(
         {
-            "algorithm": ["svc"],
+            "algorithm": ["svc[rbf]"],  # brackets are text, not markup
             "score": [1.07834],
             "expected_accuracy": [0.9234],
             "expected_accuracy_low": [0.901],
@@ -197,6 +197,7 @@ def test_table_formats_by_column_name_and_shows_intervals():
 
     table = runner.invoke(show, []).stdout
     assert "92.3 % (90.1–94.0 %)" in table
+    assert "svc[rbf]" in table
     assert "expected_accuracy_low" not in table  # folded into the interval
     assert "0.030 s" in table and "1.08" in table and "4.87" in table
     assert "5 neighbours" in table
