@@ -318,6 +318,32 @@ def test_planner_evidence_prior_and_model_pseudo_neighbour():
     np.testing.assert_allclose(acc[-1], 0.7)
     np.testing.assert_allclose(time[-1], 1.0)
     assert best[-1] == pytest.approx(0.8) and start[-1] == pytest.approx(0.4)
+
+
+def test_planner_prior_over_a_large_kb_is_a_fixed_even_sample(monkeypatch):
+    """Above PRIOR_ROWS datasets the prior's rows are an evenly spaced sample (the same for
+    every query) carrying the whole prior weight, so the planner's work stops growing."""
+    from metarec.recommender import _learned
+
+    rec = Recommender(n_estimators=5, k=3, random_state=0, prior_weight=2.0, model_weight=0)
+    rec.fit(random_kb(seed=13))
+    n_d, n_a = rec.accuracy_.shape
+    monkeypatch.setattr(_learned, "PRIOR_ROWS", 4)
+    idx, w = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.25])
+    excluded = np.zeros(n_d, dtype=bool)
+    excluded[0] = True
+    exp_acc, log_time = np.full(n_a, 0.7), np.zeros(n_a)
+    acc, _, weights, _, _ = _learned.evidence(rec, {}, idx, w, excluded, exp_acc, log_time, 0.8)
+    kept = np.flatnonzero(~excluded)
+    sample = kept[np.round(np.linspace(0, kept.size - 1, 4)).astype(int)]
+    assert sample[0] == 1 and sample[-1] == n_d - 1  # both ends of the kept datasets
+    assert acc.shape == (3 + 4, n_a)
+    np.testing.assert_allclose(weights[3:], 2.0 / 4)
+    np.testing.assert_array_equal(
+        np.isfinite(acc[3:]), rec.present_[sample] & np.isfinite(rec.accuracy_[sample])
+    )
+    again = _learned.evidence(rec, {}, idx, w, excluded, exp_acc, log_time, 0.8)[0]
+    np.testing.assert_array_equal(np.isnan(again), np.isnan(acc))
     with pytest.raises(InvalidInputError):
         Recommender(prior_weight=-1).fit(random_kb(seed=13))
 
