@@ -63,6 +63,7 @@ from metarec.storage._performance import (
     REBUILD_THRESHOLD,
     add_new_pairs,
     bump_version,
+    distinct,
     rebuild_performance,
     refresh_performance,
     stored_pairs,
@@ -550,14 +551,14 @@ def import_runs(
         added += chunk_added
         codes = dataset_ids * _PAIR + algorithm_ids
         if chunk_added:
-            fresh.append(np.unique(codes))
+            fresh.append(distinct(codes))
         if is_replacement.any():
             replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
-            touched.append(np.unique(old[:, 0] * _PAIR + old[:, 1]))
+            touched.append(distinct(old[:, 0] * _PAIR + old[:, 1]))
         if not rebuild and is_replacement.any():
-            touched.append(np.unique(codes))
+            touched.append(distinct(codes))
             n_touched += len(touched[-1])
             if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
                 touched, rebuild = [], True
@@ -587,7 +588,7 @@ def import_runs(
         rebuild_performance(conn)
     elif touched or fresh:
         # the pairs the matrix held: recomputed; then the new ones from the ids inserted
-        added_to = np.unique(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
+        added_to = distinct(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
         stale = np.union1d(
             np.concatenate(touched) if touched else np.empty(0, np.int64),
             stored_pairs(conn, added_to, datasets.created, algorithms.created),

@@ -13,7 +13,7 @@ same key:
 The content hash is 128 bits (two 64-bit ``pandas.util.hash_array`` hashes with different
 keys), so two different runs share a key with probability about ``n**2 / 2**129``.  The
 occurrence index counts earlier identical rows of the same import; the counter keeps 16
-bytes per distinct row (a sorted numpy array), the only per-row state an import holds
+bytes per distinct row (a few sorted numpy arrays), the only per-row state an import holds
 across chunks.
 
 The stored key is 16 bytes (a compact unique index: inserting a run costs one B-tree
@@ -142,35 +142,45 @@ def key_from_text(text: str) -> bytes:
 
 
 class OccurrenceCounter:
-    """Count, across the chunks of one import, how often each content hash was seen."""
+    """Count, across the chunks of one import, how often each content hash was seen.
+
+    The hashes seen are kept as a few sorted levels of (hash, count) arrays, a level merged
+    into the one before it as soon as it is at least half its size (as in a log-structured
+    merge tree): each chunk is one sorted search per level (at most ``log2`` of the chunks
+    seen) and every hash is merged ``O(log n)`` times, so counting 10,000,000 rows stays
+    ``O(n log n)``; a single sorted array grown by ``np.insert`` copied the whole array
+    for every chunk, ``O(n**2 / chunk)``.
+    """
 
     def __init__(self) -> None:
-        self._keys = np.empty(0, dtype=np.uint64)
-        self._counts = np.empty(0, dtype=np.int64)
+        self._levels: list[tuple[np.ndarray, np.ndarray]] = []
 
     def assign(self, hashes: np.ndarray) -> np.ndarray:
         """Return the 0-based occurrence index of each row and remember the chunk's rows."""
-        import pandas as pd
-
+        hashes = np.asarray(hashes, dtype=np.uint64)
         if len(hashes) == 0:
             return np.empty(0, dtype=np.int64)
-        codes, uniques = pd.factorize(hashes)
-        uniques = np.asarray(uniques, dtype=np.uint64)
-        within = pd.Series(codes).groupby(codes).cumcount().to_numpy()
-        idx = np.minimum(np.searchsorted(self._keys, uniques), max(len(self._keys) - 1, 0))
-        found = self._keys[idx] == uniques if len(self._keys) else np.zeros(len(uniques), bool)
+        order = np.argsort(hashes, kind="stable")  # equal hashes keep their row order
+        ordered = hashes[order]
+        first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+        starts = np.flatnonzero(first)
+        uniques = ordered[starts]
+        group = np.cumsum(first) - 1
         prior = np.zeros(len(uniques), dtype=np.int64)
-        prior[found] = self._counts[idx[found]]
-        occurrence = prior[codes] + within
-        chunk_counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
-        self._counts[idx[found]] += chunk_counts[found]
-        fresh = ~found
-        # merge the new hashes into the sorted arrays in place of a full re-sort
-        order = np.argsort(uniques[fresh])
-        new_keys, new_counts = uniques[fresh][order], chunk_counts[fresh][order]
-        at = np.searchsorted(self._keys, new_keys)
-        self._keys = np.insert(self._keys, at, new_keys)
-        self._counts = np.insert(self._counts, at, new_counts)
+        for keys, counts in self._levels:
+            at = np.minimum(np.searchsorted(keys, uniques), len(keys) - 1)
+            hit = keys[at] == uniques
+            prior[hit] += counts[at[hit]]
+        occurrence = np.empty(len(hashes), dtype=np.int64)
+        occurrence[order] = prior[group] + (np.arange(len(ordered)) - starts[group])
+        self._levels.append((uniques, np.diff(np.append(starts, len(ordered)))))
+        while len(self._levels) > 1 and 2 * len(self._levels[-1][0]) >= len(self._levels[-2][0]):
+            (k1, c1), (k2, c2) = self._levels.pop(-2), self._levels.pop()
+            keys, counts = np.concatenate([k1, k2]), np.concatenate([c1, c2])
+            merged = np.argsort(keys, kind="stable")
+            keys, counts = keys[merged], counts[merged]
+            head = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+            self._levels.append((keys[head], np.add.reduceat(counts, head)))
         return occurrence
 
 

@@ -356,3 +356,19 @@ def test_run_keys_are_those_of_earlier_versions(kb):
         "e9b264112973525107147f55d94a88f9",
     }
     assert stored == expected
+
+
+def test_occurrence_counter_counts_earlier_identical_rows_across_chunks():
+    """Against a dict, over 60 chunks of repeats (levels merged many times on the way)."""
+    from metarec.storage._runkeys import OccurrenceCounter
+
+    rng = np.random.default_rng(3)
+    counter, seen = OccurrenceCounter(), {}
+    for size in rng.integers(0, 400, 60):
+        hashes = rng.integers(0, 300, size).astype(np.uint64) * np.uint64(2**61 + 1)
+        expected = []
+        for h in hashes.tolist():
+            expected.append(seen.get(h, 0))
+            seen[h] = seen.get(h, 0) + 1
+        assert counter.assign(hashes).tolist() == expected
+    assert len(counter._levels) <= 8
