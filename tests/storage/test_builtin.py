@@ -18,8 +18,8 @@ def test_builtin_matches_its_resource_files():
     runs = pd.read_parquet(files["runs"])
     info = kb.info()
     assert info["runs"] == len(runs)
-    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 117
-    assert info["algorithms"] == 20
+    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 116
+    assert info["algorithms"] == 23
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
     assert stored["accuracy"].dropna().between(0, 1).all()
@@ -55,7 +55,7 @@ def test_main_command_recommends_on_the_builtin_kb():
 
     data = json.loads(document)
     ranked = [row["algorithm"] for row in data["results"]]
-    assert len(ranked) == 20 and "majority" not in ranked[:5]
+    assert len(ranked) == 23 and "majority" not in ranked[:5]
     expected = {row["algorithm"]: row["expected_accuracy"] for row in data["results"]}
     assert expected[ranked[0]] > expected["majority"] + 0.1  # breast cancer: 63% majority
     assert all(row["n_datasets"] >= 1 for row in data["results"])
