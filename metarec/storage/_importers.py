@@ -59,7 +59,7 @@ from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts, replace_runs
 from metarec.storage._models import STORED_RUN_COLUMNS
 from metarec.storage._performance import (
-    _PAIR,
+    PAIR_BASE,
     REBUILD_THRESHOLD,
     add_new_pairs,
     bump_version,
@@ -549,14 +549,14 @@ def import_runs(
             if dicts:
                 chunk_added = len(conn.execute(run_insert, dicts).all())
         added += chunk_added
-        codes = dataset_ids * _PAIR + algorithm_ids
+        codes = dataset_ids * PAIR_BASE + algorithm_ids
         if chunk_added:
             fresh.append(distinct(codes))
         if is_replacement.any():
             replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
             old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
-            touched.append(distinct(old[:, 0] * _PAIR + old[:, 1]))
+            touched.append(distinct(old[:, 0] * PAIR_BASE + old[:, 1]))
         if not rebuild and is_replacement.any():
             touched.append(distinct(codes))
             n_touched += len(touched[-1])
@@ -593,7 +593,7 @@ def import_runs(
             np.concatenate(touched) if touched else np.empty(0, np.int64),
             stored_pairs(conn, added_to, datasets.created, algorithms.created),
         )
-        refresh_performance(conn, np.column_stack([stale // _PAIR, stale % _PAIR]))
+        refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
         if len(added_to):
             add_new_pairs(conn, last_id)
     if added or replaced:

@@ -34,6 +34,7 @@ from metarec.storage._migrate import HEAD, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
 from metarec.storage._performance import (
+    PAIR_BASE,
     _positions,
     _strings,
     aggregate_runs,
@@ -46,8 +47,6 @@ __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_ru
 #: Rows fetched from the database driver at a time by the read path.
 FETCH_BATCH = 100_000
 _STATUS_NAMES = ("ok", "timeout", "error")
-#: A (dataset id, algorithm id) pair read as one integer: dataset_id * _PAIR + algorithm_id.
-_PAIR = 2**31
 
 
 class NoKnowledgeBaseError(KnowledgeBaseError):
@@ -627,7 +626,7 @@ class KnowledgeBase:
         # row, straight into preallocated arrays; rows come in the order the matrix was
         # written (sorted after a rebuild), reordered below only when they are not sorted
         query = select(
-            cast(perf.c.dataset_id, BigInteger) * _PAIR + perf.c.algorithm_id,
+            cast(perf.c.dataset_id, BigInteger) * int(PAIR_BASE) + perf.c.algorithm_id,
             perf.c.n_failed * len(_STATUS_NAMES) + status_code,
             perf.c.n_runs,
             perf.c.accuracy,
@@ -648,8 +647,8 @@ class KnowledgeBase:
                 floats[k, at:stop] = np.array(columns[3 + k], dtype=np.float64)
             at = stop
         ints, floats = ints[:, :at], floats[:, :at]
-        d_pos = _positions(d_rank, ints[0] // _PAIR)
-        a_pos = _positions(a_rank, ints[0] % _PAIR)
+        d_pos = _positions(d_rank, ints[0] // PAIR_BASE)
+        a_pos = _positions(a_rank, ints[0] % PAIR_BASE)
         keep = (d_pos >= 0) & (a_pos >= 0)
         pick: slice | np.ndarray = slice(None)
         sorted_already = keep.all() and (

@@ -40,6 +40,7 @@ __all__ = [
     "add_new_pairs",
     "stored_pairs",
     "distinct",
+    "PAIR_BASE",
 ]
 
 #: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
@@ -47,6 +48,9 @@ _RUN_COLUMNS = (
     "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
     "predict_time", "source", "source_run_id", "error",
 )  # fmt: skip
+
+#: A (dataset_id, algorithm_id) pair coded as one integer: dataset_id * PAIR_BASE + algorithm_id.
+PAIR_BASE = np.int64(2**31)
 
 #: With more touched pairs than this, the whole matrix is rebuilt in one statement.
 REBUILD_THRESHOLD = 20_000
@@ -258,7 +262,7 @@ def stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.nd
     dataset or algorithm this import created cannot be there)."""
     from sqlalchemy import bindparam
 
-    d, a = codes // _PAIR, codes % _PAIR
+    d, a = codes // PAIR_BASE, codes % PAIR_BASE
     maybe = ~np.isin(d, list(new_datasets)) & ~np.isin(a, list(new_algorithms))
     if not maybe.any():
         return np.empty(0, dtype=np.int64)
@@ -274,12 +278,9 @@ def stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.nd
             found += conn.execute(
                 query, {"d": datasets.tolist(), "a": algorithms[first : first + 500]}
             ).all()
-    stored = np.array([dd * _PAIR + aa for dd, aa in found], dtype=np.int64)
+    pairs = np.asarray(found, dtype=np.int64).reshape(-1, 2)
+    stored = pairs[:, 0] * PAIR_BASE + pairs[:, 1]
     return codes[maybe][np.isin(codes[maybe], stored)]
-
-
-#: (dataset_id, algorithm_id) pairs are coded as one integer, dataset_id * _PAIR + algorithm_id.
-_PAIR = np.int64(2**31)
 
 
 def distinct(values) -> np.ndarray:
