@@ -382,20 +382,23 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     for name in metrics:
         metric_values[name] = _numeric(chunk[name], checks, name)
 
+    def strings(values):  # as they are: pandas 3 would convert them to its str dtype
+        return pd.Series(values, dtype=object, copy=False)
+
     frame = pd.DataFrame(
         {
-            "dataset": out["dataset"],
-            "algorithm": out["algorithm"],
-            "protocol": out["protocol"],
+            "dataset": strings(out["dataset"]),
+            "algorithm": strings(out["algorithm"]),
+            "protocol": strings(out["protocol"]),
             "seed": ints["seed"],
             "fold": ints["fold"],
-            "status": lowered,
+            "status": strings(lowered),
             "accuracy": accuracy,
             "fit_time": fit_time,
             "predict_time": times["predict_time"],
-            "source": out["source"],
-            "source_run_id": out["source_run_id"],
-            "error": out["error"],
+            "source": strings(out["source"]),
+            "source_run_id": strings(out["source_run_id"]),
+            "error": strings(out["error"]),
             **metric_values,
         }
     )

@@ -369,7 +369,9 @@ class KnowledgeBase:
                 f"on_conflict must be one of {', '.join(CONFLICT_CHOICES)}; got {on_conflict!r}"
             )
         with database_errors(self.url, "import runs into"):
-            with write_transaction(self.engine) as conn:
+            # ids are resolved under the write lock and replaced runs' metrics deleted
+            # explicitly: the import needs no per-row foreign-key look-ups
+            with write_transaction(self.engine, check_references=False) as conn:
                 return import_runs(
                     conn,
                     self._tables,

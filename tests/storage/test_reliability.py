@@ -160,6 +160,36 @@ def test_sqlite_runs_with_wal_foreign_keys_and_busy_timeout(tmp_path):
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
 
 
+def test_imports_skip_per_row_reference_checks_and_leave_them_enforced(tmp_path):
+    """The run import writes ids it resolved under the write lock, so SQLite's foreign-key
+    check is off for that transaction only: on again afterwards, even after a rejected import,
+    and nothing written breaks a reference."""
+    import sqlalchemy as sa
+
+    from metarec.exceptions import ImportRejectedError
+    from metarec.storage._engine import write_transaction
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    with write_transaction(kb.engine, check_references=False) as conn:
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 0
+    _write_runs(tmp_path / "runs.csv", "d", 500, 0)
+    assert kb.import_runs(tmp_path / "runs.csv").added == 500
+    bad = pd.DataFrame({"dataset": ["x"], "algorithm": ["a"], "accuracy": [2.0], "time": [1.0]})
+    with pytest.raises(ImportRejectedError):
+        kb.import_runs(bad)
+    with kb.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+    # every pooled connection checks references again: a run of an unknown dataset fails
+    with pytest.raises(sa.exc.IntegrityError, match="FOREIGN KEY"):
+        with write_transaction(kb.engine) as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO runs (dataset_id, algorithm_id, status, run_key) "
+                "VALUES (999999, 1, 'ok', x'00')"
+            )
+    assert kb.count("runs") == 500
+
+
 def test_migration_scripts_match_the_models(tmp_path):
     """The shipped migrations end at HEAD and build exactly the tables the models declare."""
     from alembic.autogenerate import compare_metadata
@@ -168,10 +198,59 @@ def test_migration_scripts_match_the_models(tmp_path):
     from metarec.storage._models import metadata
 
     assert revisions() == list(KNOWN_REVISIONS) and revisions()[-1] == HEAD
-    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
-    with kb.engine.connect() as conn:
+    engine = _scripted(tmp_path / "kb.sqlite")
+    with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == []
+
+
+def _scripted(path):
+    """A new SQLite database brought to HEAD by the migration scripts, revision by revision."""
+    from metarec.storage._engine import make_engine, write_transaction
+    from metarec.storage._migrate import run_scripts
+
+    engine = make_engine(f"sqlite:///{path}", create_dirs=True)
+    with write_transaction(engine) as conn:
+        run_scripts(conn)
+    return engine
+
+
+def _physical_schema(engine) -> dict:
+    """Every table's columns, indexes (with their WHERE) and foreign keys, as SQLite has them."""
+    out = {}
+    with engine.connect() as conn:
+        sql = conn.exec_driver_sql
+        names = [r[0] for r in sql("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in sorted(names):
+            indexes = {}
+            for _, name, unique, origin, partial in sql(f"PRAGMA index_list('{table}')"):
+                where = sql("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).scalar()
+                columns = [tuple(r) for r in sql(f"PRAGMA index_xinfo('{name}')")]
+                key = name if origin == "c" else (origin, tuple(c[2] for c in columns))
+                indexes[key] = (unique, partial, where and where.split(" WHERE ")[-1], columns)
+            out[table] = {
+                "columns": [tuple(r) for r in sql(f"PRAGMA table_xinfo('{table}')")],
+                "indexes": indexes,
+                "foreign_keys": sorted(
+                    tuple(r[2:]) for r in sql(f"PRAGMA foreign_key_list('{table}')")
+                ),
+            }
+    return out
+
+
+def test_a_new_kb_has_exactly_the_schema_the_scripts_build(tmp_path):
+    """A new knowledge base is created from the models in one go; a database migrated from
+    nothing by every script holds the same tables, columns, keys and (partial) indexes."""
+    scripted = _scripted(tmp_path / "scripted.sqlite")
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'new.sqlite'}")
+    assert kb.revision == HEAD
+    fresh, migrated = _physical_schema(kb.engine), _physical_schema(scripted)
+    assert fresh == migrated
+    assert "uq_runs_named_key" in fresh["runs"]["indexes"]
+    assert fresh["runs"]["indexes"]["uq_runs_named_key"][:3] == (1, 1, "source_run_id IS NOT NULL")
+    with kb.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").all() == [(HEAD,)]
+    assert kb.data_version()  # a first data version, as the scripts record
 
 
 def test_default_url_is_a_file_in_the_data_directory(_isolated_home):
