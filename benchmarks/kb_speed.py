@@ -151,7 +151,7 @@ def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
     ``(dataset_id, algorithm_id, run_key)`` index and the partial one of named runs, foreign
     keys), then filled by the
     ``sqlite3`` module with metarec's pragmas in one transaction: the ``csv`` module reads the
-    rows, a 16-byte BLAKE2b of each line is its key, names get ids from dicts, and
+    rows, a 64-bit BLAKE2b of each line is its integer key, names get ids from dicts, and
     ``executemany`` inserts ``(run_key, dataset_id, algorithm_id, status, accuracy, fit_time)``
     ``ON CONFLICT DO NOTHING`` per 100,000 rows; then the performance matrix is
     rebuilt by metarec's own ``GROUP BY`` and the transaction committed.  Returns the seconds
@@ -200,7 +200,9 @@ def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
         batch = []
         for line in handle:
             d, a, acc, t = line.rstrip("\n").split(",")
-            key = hashlib.blake2b(line.encode(), digest_size=16).digest()
+            key = int.from_bytes(
+                hashlib.blake2b(line.encode(), digest_size=8).digest(), "big", signed=True
+            )
             batch.append(
                 (key, name_id("datasets", d), name_id("algorithms", a), "ok", float(acc), float(t))
             )

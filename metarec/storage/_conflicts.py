@@ -41,6 +41,7 @@ class _Conflicts:
         self.conn, self.tables, self.mode, self.reader = conn, tables, mode, reader
         self.metrics = list(metrics)
         self.seen: dict[str, tuple[int, int, int]] = {}
+        self.by_code: dict[int, str] = {}  # the integer run key of each named key met
         self.notes: list[str] = []
         self.kept = 0
 
@@ -58,9 +59,16 @@ class _Conflicts:
             return drop, []
         rows = np.flatnonzero(named)
         keys = [f"{source[i]}:{run_id[i]}" for i in rows]
+        codes = [named_key(k) for k in keys]
         h1, h2 = content_hashes(frame.iloc[rows], self.metrics)
         where = self.reader.where
-        for position, key, a, b in zip(rows.tolist(), keys, h1.tolist(), h2.tolist(), strict=True):
+        for position, key, code, a, b in zip(
+            rows.tolist(), keys, codes, h1.tolist(), h2.tolist(), strict=True
+        ):
+            other = self.by_code.setdefault(code, key)
+            if other != key:  # two names, one 64-bit key: never stored silently
+                checks.fail(np.arange(n) == position, "source_run_id", _collision(key, other))
+                continue
             first = self.seen.get(key)
             if first is None:
                 self.seen[key] = (a, b, start + position)
@@ -87,13 +95,14 @@ class _Conflicts:
             frame,
             rows[live],
             np.asarray(keys, dtype=object)[live],
+            np.asarray(codes, dtype=np.int64)[live],
             h1[live],
             h2[live],
             checks,
             drop,
         )
 
-    def _stored(self, start, frame, rows, keys, h1, h2, checks, drop):
+    def _stored(self, start, frame, rows, keys, codes, h1, h2, checks, drop):
         """Compare rows with the stored runs of the same keys; mark or collect conflicts."""
         import pandas as pd
         from sqlalchemy import select, text
@@ -116,8 +125,7 @@ class _Conflicts:
             "source_run_id", "error",
         ]  # fmt: skip
         found = []
-        digests = [named_key(k) for k in keys.tolist()]
-        unique = list(dict.fromkeys(digests))
+        unique = list(dict.fromkeys(codes.tolist()))
         for first in range(0, len(unique), 5000):
             part = unique[first : first + 5000]
             query = (
@@ -145,15 +153,23 @@ class _Conflicts:
                 for run, metric, value in self.conn.execute(query).all():
                     stored.iat[position[run], stored.columns.get_loc(metric)] = value
         s1, s2 = content_hashes(stored, self.metrics)
-        by_key = {bytes(k): i for i, k in enumerate(stored["run_key"].tolist())}
+        by_key = {int(k): i for i, k in enumerate(stored["run_key"].tolist())}
         replace = []
-        for row, key, a, b in zip(
-            rows.tolist(), keys.tolist(), h1.tolist(), h2.tolist(), strict=True
+        for row, key, code, a, b in zip(
+            rows.tolist(), keys.tolist(), codes.tolist(), h1.tolist(), h2.tolist(), strict=True
         ):
-            i = by_key.get(named_key(key))
-            if i is None or (int(s1[i]), int(s2[i])) == (a, b):
+            i = by_key.get(code)
+            if i is None:
                 continue
             old = stored.iloc[i]
+            stored_key = f"{old['source']}:{old['source_run_id']}"
+            if stored_key != key:  # another named run under the same 64-bit key
+                checks.fail(
+                    np.arange(len(frame)) == row, "source_run_id", _collision(key, stored_key)
+                )
+                continue
+            if (int(s1[i]), int(s2[i])) == (a, b):
+                continue
             change = _differences(old, frame.iloc[row], self.metrics)
             origin = f"already stored from source {_plain(old['source'])}"
             if self.mode == "error":
@@ -178,6 +194,14 @@ class _Conflicts:
                         f"replaced run {key!r} ({self.reader.where(start + row)}): {change}"
                     )
         return replace
+
+
+def _collision(key: str, other: str):
+    """The message of a named run whose 64-bit key equals another's (see _runkeys)."""
+    return lambda _i: (
+        f"run {key!r} has the same 64-bit run key as run {other!r} (a hash coincidence); "
+        "it cannot be stored beside it: give it another source_run_id"
+    )
 
 
 def _differences(old, new, metrics) -> str:

@@ -65,11 +65,6 @@ ALGORITHM_COLUMNS = ("name", "family", "library", "parameters")
 EXPORT_FORMATS = ("csv", "parquet")
 
 
-def _chunks(values: list, size: int = 500) -> Iterable[list]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 class KnowledgeBase:
     """A knowledge base of algorithm results on datasets, in any SQLAlchemy database.
 
@@ -369,8 +364,7 @@ class KnowledgeBase:
                 f"on_conflict must be one of {', '.join(CONFLICT_CHOICES)}; got {on_conflict!r}"
             )
         with database_errors(self.url, "import runs into"):
-            # ids are resolved under the write lock and replaced runs' metrics deleted
-            # explicitly: the import needs no per-row foreign-key look-ups
+            # ids resolved under the write lock: no per-row foreign-key look-ups needed
             with write_transaction(self.engine, check_references=False) as conn:
                 return import_runs(
                     conn,
@@ -445,7 +439,7 @@ class KnowledgeBase:
     def source_run_ids(self, source: str, ids: Iterable[str]) -> list[str]:
         """Which of ``ids`` are stored as ``source_run_id`` of runs from ``source``.
 
-        One indexed look-up per 5,000 ids (the 16-byte run keys of named runs), without
+        One indexed look-up per 5,000 ids (the integer run keys of named runs), without
         reading any run: what an ingester asks before downloading runs again.
         """
         from sqlalchemy import select, text
@@ -456,11 +450,16 @@ class KnowledgeBase:
         runs = self._tables["runs"]
         wanted = [str(i) for i in dict.fromkeys(ids)]
         found: list[str] = []
-        for part in _chunks(wanted, 5000):
+        for first in range(0, len(wanted), 5000):
+            part = wanted[first : first + 5000]
             keys = [named_key(f"{source}:{i}") for i in part]
             # NAMED_RUN repeated: the partial unique index of named runs answers
-            query = select(runs.c.source_run_id).where(runs.c.run_key.in_(keys), text(NAMED_RUN))
-            found.extend(str(r[0]) for batch in self._fetch(query) for r in batch)
+            query = select(runs.c.source, runs.c.source_run_id).where(
+                runs.c.run_key.in_(keys), text(NAMED_RUN)
+            )
+            asked = set(part)  # the names behind equal keys compared: exact
+            for batch in self._fetch(query):
+                found.extend(str(i) for s, i in batch if s == source and i in asked)
         return found
 
     def data_version(self) -> str:
@@ -556,7 +555,7 @@ class KnowledgeBase:
         if names is None:
             return [None]
         names = [str(n) for n in dict.fromkeys(names)]
-        return list(_chunks(names))
+        return [names[i : i + 500] for i in range(0, len(names), 500)]
 
     def runs(
         self,

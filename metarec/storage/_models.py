@@ -34,16 +34,15 @@ Three more tables are derived from those and kept current by every write (revisi
 
 The natural key of a run
 ------------------------
-Every import must be idempotent, so every run carries a unique ``run_key`` (stored as 16
-bytes since revision 0002, see :mod:`metarec.storage._runkeys`), derived from:
+Every import must be idempotent, so every run carries a unique ``run_key`` (a 64-bit integer
+since revision 0004, see :mod:`metarec.storage._runkeys`), derived from:
 
 * a run that names its origin (a non-empty ``source`` *and* ``source_run_id``, e.g. an
   OpenML run) is keyed ``"<source>:<source_run_id>"`` (``"openml:10437"``): importing the
   same OpenML run twice, from any file, stores it once;
-* any other run is keyed by a 128-bit hash of its normalised content (dataset, algorithm,
+* any other run is keyed by a hash of its normalised content (dataset, algorithm,
   protocol, seed, fold, status, accuracy, times, source, error and every non-missing metric
-  with its name) followed by its occurrence index among identical rows of the same import:
-  ``"h:<32 hex digits>:<k>"``.  Re-importing the same file (or the same rows in another
+  with its name) and its occurrence index among identical rows of the same import.  Re-importing the same file (or the same rows in another
   format, or an export of them) gives the same keys and adds nothing, while several
   identical-looking rows in one file (folds without a ``fold`` column) are all kept.
 
@@ -55,9 +54,12 @@ inserts near the rows it inserted last instead of at a random place in a key ind
 run (one index instead of two; SQLite's own work to insert 1 M runs fell by about half).  A named
 run keeps a key of its own whatever its pair, so a partial unique index on ``run_key``
 over the rows with a ``source_run_id`` (:data:`NAMED_RUN`) keeps it unique across pairs.
+Revision 0004 made the key an integer (the cheapest key to index; see
+:mod:`metarec.storage._runkeys` for what 64 bits cost).
 
-The schema is created and changed only through the alembic migrations shipped in
-``metarec/storage/migrations``; :data:`metadata` is what they build.  The tables are
+A new knowledge base is created from :data:`metadata`; an existing one is changed only
+through the alembic migrations shipped in ``metarec/storage/migrations``, and a test keeps
+the schema they build identical to :data:`metadata`.  The tables are
 SQLAlchemy Core ``Table`` objects (metarec writes and reads through Core and the driver, so
 the ORM is never imported: it would cost every command that opens a KB a tenth of a second).
 """
@@ -65,12 +67,12 @@ the ORM is never imported: it would cost every command that opens a KB a tenth o
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Float,
     ForeignKey,
     Index,
     Integer,
-    LargeBinary,
     MetaData,
     String,
     Table,
@@ -159,7 +161,7 @@ runs = Table(
     Column("source", String(64)),
     Column("source_run_id", String(255)),
     Column("error", Text),
-    Column("run_key", LargeBinary(16), nullable=False),
+    Column("run_key", BigInteger, nullable=False),
     # one index does both jobs: the runs of a (dataset, algorithm) pair, and idempotent
     # imports (a hashed key is unique within its pair, see "The natural key of a run")
     UniqueConstraint("dataset_id", "algorithm_id", "run_key", name="uq_runs_pair_key"),

@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0003"
+    assert info["revision"] == "0004"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }
@@ -330,6 +330,43 @@ def test_chunks_with_different_empty_columns_store_every_value(kb):
     assert (again.added, again.present) == (0, 5)
 
 
+def test_named_runs_sharing_a_64_bit_key_are_reported_never_dropped(kb, monkeypatch):
+    """Named runs are unique by their 64-bit key; should two names ever share one (forced
+    here), the importer compares the names: the row is invalid and says why, and lookups by
+    name stay exact."""
+    import metarec.storage._conflicts as conflicts
+    import metarec.storage._runkeys as runkeys
+
+    def same(text: str) -> int:
+        return 42
+
+    monkeypatch.setattr(runkeys, "named_key", same)
+    monkeypatch.setattr(conflicts, "named_key", same)
+    runs = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "algorithm": ["a", "b"],
+            "accuracy": [0.5, 0.75],
+            "time": [1.0, 2.0],
+            "source": ["lab", "lab"],
+            "source_run_id": ["1", "2"],
+        }
+    )
+    with pytest.raises(
+        ImportRejectedError, match="'lab:2' has the same 64-bit run key as run 'lab:1'"
+    ):
+        kb.import_runs(runs)
+    assert kb.import_runs(runs.iloc[[0]]).added == 1
+    with pytest.raises(
+        ImportRejectedError, match="'lab:2' has the same 64-bit run key as run 'lab:1'"
+    ):
+        kb.import_runs(runs.iloc[[1]])
+    report = kb.import_runs(runs.iloc[[1]], skip_invalid=True)
+    assert (report.added, report.present, report.rejected) == (0, 0, 1)
+    assert kb.source_run_ids("lab", ["1", "2"]) == ["1"]
+    assert kb.source_run_ids("other", ["1"]) == []
+
+
 def test_run_keys_are_those_of_earlier_versions(kb):
     """Faster hashing must give the very keys stored by earlier versions (hashed per row,
     each string on its own), or re-imports into an existing KB would add every run again.
@@ -348,14 +385,18 @@ def test_run_keys_are_those_of_earlier_versions(kb):
     )
     kb.import_runs(frame, protocol="cv5")
     with kb.engine.connect() as conn:
-        stored = {bytes(k).hex() for (k,) in conn.exec_driver_sql("SELECT run_key FROM runs")}
-    expected = {
+        stored = {k for (k,) in conn.exec_driver_sql("SELECT run_key FROM runs")}
+    sixteen = {  # the 16-byte keys of revisions 0002-0003
         "6474b52a84adad1d22037a4b3d539095",  # iris/knn, first of two identical rows
         "6474b52a84adad1dc03af404bc9e0caa",  # the second: occurrence 1
         "27049118d7b4f6a42dcbcf360db675b1",  # wine/tree, status 'Error' -> 'error'
         "e9b264112973525107147f55d94a88f9",
     }
-    assert stored == expected
+    # revision 0004 keeps their two 64-bit halves XORed, as a signed integer
+    folded = {int(h[:16], 16) ^ int(h[16:], 16) for h in sixteen}
+    assert stored == {v - 2**64 if v >= 2**63 else v for v in folded}
+    assert 0x6474B52A84ADAD1D ^ 0x22037A4B3D539095 in folded  # 0x4677cf61b9fe3d88, positive
+    assert min(stored) < 0  # 0xe9b2... ^ 0x0714... has its top bit set: stored negative
 
 
 def test_occurrence_counter_counts_earlier_identical_rows_across_chunks():
