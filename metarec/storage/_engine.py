@@ -2,8 +2,10 @@
 
 Any SQLAlchemy URL works.  SQLite files get, on every new connection (a ``connect`` event):
 
-* ``PRAGMA journal_mode=WAL`` - readers never block the writer, a crash never corrupts;
-* ``PRAGMA foreign_keys=ON`` - SQLite does not enforce foreign keys otherwise;
+* ``PRAGMA journal_mode=WAL`` - readers never block the writer, a crash never corrupts (set
+  once per file, and retried while another process creating the same file holds it);
+* ``PRAGMA foreign_keys=ON`` - SQLite does not enforce foreign keys otherwise (a run import
+  turns it off for its own transaction, see :func:`write_transaction`);
 * ``PRAGMA busy_timeout`` of :data:`BUSY_TIMEOUT_S` seconds - a second writer waits for the
   first instead of failing with "database is locked";
 * ``PRAGMA synchronous=NORMAL`` - durable at every checkpoint, the usual WAL setting.
