@@ -115,6 +115,30 @@ def test_switching_a_new_file_to_wal_waits_for_a_racing_process(monkeypatch):
     assert time.perf_counter() - start < 5
 
 
+def test_opening_a_new_file_waits_for_another_writer_instead_of_failing(tmp_path):
+    """A real race, made deterministic: another connection holds the write lock of a new
+    file (as a process creating it does); switching to WAL fails at once without waiting,
+    so KnowledgeBase(url) must retry it until that connection lets go."""
+    import threading
+
+    path = tmp_path / "kb.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    bare = sqlite3.connect(path, isolation_level=None, timeout=30)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        bare.execute("PRAGMA journal_mode = WAL")  # no busy wait: SQLite fails at once
+    bare.close()
+    threading.Timer(0.5, lambda: holder.execute("ROLLBACK")).start()
+    start = time.perf_counter()
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    assert time.perf_counter() - start >= 0.4  # it waited for the holder
+    assert kb.revision == HEAD
+    with kb.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    kb.close()
+    holder.close()
+
+
 _KILLED = textwrap.dedent(
     """
     import os, signal, sys
