@@ -212,7 +212,7 @@ def _use_wal(cursor) -> None:
             if cursor.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal":
                 return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
+            if "locked" not in str(exc):
                 raise
         if time.monotonic() > deadline:
             raise sqlite3.OperationalError("database is locked (cannot switch it to WAL mode)")
