@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -283,7 +284,7 @@ def database_errors(shown_url: str, action: str) -> Iterator[None]:
         yield
     except KnowledgeBaseError:
         raise
-    except DBAPIError as exc:  # OperationalError included
+    except (DBAPIError, sqlite3.Error) as exc:  # the driver's own: executemany of the runs
         message = describe_error(exc)
         if "not a database" in message or "malformed" in message:
             raise KnowledgeBaseError(

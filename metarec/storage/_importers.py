@@ -48,7 +48,6 @@ dataset and metafeature) as ``added`` (new), ``updated`` (stored with another va
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -66,15 +65,16 @@ from metarec.storage._performance import (
     distinct,
     rebuild_performance,
     refresh_performance,
+    repeated,
     stored_pairs,
 )
 from metarec.storage._readers import ChunkSource, open_source
 from metarec.storage._runkeys import OccurrenceCounter, run_keys
+from metarec.storage._runrows import STATUSES, insert_sqlite_runs, or_missing, run_values
 from metarec.storage._validation import (
     MAX_PROBLEMS,
     _Checks,
     _numeric,
-    _objects,
     _plain,
     _Problems,
     _text,
@@ -91,7 +91,6 @@ __all__ = [
 ]
 
 
-STATUSES = ("ok", "timeout", "error")
 #: Column names a run file may not use for a metric (they name metarec's own columns).
 RESERVED_RUN_COLUMNS = ("id", "run_id", "run_key", "n_runs", "n_failed", "_ok", "_failure")
 #: Metafeature names a metafeature file may not use.
@@ -367,9 +366,8 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     checks.fail(
         unknown, "status", lambda i: f"status {status[i]!r} is not one of ok, timeout, error"
     )
-    inferred = np.where(np.isnan(accuracy), "error", "ok").astype(object)
     missing_status = pd.isna(lowered)
-    lowered[missing_status] = inferred[missing_status]
+    lowered[missing_status] = np.where(np.isnan(accuracy[missing_status]), "error", "ok")
     checks.fail(
         (lowered == "ok") & np.isnan(accuracy) & ~missing_status,
         "accuracy",
@@ -475,9 +473,11 @@ def import_runs(
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
     notes: list[str] = []
-    # codes of the (dataset, algorithm) pairs with replaced runs, and of those added to
+    # codes of the (dataset, algorithm) pairs with replaced runs, of those added to, and of
+    # those given more than one row by one chunk
     touched: list[np.ndarray] = []
     fresh: list[np.ndarray] = []
+    repeats: list[np.ndarray] = []
     # runs inserted by this import get larger ids (it holds the write lock)
     last_id = conn.execute(select(func.max(runs.c.id))).scalar() or 0
     n_touched, rebuild = 0, False
@@ -513,33 +513,25 @@ def import_runs(
         keys = run_keys(frame, metrics, counter)
         dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
         algorithm_ids = algorithms.ids_of(frame["algorithm"])
-        values = _run_values(frame, keys, dataset_ids, algorithm_ids)
-        rows = None
+        values = run_values(frame, keys, dataset_ids, algorithm_ids)
+        rows = keep_rows = None
         if is_replacement.any():  # every column: the replaced runs are overwritten whole
             rows = list(
-                zip(*(_or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS), strict=True)
+                zip(*(or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS), strict=True)
             )
             keep_rows = (~is_replacement).tolist()
-        chunk_added = 0
         if conn.dialect.name == "sqlite":
-            # the driver's executemany of plain tuples, binding only the columns that hold a
-            # value in this chunk (the others are NULL either way; each bound NULL costs
-            # SQLite time): its rowcount counts exactly the rows inserted (a conflict skips
-            # the row, adds nothing)
-            names = tuple(c for c in STORED_RUN_COLUMNS if values[c] is not None)
-            new_rows = list(zip(*(values[c] for c in names), strict=True))
-            if rows is not None:
-                new_rows = [row for row, k in zip(new_rows, keep_rows, strict=True) if k]
-            if new_rows:
-                cursor = conn.exec_driver_sql(_sqlite_run_insert(names), new_rows)
-                chunk_added = max(cursor.rowcount, 0)
+            # the driver's multi-row inserts (see metarec.storage._runrows): its rowcount
+            # counts exactly the rows inserted (a conflict skips the row, adds nothing)
+            chunk_added = insert_sqlite_runs(conn.connection.driver_connection, values, keep_rows)
         else:
             # elsewhere RETURNING counts what was really inserted (the rowcount of an
             # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
+            chunk_added = 0
             if rows is None:
                 rows = list(
                     zip(
-                        *(_or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS),
+                        *(or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS),
                         strict=True,
                     )
                 )
@@ -555,6 +547,7 @@ def import_runs(
         codes = dataset_ids * PAIR_BASE + algorithm_ids
         if chunk_added:
             fresh.append(distinct(codes))
+            repeats.append(repeated(codes))
         if is_replacement.any():
             replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
@@ -598,7 +591,9 @@ def import_runs(
         )
         refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
         if len(added_to):
-            add_new_pairs(conn, last_id)
+            # a new pair given rows by two chunks, or twice by one, may have several runs
+            several = np.union1d(np.concatenate(repeats), repeated(np.concatenate(fresh)))
+            add_new_pairs(conn, last_id, one_run_each=not np.setdiff1d(several, stale).size)
     if added or replaced:
         bump_version(conn)
     return ImportReport(
@@ -609,43 +604,6 @@ def import_runs(
         source=reader.label,
         notes=tuple(notes),
         replaced=replaced,
-    )
-
-
-def _run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | None]:
-    """The driver's values of every column of :data:`STORED_RUN_COLUMNS` (``None``: all missing)."""
-    import pandas as pd
-
-    out: dict[str, list | None] = {
-        "run_key": keys.tolist(),
-        "dataset_id": dataset_ids.tolist(),
-        "algorithm_id": algorithm_ids.tolist(),
-        "status": frame["status"].tolist(),
-    }
-    for name in ("protocol", "source", "source_run_id", "error"):
-        column = frame[name]
-        # missing -> None (pandas may hold it as NaN, which PostgreSQL would store as 'NaN')
-        out[name] = (
-            None if pd.isna(column).all() else column.to_numpy(object, na_value=None).tolist()
-        )
-    for name in ("seed", "fold", "accuracy", "fit_time", "predict_time"):
-        numbers = frame[name].to_numpy(dtype="float64")
-        integer = name in ("seed", "fold")
-        out[name] = None if np.isnan(numbers).all() else _objects(numbers, integer=integer)
-    return out
-
-
-def _or_missing(values: list | None, n: int) -> list:
-    return [None] * n if values is None else values
-
-
-@functools.lru_cache(maxsize=256)
-def _sqlite_run_insert(names: tuple[str, ...]) -> str:
-    """``INSERT INTO runs (names) ... ON CONFLICT DO NOTHING`` for SQLite (a run already
-    stored breaks one of the two unique indexes of :mod:`metarec.storage._models`)."""
-    return (
-        f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
-        "ON CONFLICT DO NOTHING"
     )
 
 

@@ -17,7 +17,11 @@ rolled-back import rolls back its refresh too), calls :func:`refresh_performance
 (dataset, algorithm) pairs it added runs to that the matrix already held (or whose runs it
 replaced), then :func:`add_new_pairs` for the pairs new to the matrix, aggregated from the
 range of run ids it inserted: the work grows with the import, not with the knowledge base.
-Very many stale pairs rebuild the whole matrix, which is faster than pair by pair.
+Very many stale pairs rebuild the whole matrix, which is faster than pair by pair.  When
+every new pair got exactly one run (run histories of one aggregated run per dataset and
+algorithm, such as TabZilla's), the import says so and their rows are the runs themselves,
+copied by one scan of the new run ids without a ``GROUP BY`` (SQLite's aggregate functions
+cost about half a second per million runs; the rows are the same, see :func:`add_new_pairs`).
 
 :func:`bump_version` replaces the ``kb_state.data_version`` token; every write transaction
 that changes datasets, algorithms, runs or metafeatures calls it, so the token names one
@@ -40,6 +44,7 @@ __all__ = [
     "add_new_pairs",
     "stored_pairs",
     "distinct",
+    "repeated",
     "PAIR_BASE",
 ]
 
@@ -68,6 +73,14 @@ SELECT r.dataset_id, r.algorithm_id,
 FROM runs r {{indexed}} {{join}} {{where}}
 GROUP BY r.dataset_id, r.algorithm_id
 """
+#: The matrix row of a pair that has exactly one run, ``r``: what ``_PERFORMANCE_SELECT``
+#: gives for a group of one (its status; its accuracy when ok; its times; 1 run, 0 or 1 failed).
+_SINGLE_RUN_SELECT = f"""
+SELECT r.dataset_id, r.algorithm_id, r.status,
+       CASE WHEN r.status = 'ok' THEN r.accuracy END,
+       r.fit_time, r.predict_time, 1, 1 - {_OK}
+FROM runs r {{indexed}} {{where}}
+"""
 _METRICS_SELECT = """
 SELECT r.dataset_id, r.algorithm_id, m.metric, AVG(m.value)
 FROM run_metrics m JOIN runs r ON r.id = m.run_id {join}
@@ -93,11 +106,20 @@ _IN_TOUCHED = (
 )
 
 
-def rebuild_performance(conn: Connection) -> None:
-    """Recompute the whole performance matrix from the runs."""
+def rebuild_performance(conn: Connection, *, one_run_each: bool = False) -> None:
+    """Recompute the whole performance matrix from the runs.
+
+    ``one_run_each=True`` is a promise of the caller that no (dataset, algorithm) pair has
+    more than one run: the matrix rows are then the runs themselves (no ``GROUP BY``).
+    """
     conn.execute(text("DELETE FROM performance_metrics"))
     conn.execute(text("DELETE FROM performance"))
-    conn.execute(text(_PERFORMANCE_INSERT + _performance_select()))
+    if one_run_each:
+        by_id = conn.dialect.name == "sqlite"
+        select = _SINGLE_RUN_SELECT.format(indexed="NOT INDEXED" if by_id else "", where="")
+    else:
+        select = _performance_select()
+    conn.execute(text(_PERFORMANCE_INSERT + select))
     conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="", where="")))
 
 
@@ -108,7 +130,7 @@ def _performance_select(join: str = "", where: str = "", *, by_id: bool = False)
     return _PERFORMANCE_SELECT.format(indexed=indexed, join=join, where=where)
 
 
-def add_new_pairs(conn: Connection, after_id: int) -> None:
+def add_new_pairs(conn: Connection, after_id: int, *, one_run_each: bool = False) -> None:
     """Add to the matrix the pairs whose runs all have an id above ``after_id``.
 
     What an import calls once the pairs it touched that the matrix already held were
@@ -116,9 +138,15 @@ def add_new_pairs(conn: Connection, after_id: int) -> None:
     so all their runs were inserted by this import (ids above the largest id before it), and
     one ``GROUP BY`` over that range of run ids gives their rows.  The work grows with the
     import, not with the knowledge base.
+
+    ``one_run_each=True``: the caller knows that every new pair got at most one run (it
+    counted the pairs of the rows it inserted), so each new run *is* its pair's row and is
+    copied as such (``_SINGLE_RUN_SELECT``: a group of one has its run's status, its accuracy
+    when ok, its times, ``n_runs = 1`` and ``n_failed`` 0 or 1, exactly what the ``GROUP BY``
+    gives); the metrics are still grouped (a pair's run may carry several).
     """
     if after_id <= 0:  # no runs before: the whole matrix, read in index order without a sort
-        rebuild_performance(conn)
+        rebuild_performance(conn, one_run_each=one_run_each)
         return
     by_id = conn.dialect.name == "sqlite"
     params = {"after": int(after_id)}
@@ -131,7 +159,11 @@ def add_new_pairs(conn: Connection, after_id: int) -> None:
         params,
     )
     where = f"WHERE r.id > :after AND {_NOT_IN_MATRIX}"
-    conn.execute(text(_PERFORMANCE_INSERT + _performance_select(where=where, by_id=by_id)), params)
+    if one_run_each:
+        select = _SINGLE_RUN_SELECT.format(indexed="NOT INDEXED" if by_id else "", where=where)
+    else:
+        select = _performance_select(where=where, by_id=by_id)
+    conn.execute(text(_PERFORMANCE_INSERT + select), params)
 
 
 def refresh_performance(conn: Connection, pairs) -> None:
@@ -281,6 +313,13 @@ def stored_pairs(conn, codes: np.ndarray, new_datasets, new_algorithms) -> np.nd
     pairs = np.asarray(found, dtype=np.int64).reshape(-1, 2)
     stored = pairs[:, 0] * PAIR_BASE + pairs[:, 1]
     return codes[maybe][np.isin(codes[maybe], stored)]
+
+
+def repeated(values) -> np.ndarray:
+    """The sorted distinct values that occur more than once in an integer array."""
+    values = np.sort(np.asarray(values, dtype=np.int64))
+    twice = values[1:][values[1:] == values[:-1]]
+    return distinct(twice)
 
 
 def distinct(values) -> np.ndarray:

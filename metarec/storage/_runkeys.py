@@ -80,9 +80,10 @@ def _string_hashes(series, keys) -> list[np.ndarray]:
     string once (the same values: ``hash_array`` hashes every string on its own)."""
     import pandas as pd
 
-    codes, uniques = pd.factorize(
-        series.astype(object).to_numpy(dtype=object), use_na_sentinel=True
-    )
+    values = series.astype(object).to_numpy(dtype=object)
+    if values[0] is None and values.tolist().count(None) == len(values):  # an absent column
+        return [np.full(len(values), _hash(np.array([""], dtype=object), key)[0]) for key in keys]
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
     distinct = np.empty(len(uniques) + 1, dtype=object)
     distinct[:-1] = np.asarray(uniques, dtype=object).astype(str)
     distinct[-1] = ""  # a missing string hashes as the empty one (code -1 takes it)
@@ -190,12 +191,16 @@ class OccurrenceCounter:
         hashes = np.asarray(hashes, dtype=np.uint64)
         if len(hashes) == 0:
             return np.empty(0, dtype=np.int64)
-        order = np.argsort(hashes, kind="stable")  # equal hashes keep their row order
+        order = np.argsort(hashes)  # 6x faster than a stable sort of 64-bit integers
         ordered = hashes[order]
         first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
         starts = np.flatnonzero(first)
         uniques = ordered[starts]
         group = np.cumsum(first) - 1
+        if len(uniques) < len(hashes):  # equal hashes (few): their rows in row order
+            sizes = np.diff(np.append(starts, len(ordered)))
+            tied = np.flatnonzero(sizes[group] > 1)
+            order[tied] = order[tied][np.lexsort((order[tied], group[tied]))]
         prior = np.zeros(len(uniques), dtype=np.int64)
         for keys, counts in self._levels:
             at = np.minimum(np.searchsorted(keys, uniques), len(keys) - 1)

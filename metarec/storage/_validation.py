@@ -129,8 +129,10 @@ def _plain(value) -> str:
 
 def _objects(values: np.ndarray, *, integer: bool = False) -> list:
     """Python values for the database driver: NaN -> None, integers as int."""
-    out = np.empty(len(values), dtype=object)
     present = ~np.isnan(values)
+    if present.all():
+        return (values.astype(np.int64) if integer else values).tolist()
+    out = np.empty(len(values), dtype=object)
     if integer:
         out[present] = values[present].astype(np.int64).tolist()
     else:

@@ -510,3 +510,75 @@ def test_one_named_run_per_key_whatever_its_pair_and_hashed_runs_per_pair(kb):
                 ),
                 {"b": b, "k": key},
             )
+
+
+def _one_run_each(datasets, algorithms) -> pd.DataFrame:
+    """One run per (dataset, algorithm) pair, ok and failed, with and without times."""
+    pairs = [(d, a) for d in datasets for a in algorithms]
+    n = len(pairs)
+    status = np.resize(np.array(["ok", "timeout", "ok", "error"], dtype=object), n)
+    return pd.DataFrame(
+        {
+            "dataset": [d for d, _ in pairs],
+            "algorithm": [a for _, a in pairs],
+            "status": status,
+            "accuracy": np.where(status == "ok", np.linspace(0.5, 0.9, n).round(3), np.nan),
+            "time": np.arange(1, n + 1) / 4,
+            "predict_time": np.where(np.arange(n) % 3 == 0, np.nan, 0.125),
+            "roc_auc": np.where(np.arange(n) % 2 == 0, 0.75, np.nan),
+        }
+    )
+
+
+def test_new_pairs_of_one_run_each_are_copied_into_the_matrix(kb, monkeypatch):
+    """When every new pair got one run, the runs are copied without a GROUP BY: the matrix
+    equals aggregating the runs, into a new KB and a filled one, with failed runs and a pair
+    the matrix held; a new pair given two runs (two chunks, or one) is grouped."""
+    from metarec.storage import _importers, _performance
+    from metarec.storage._engine import write_transaction
+
+    flags = []
+
+    def spy(conn, after_id, *, one_run_each=False):
+        flags.append(one_run_each)
+        _performance.add_new_pairs(conn, after_id, one_run_each=one_run_each)
+
+    monkeypatch.setattr(_importers, "add_new_pairs", spy)
+
+    def check():
+        got = kb.runs()
+        _same(got, aggregate_runs(kb.runs(aggregate=False)))
+        with write_transaction(kb.engine) as conn:  # the GROUP BY of every run
+            _performance.rebuild_performance(conn)
+        _same(kb.runs(), got)
+        return got.set_index(["dataset", "algorithm"])
+
+    first = _one_run_each(["d0", "d1", "d2"], ["a0", "a1", "a2"])
+    kb.import_runs(first, chunksize=4)  # a new KB, pairs spread over chunks
+    runs = check()
+    assert flags == [True]
+    timeout = runs.loc[("d0", "a1")]  # by hand: row 1 of the frame
+    assert timeout["status"] == "timeout" and np.isnan(timeout["accuracy"])
+    assert (timeout["fit_time"], timeout["predict_time"]) == (0.5, 0.125)
+    assert (timeout["n_runs"], timeout["n_failed"]) == (1, 1)
+    ok = runs.loc[("d0", "a0")]
+    assert (ok["status"], ok["accuracy"], ok["fit_time"], ok["roc_auc"]) == ("ok", 0.5, 0.25, 0.75)
+    assert np.isnan(ok["predict_time"]) and (ok["n_runs"], ok["n_failed"]) == (1, 0)
+
+    # a filled KB: new datasets, one new run for a pair the matrix held (refreshed)
+    more = pd.concat(
+        [_one_run_each(["d3", "d4"], ["a0", "a3"]), first.iloc[[0]].assign(accuracy=0.1)]
+    )
+    assert kb.import_runs(more, chunksize=3).added == 5
+    runs = check()
+    assert flags == [True, True]
+    assert runs.loc[("d0", "a0"), "accuracy"] == pytest.approx(0.3)
+    assert runs.loc[("d0", "a0"), "n_runs"] == 2
+
+    # a new pair with two runs, in two chunks, then in one chunk
+    for chunksize, dataset in ((1, "d5"), (10, "d6")):
+        two = _one_run_each([dataset], ["a0", "a0"]).assign(fold=[0, 1])
+        assert kb.import_runs(two, chunksize=chunksize).added == 2
+        runs = check()
+        assert runs.loc[(dataset, "a0"), "n_runs"] == 2
+    assert flags == [True, True, False, False]
