@@ -70,7 +70,13 @@ from metarec.storage._performance import (
 )
 from metarec.storage._readers import ChunkSource, open_source
 from metarec.storage._runkeys import OccurrenceCounter, run_keys
-from metarec.storage._runrows import STATUSES, insert_sqlite_runs, or_missing, run_values
+from metarec.storage._runrows import (
+    STATUSES,
+    insert_sqlite_metrics,
+    insert_sqlite_runs,
+    or_missing,
+    run_values,
+)
 from metarec.storage._validation import (
     MAX_PROBLEMS,
     _Checks,
@@ -558,7 +564,15 @@ def import_runs(
             n_touched += len(touched[-1])
             if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
                 touched, rebuild = [], True
-        if metrics:
+        if metrics and conn.dialect.name == "sqlite":
+            insert_sqlite_metrics(
+                conn.connection.driver_connection,
+                {m: frame[m].to_numpy(dtype="float64") for m in metrics},
+                keys,
+                dataset_ids,
+                algorithm_ids,
+            )
+        elif metrics:
             long = (
                 frame[metrics]
                 .assign(m_key=keys, m_dataset=dataset_ids, m_algorithm=algorithm_ids)

@@ -127,3 +127,36 @@ def test_a_failed_statement_rolls_back_the_whole_import(tmp_path, monkeypatch):
         kb.import_runs(_frame(10, offset=100))
     assert kb.count("runs") == 3 and len(kb.runs()) == 3
     kb.close()
+
+
+def test_metric_values_reach_their_runs_in_multi_row_statements(tmp_path, monkeypatch):
+    """Two metrics with gaps over 10 runs in statements of 3 values: every present value is
+    stored with its own run (found by its pair and key), none for a gap, and a re-import
+    adds none (the values of a stored run are skipped with it)."""
+    from sqlalchemy import create_engine
+
+    monkeypatch.setattr(_runrows, "ROWS_PER_STATEMENT", 3)
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    kb = KnowledgeBase(url)
+    frame = _frame(10).assign(
+        roc_auc=[0.5, np.nan, 0.25, 0.75, np.nan, 0.125, 1.0, 0.0, np.nan, 0.375],
+        log_loss=[np.nan] * 9 + [2.5],
+    )
+    assert kb.import_runs(frame, chunksize=6).added == 10
+    assert kb.import_runs(frame, chunksize=4).present == 10
+    kb.close()
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        stored = conn.exec_driver_sql(
+            "SELECT r.fold, m.metric, m.value FROM run_metrics m JOIN runs r ON r.id = m.run_id "
+            "ORDER BY r.fold, m.metric"
+        ).all()
+    engine.dispose()
+    expected = [
+        (fold, metric, value)
+        for fold in range(10)
+        for metric in ("log_loss", "roc_auc")
+        if not np.isnan(value := frame.loc[fold, metric])
+    ]
+    assert [tuple(row) for row in stored] == expected
+    assert len(stored) == 8
