@@ -14,9 +14,7 @@ Speed, side by side in one run (so the ratio survives a loaded machine):
   before the clock starts), then a re-import of the same file, which must add 0 rows.
 * raw baseline: ``sqlite3`` into a fresh file with the ``datasets``, ``algorithms`` and
   ``runs`` tables of schema revision 0001 (a text ``UNIQUE(run_key)``, an index on
-  ``(dataset_id, algorithm_id)``, foreign keys; ``benchmarks/kb_speed.py`` measures SQLite's
-  work for the current schema),
-  metarec's pragmas (WAL, ``synchronous=NORMAL``, ``foreign_keys=ON``), ONE transaction.
+  ``(dataset_id, algorithm_id)``, foreign keys), metarec's pragmas (WAL, ``synchronous=NORMAL``, ``foreign_keys=ON``), ONE transaction.
   Timed: read the CSV with the ``csv`` module (streamed, no pandas); build tuples
   ``(run_key, dataset_id, algorithm_id, fold, status, accuracy, fit_time)`` (``float``/``int``,
   name -> id dicts, new names inserted); ``executemany`` ``INSERT ... ON CONFLICT(run_key) DO

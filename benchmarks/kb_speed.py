@@ -19,7 +19,8 @@ from ``wait4``); medians of ``--repeat`` runs, the two commands of a ratio alter
    neighbours are real:
    ``metarec import runs`` of its CSV against a plain ``executemany`` of the same four
    columns (dataset, algorithm, accuracy, time) into SQLite by the ``csv`` module, one
-   transaction (target: ratio <= 3; medians of ``--import-repeat``, alternating); then
+   transaction (target: ratio <= 3; medians of ``--import-repeat``, alternating), and the
+   same import once more into the filled KB (every run already present); then
    ``recommend`` cold and warm (target: warm <= 1.5x the built-in warm time, peak RSS
    <= 400 MB) and ``rank --all`` cold and warm (<= 3 s).
 """
@@ -144,84 +145,6 @@ def raw_executemany(csv_path: Path, db: Path) -> float:
     return time.perf_counter() - start
 
 
-def sqlite_floor(csv_path: Path, db: Path) -> dict[str, float]:
-    """SQLite's own work for metarec's schema, without metarec's Python around it.
-
-    The knowledge base is created by metarec (its migrations: the same tables, the unique
-    ``(dataset_id, algorithm_id, run_key)`` index and the partial one of named runs, foreign
-    keys), then filled by the
-    ``sqlite3`` module with metarec's pragmas in one transaction: the ``csv`` module reads the
-    rows, a 64-bit BLAKE2b of each line is its integer key, names get ids from dicts, and
-    ``executemany`` inserts ``(run_key, dataset_id, algorithm_id, status, accuracy, fit_time)``
-    ``ON CONFLICT DO NOTHING`` per 100,000 rows; then the performance matrix is
-    rebuilt by metarec's own ``GROUP BY`` and the transaction committed.  Returns the seconds
-    of the inserts, the matrix and the commit (what SQLite itself spends), and of the whole.
-    """
-    import hashlib
-
-    from metarec.storage import KnowledgeBase
-    from metarec.storage._engine import WRITE_CACHE_KIB
-    from metarec.storage._performance import (
-        _METRICS_INSERT,
-        _METRICS_SELECT,
-        _PERFORMANCE_INSERT,
-        _PERFORMANCE_SELECT,
-    )
-
-    KnowledgeBase(f"sqlite:///{db}").engine.dispose()  # the schema, made by metarec
-    times = {"insert": 0.0, "matrix": 0.0, "commit": 0.0}
-    start = time.perf_counter()
-    conn = sqlite3.connect(db, isolation_level=None)
-    for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
-        conn.execute(f"PRAGMA {pragma}")
-    conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
-    conn.execute("BEGIN IMMEDIATE")
-    insert = (
-        "INSERT INTO runs (run_key, dataset_id, algorithm_id, status, accuracy, fit_time) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-    )
-    ids: dict[tuple[str, str], int] = {}
-
-    def name_id(table: str, name: str) -> int:
-        key = (table, name)
-        if key not in ids:
-            ids[key] = conn.execute(
-                f"INSERT INTO {table} (name) VALUES (?) RETURNING id", (name,)
-            ).fetchone()[0]
-        return ids[key]
-
-    def flush(batch):
-        t = time.perf_counter()
-        conn.executemany(insert, batch)
-        times["insert"] += time.perf_counter() - t
-
-    with open(csv_path, newline="") as handle:
-        next(handle)
-        batch = []
-        for line in handle:
-            d, a, acc, t = line.rstrip("\n").split(",")
-            key = int.from_bytes(
-                hashlib.blake2b(line.encode(), digest_size=8).digest(), "big", signed=True
-            )
-            batch.append(
-                (key, name_id("datasets", d), name_id("algorithms", a), "ok", float(acc), float(t))
-            )
-            if len(batch) == 100_000:
-                flush(batch)
-                batch = []
-        flush(batch)
-    t = time.perf_counter()
-    conn.execute(_PERFORMANCE_INSERT + _PERFORMANCE_SELECT.format(indexed="", join="", where=""))
-    conn.execute(_METRICS_INSERT + _METRICS_SELECT.format(join="", where=""))
-    times["matrix"] = time.perf_counter() - t
-    t = time.perf_counter()
-    conn.execute("COMMIT")
-    times["commit"] = time.perf_counter() - t
-    conn.close()
-    times["whole"] = time.perf_counter() - start
-    return times
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=5000)
@@ -284,16 +207,8 @@ def main(argv=None) -> None:
             f"metarec import runs                    : {imported[0]:7.1f} s {imported[1]:6.0f} MiB"
         )
         print(f"ratio import / executemany: {imported[0] / raw:.2f} (target <= 3)")
-        fresh(tmp / "floor.sqlite")
-        floor_times = sqlite_floor(runs_csv, tmp / "floor.sqlite")
-        sqlite_own = floor_times["insert"] + floor_times["matrix"] + floor_times["commit"]
-        print(
-            "SQLite's own work for metarec's schema (raw sqlite3): "
-            f"inserts {floor_times['insert']:.1f} s + matrix GROUP BY {floor_times['matrix']:.1f} s"
-            f" + commit {floor_times['commit']:.1f} s = {sqlite_own:.1f} s "
-            f"({sqlite_own / raw:.2f}x the executemany; whole raw script with csv parsing and "
-            f"keys: {floor_times['whole']:.1f} s, {floor_times['whole'] / raw:.2f}x)"
-        )
+        again = run(metarec(*url, "import", "runs", str(runs_csv)), env)
+        print(f"the same import again (every run present): {again[0]:5.1f} s {again[1]:6.0f} MiB")
         run(metarec(*url, "import", "metafeatures", str(meta)), env)
         shutil.rmtree(cache, ignore_errors=True)
         cold = run(metarec(*url, *query), env)

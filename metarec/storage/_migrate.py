@@ -33,9 +33,9 @@ __all__ = [
 ]
 
 #: The newest schema revision of this version of metarec (checked against the scripts by a test).
-HEAD = "0004"
+HEAD = "0005"
 #: Every revision this version knows, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 
 
 def migrations_dir() -> Path:

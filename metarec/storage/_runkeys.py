@@ -15,26 +15,39 @@ keys).  The occurrence index counts earlier identical rows of the same import; t
 keeps 16 bytes per distinct row (a few sorted numpy arrays), the only per-row state an
 import holds across chunks.
 
-The stored key is one signed 64-bit integer (``BIGINT``; since schema revision 0004): the
-XOR of the two halves of a 128-bit key,
+The stored key is one signed 64-bit integer (``BIGINT``; since schema revision 0004):
 
-* a hashed run: ``h1 XOR (h2 + k * PRIME)`` (modulo ``2**64``; ``k`` the occurrence index,
-  ``PRIME`` an odd constant, so the occurrences of one content get distinct keys);
+* a hashed run (revision 0005): ``mix(h1 XOR mix(h2 + k * M))`` (modulo ``2**64``; ``k`` the
+  occurrence index, ``M`` an odd constant, so the occurrences of one content get distinct
+  keys; ``mix`` the 64-bit finaliser of MurmurHash3, a bijection that spreads every input
+  bit over the output);
 * a named run: the two halves of ``blake2b("n:<source>:<source_run_id>", 16 bytes)`` XORed.
+
+Why the mixing: ``hash_array`` hashes *numbers* without its key, so the two halves of a
+content hash differ only by what the strings add, and within one (dataset, algorithm) pair
+``h1 - h2`` is the same for every run.  Revision 0004 keyed a hashed run by the plain
+``h1 XOR (h2 + k * M)``: the XOR of two numbers a constant apart keeps only about half of
+their bits (``x XOR (x + c)`` is ``c`` XOR the carries of the addition), so runs of one pair
+that differed only in their numbers shared keys far more often than 64 bits promise (2,402
+among 1,000,000 runs of one pair; one among the 50 folds of one pair of a 1M-run file), and
+the second was skipped as "already present".  Mixing ``h2`` before the XOR removes the
+shared offset; migration 0005 recomputes the stored hashed keys with this rule.
 
 An integer is the cheapest key SQLite can index: inserting 1 M runs into the unique
 ``(dataset_id, algorithm_id, run_key)`` index costs about a third less CPU than with the
 16-byte keys of revisions 0002-0003, and the file is smaller.  What 64 bits cost: a hashed
 key only has to be unique within its (dataset, algorithm) pair, where two different runs
-share one with probability about ``n**2 / 2**65`` (``3e-12`` for 10,000 runs of one pair);
-a named key is unique across the knowledge base (``1e-6`` among 5 million named runs), and
-the importer compares the names behind equal keys, so such a coincidence is reported as an
-invalid row, never stored silently as "already present".
+share one with probability about ``n**2 / 2**65`` (``3e-12`` for 10,000 runs of one pair;
+a test checks that 200,000 runs of one pair differing only in their numbers get 200,000
+keys); a named key is unique across the knowledge base (``1e-6`` among 5 million named
+runs), and the importer compares the names behind equal keys, so such a coincidence is
+reported as an invalid row, never stored silently as "already present".
 
 :func:`key_from_text` turns the text keys of schema revision 0001 (``h:<32 hex digits>:<k>``
 and ``<source>:<source_run_id>``) into the 16-byte keys of revision 0002, and :func:`fold`
-the 16-byte keys into today's integers, so a migrated knowledge base keeps recognising its
-runs.
+the 16-byte keys into the integers of revision 0004; migration 0005 then recomputes every
+hashed key from the stored run (:func:`run_keys`), so a migrated knowledge base recognises
+its runs.
 """
 
 from __future__ import annotations
@@ -144,10 +157,25 @@ def fold_many(keys: list[bytes]) -> list[int]:
     return (halves[:, 0] ^ halves[:, 1]).astype(np.uint64).view(np.int64).tolist()
 
 
+def _mix(values: np.ndarray) -> np.ndarray:
+    """The 64-bit finaliser of MurmurHash3 (``fmix64``), element-wise on uint64 (a bijection).
+
+    References
+    ----------
+    Appleby, A. (2011). MurmurHash3 (``fmix64``). https://github.com/aappleby/smhasher
+    """
+    values = values ^ (values >> np.uint64(33))
+    values = values * np.uint64(0xFF51AFD7ED558CCD)
+    values = values ^ (values >> np.uint64(33))
+    values = values * np.uint64(0xC4CEB9FE1A85EC53)
+    return values ^ (values >> np.uint64(33))
+
+
 def _hashed_keys(h1: np.ndarray, h2: np.ndarray, occurrence: np.ndarray) -> list[int]:
+    """The integer keys of hashed runs (revision 0005, see the module docstring)."""
     with np.errstate(over="ignore"):
-        low = h2 + occurrence.astype(np.uint64) * _OCCURRENCE
-    return (h1 ^ low).view(np.int64).tolist()
+        low = _mix(h2 + occurrence.astype(np.uint64) * _OCCURRENCE)
+        return _mix(h1 ^ low).view(np.int64).tolist()
 
 
 def _hashed_bytes(h1: int, h2: int, occurrence: int) -> bytes:

@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0004"
+    assert info["revision"] == "0005"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }
@@ -392,11 +392,64 @@ def test_run_keys_are_those_of_earlier_versions(kb):
         "27049118d7b4f6a42dcbcf360db675b1",  # wine/tree, status 'Error' -> 'error'
         "e9b264112973525107147f55d94a88f9",
     }
-    # revision 0004 keeps their two 64-bit halves XORed, as a signed integer
-    folded = {int(h[:16], 16) ^ int(h[16:], 16) for h in sixteen}
-    assert stored == {v - 2**64 if v >= 2**63 else v for v in folded}
-    assert 0x6474B52A84ADAD1D ^ 0x22037A4B3D539095 in folded  # 0x4677cf61b9fe3d88, positive
-    assert min(stored) < 0  # 0xe9b2... ^ 0x0714... has its top bit set: stored negative
+    # revision 0005 mixes them: fmix64(h1 XOR fmix64(second half)), as a signed integer
+    mixed = {_fmix64(int(h[:16], 16) ^ _fmix64(int(h[16:], 16))) for h in sixteen}
+    assert stored == {v - 2**64 if v >= 2**63 else v for v in mixed}
+
+
+def _fmix64(k: int) -> int:
+    """MurmurHash3's 64-bit finaliser with Python integers (independent of the numpy one)."""
+    k ^= k >> 33
+    k = (k * 0xFF51AFD7ED558CCD) % 2**64
+    k ^= k >> 33
+    k = (k * 0xC4CEB9FE1A85EC53) % 2**64
+    return k ^ (k >> 33)
+
+
+def test_the_mixer_is_murmur3_fmix64():
+    from metarec.storage._runkeys import _mix
+
+    vectors = {  # the published test vectors of fmix64
+        0: 0,
+        1: 0xB456BCFC34C2CB2C,
+        0xFFFFFFFFFFFFFFFF: 0x64B5720B4B825F21,
+        0x1234567890ABCDEF: 0x0CAE996FEE6BD396,
+    }
+    got = _mix(np.array(list(vectors), dtype=np.uint64)).tolist()
+    assert got == list(vectors.values()) == [_fmix64(k) for k in vectors]
+
+
+def test_runs_of_one_pair_differing_only_in_numbers_get_distinct_keys(kb):
+    """The XOR of the two halves kept only about half of their bits within a pair: two of
+    the 50 folds of one pair of a 1M-run file shared a key and one was dropped as present,
+    and 1M runs of one pair got 2,402 repeats.  Both cases, with the rule of revision 0005."""
+    from metarec.storage._importers import _normalise_runs
+    from metarec.storage._runkeys import OccurrenceCounter, run_keys
+
+    pair = pd.DataFrame(
+        {
+            "dataset": ["dataset_634", "dataset_634"],
+            "algorithm": ["algo_1", "algo_1"],
+            "fold": [3, 40],
+            "accuracy": [0.024186, 0.939477],
+            "time": [11.941730, 19.045902],
+        }
+    )
+    assert kb.import_runs(pair).added == 2
+    n = 200_000
+    rng = np.random.default_rng(5)
+    many = pd.DataFrame(
+        {
+            "dataset": ["x"] * n,
+            "algorithm": ["y"] * n,
+            "fold": np.arange(n),
+            "accuracy": rng.random(n).round(6),
+            "time": rng.random(n).round(6),
+        }
+    )
+    frame, _ = _normalise_runs(many, [], {"source": None, "protocol": None})
+    keys = np.array(run_keys(frame, [], OccurrenceCounter()).tolist(), dtype=np.int64)
+    assert len(np.unique(keys)) == n  # the revision-0004 rule: about 100 repeats here
 
 
 def test_occurrence_counter_counts_earlier_identical_rows_across_chunks():
@@ -413,3 +466,53 @@ def test_occurrence_counter_counts_earlier_identical_rows_across_chunks():
             seen[h] = seen.get(h, 0) + 1
         assert counter.assign(hashes).tolist() == expected
     assert len(counter._levels) <= 8
+
+
+def test_migration_0005_recomputes_hashed_keys_from_the_stored_runs(kb):
+    """A KB at revision 0004 (its hashed keys made by the old rule; stand-ins here, one of
+    them the new key of another run of its pair, so it must move out of the way first):
+    the upgrade gives every hashed run the key an import computes today (identical rows
+    numbered in id order, metrics and missing values included), keeps the named run's key,
+    changes no value, and re-importing the same rows adds nothing."""
+    from sqlalchemy import text
+
+    from metarec.storage import _migrate
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "iris", "wine", "wine", "iris"],
+            "algorithm": ["knn", "knn", "knn", "tree", "tree", "svc"],
+            "fold": [0, 0, 1, 0, np.nan, 0],
+            "accuracy": [0.9, 0.9, 0.8, np.nan, 0.5, 0.7],
+            "time": [1.0, 1.0, 2.0, 3.0, 0.25, 4.0],
+            "status": ["ok", "ok", "ok", "error", "ok", "ok"],
+            "error": [None, None, None, "boom", None, None],
+            "roc_auc": [0.5, 0.5, np.nan, np.nan, 0.75, 0.625],
+            "source": [None, None, None, None, None, "lab"],
+            "source_run_id": [None, None, None, None, None, "7"],
+        }
+    )
+    assert kb.import_runs(frame, protocol="cv5").added == 6
+    query = text("SELECT id, run_key FROM runs ORDER BY id")
+    with kb.engine.begin() as conn:
+        expected = conn.execute(query).all()
+        ids = [i for i, _ in expected]
+        # run 2 holds the new key of run 1, which is updated first
+        stand_ins = {ids[0]: 11, ids[1]: expected[0][1], ids[2]: 12, ids[3]: 13, ids[4]: 14}
+        for run_id in stand_ins:
+            conn.execute(
+                text("UPDATE runs SET run_key = :k WHERE id = :i"), {"k": -run_id, "i": run_id}
+            )
+        for run_id, key in stand_ins.items():
+            conn.execute(
+                text("UPDATE runs SET run_key = :k WHERE id = :i"), {"k": key, "i": run_id}
+            )
+        conn.execute(text("UPDATE alembic_version SET version_num = '0004'"))
+        before = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
+    assert _migrate.upgrade(kb.engine, "kb") == "0005"
+    with kb.engine.connect() as conn:
+        assert conn.execute(query).all() == expected
+        after = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
+    pd.testing.assert_frame_equal(after.drop(columns="run_key"), before.drop(columns="run_key"))
+    report = kb.import_runs(frame, protocol="cv5")
+    assert (report.added, report.present) == (0, 6)

@@ -143,7 +143,7 @@ def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_pa
     with pytest.raises(KnowledgeBaseError, match="db upgrade"):
         KnowledgeBase(f"sqlite:///{path}")
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
-    assert upgraded.revision == "0004" and upgraded.data_version()
+    assert upgraded.revision == "0005" and upgraded.data_version()
     runs = upgraded.runs().set_index(["dataset", "algorithm"])
     assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
     report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))
