@@ -94,7 +94,7 @@ def _string_hashes(series, keys) -> list[np.ndarray]:
     import pandas as pd
 
     values = series.astype(object).to_numpy(dtype=object)
-    if values[0] is None and values.tolist().count(None) == len(values):  # an absent column
+    if len(values) and values.tolist().count(None) == len(values):  # an absent column
         return [np.full(len(values), _hash(np.array([""], dtype=object), key)[0]) for key in keys]
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     distinct = np.empty(len(uniques) + 1, dtype=object)
