@@ -597,17 +597,23 @@ def import_runs(
     if rebuild:
         rebuild_performance(conn)
     elif touched or fresh:
-        # the pairs the matrix held: recomputed; then the new ones from the ids inserted
         added_to = distinct(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
-        stale = np.union1d(
-            np.concatenate(touched) if touched else np.empty(0, np.int64),
-            stored_pairs(conn, added_to, datasets.created, algorithms.created),
+        # a new pair given rows by two chunks, or twice by one, may have several runs
+        several = np.union1d(
+            np.concatenate(repeats) if repeats else np.empty(0, np.int64),
+            repeated(np.concatenate(fresh)) if fresh else np.empty(0, np.int64),
         )
-        refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
-        if len(added_to):
-            # a new pair given rows by two chunks, or twice by one, may have several runs
-            several = np.union1d(np.concatenate(repeats), repeated(np.concatenate(fresh)))
-            add_new_pairs(conn, last_id, one_run_each=not np.setdiff1d(several, stale).size)
+        if last_id <= 0:  # no runs before: the whole matrix, in one statement
+            # (a replaced run may have moved to a pair that had one: then every pair groups)
+            rebuild_performance(conn, one_run_each=not several.size and not replaced)
+        else:  # the pairs the matrix held: recomputed; then the new ones from the ids inserted
+            stale = np.union1d(
+                np.concatenate(touched) if touched else np.empty(0, np.int64),
+                stored_pairs(conn, added_to, datasets.created, algorithms.created),
+            )
+            refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
+            if len(added_to):
+                add_new_pairs(conn, last_id, one_run_each=not np.setdiff1d(several, stale).size)
     if added or replaced:
         bump_version(conn)
     return ImportReport(

@@ -74,11 +74,12 @@ FROM runs r {{indexed}} {{join}} {{where}}
 GROUP BY r.dataset_id, r.algorithm_id
 """
 #: The matrix row of a pair that has exactly one run, ``r``: what ``_PERFORMANCE_SELECT``
-#: gives for a group of one (its status; its accuracy when ok; its times; 1 run, 0 or 1 failed).
+#: gives for a group of one (its status; its accuracy when ok; its times; 1 run, 0 or 1 failed;
+#: ``+ 0.0`` turns -0.0 into 0.0 as ``AVG`` does on PostgreSQL).
 _SINGLE_RUN_SELECT = f"""
 SELECT r.dataset_id, r.algorithm_id, r.status,
-       CASE WHEN r.status = 'ok' THEN r.accuracy END,
-       r.fit_time, r.predict_time, 1, 1 - {_OK}
+       CASE WHEN r.status = 'ok' THEN r.accuracy + 0.0 END,
+       r.fit_time + 0.0, r.predict_time + 0.0, 1, 1 - {_OK}
 FROM runs r {{indexed}} {{where}}
 """
 _METRICS_SELECT = """

@@ -543,7 +543,12 @@ def test_new_pairs_of_one_run_each_are_copied_into_the_matrix(kb, monkeypatch):
         flags.append(one_run_each)
         _performance.add_new_pairs(conn, after_id, one_run_each=one_run_each)
 
+    def rebuild_spy(conn, *, one_run_each=False):  # a new KB: the whole matrix at once
+        flags.append(one_run_each)
+        _performance.rebuild_performance(conn, one_run_each=one_run_each)
+
     monkeypatch.setattr(_importers, "add_new_pairs", spy)
+    monkeypatch.setattr(_importers, "rebuild_performance", rebuild_spy)
 
     def check():
         got = kb.runs()
@@ -582,3 +587,51 @@ def test_new_pairs_of_one_run_each_are_copied_into_the_matrix(kb, monkeypatch):
         runs = check()
         assert runs.loc[(dataset, "a0"), "n_runs"] == 2
     assert flags == [True, True, False, False]
+
+
+@pytest.mark.parametrize("algorithms", [["a1", "a2", "a2"], ["a1", "a1", "a1"]])
+def test_a_new_kb_with_replaced_runs_groups_its_matrix(kb, algorithms):
+    """Into an empty KB, a later chunk replaces a run the first one inserted, moving it into
+    a pair that has a run, or keeping it in a pair given several: no pair counts as one run
+    (the copy without GROUP BY made two rows of one pair and the import failed)."""
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d1"] * 3,
+            "algorithm": algorithms,
+            "accuracy": [0.5, 0.6, 0.7],
+            "time": [1.0, 2.0, 4.0],
+            "source": ["s"] * 3,
+            "source_run_id": ["1", "2", "1"],
+        }
+    )
+    report = kb.import_runs(frame, chunksize=2, on_conflict="replace")
+    assert (report.added, report.replaced) == (2, 1)
+    runs = kb.runs()
+    _same(runs, aggregate_runs(kb.runs(aggregate=False)))
+    assert runs.loc[runs["algorithm"] == "a2", "n_runs"].tolist() == (
+        [2] if algorithms[1] == "a2" else []
+    )
+    assert runs["accuracy"].max() == pytest.approx(0.65)  # (0.6 + 0.7) / 2: the moved run
+
+
+def test_a_copied_row_is_the_grouped_row_to_the_sign_of_zero(kb):
+    """PostgreSQL's AVG(-0.0) is 0.0: a copied matrix row must not keep the minus sign."""
+    import math
+
+    from sqlalchemy import text
+
+    from metarec.storage._engine import write_transaction
+    from metarec.storage._performance import rebuild_performance
+
+    frame = pd.DataFrame(
+        {"dataset": ["d"], "algorithm": ["a"], "accuracy": [-0.0], "time": [-0.0]}
+    ).assign(predict_time=-0.0)
+    kb.import_runs(frame)
+    query = text("SELECT accuracy, fit_time, predict_time FROM performance")
+    with kb.engine.connect() as conn:
+        copied = conn.execute(query).one()
+    with write_transaction(kb.engine) as conn:
+        rebuild_performance(conn)
+        grouped = conn.execute(query).one()
+    assert [math.copysign(1, x) for x in copied] == [math.copysign(1, x) for x in grouped]
+    assert [math.copysign(1, x) for x in copied] == [1.0, 1.0, 1.0]

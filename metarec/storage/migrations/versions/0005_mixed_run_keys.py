@@ -12,6 +12,11 @@ another run's old key in the same pair is first moved to a free temporary key, s
 index never sees two equal keys; the tables' layout does not change.  Downgrading is refused
 (the old keys are not kept).
 
+A run that revision 0004 skipped as "already present" was never stored: importing its file
+again after this upgrade adds it.  (The metric values of such a skipped row that its
+namesake lacked were attached to the stored run; they stay, and make that run's key the key
+of a run with those metrics.)
+
 Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-23
