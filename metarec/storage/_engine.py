@@ -201,7 +201,6 @@ def _use_wal(cursor) -> None:
     and a switch that finds the file busy is tried again, with growing pauses, for up to
     :data:`BUSY_TIMEOUT_S` seconds - the wait any other lock gets.
     """
-    import sqlite3
     import time
 
     deadline = time.monotonic() + BUSY_TIMEOUT_S

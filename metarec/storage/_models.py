@@ -42,9 +42,10 @@ since revision 0004, see :mod:`metarec.storage._runkeys`), derived from:
   same OpenML run twice, from any file, stores it once;
 * any other run is keyed by a hash of its normalised content (dataset, algorithm,
   protocol, seed, fold, status, accuracy, times, source, error and every non-missing metric
-  with its name) and its occurrence index among identical rows of the same import.  Re-importing the same file (or the same rows in another
-  format, or an export of them) gives the same keys and adds nothing, while several
-  identical-looking rows in one file (folds without a ``fold`` column) are all kept.
+  with its name) and its occurrence index among identical rows of the same import.
+  Re-importing the same file (or the same rows in another format, or an export of them)
+  gives the same keys and adds nothing, while several identical-looking rows in one file
+  (folds without a ``fold`` column) are all kept.
 
 Since revision 0003 one unique index ``(dataset_id, algorithm_id, run_key)`` both finds a
 pair's runs and makes imports idempotent: a hashed key covers the dataset and algorithm
@@ -54,8 +55,9 @@ inserts near the rows it inserted last instead of at a random place in a key ind
 run (one index instead of two; SQLite's own work to insert 1 M runs fell by about half).  A named
 run keeps a key of its own whatever its pair, so a partial unique index on ``run_key``
 over the rows with a ``source_run_id`` (:data:`NAMED_RUN`) keeps it unique across pairs.
-Revision 0004 made the key an integer (the cheapest key to index; see
-:mod:`metarec.storage._runkeys` for what 64 bits cost).
+Revision 0004 made the key an integer (the cheapest key to index), revision 0005 mixed the
+halves of a hashed key (see :mod:`metarec.storage._runkeys` for the rule and what 64 bits
+cost).
 
 A new knowledge base is created from :data:`metadata`; an existing one is changed only
 through the alembic migrations shipped in ``metarec/storage/migrations``, and a test keeps

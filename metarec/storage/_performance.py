@@ -115,11 +115,8 @@ def rebuild_performance(conn: Connection, *, one_run_each: bool = False) -> None
     """
     conn.execute(text("DELETE FROM performance_metrics"))
     conn.execute(text("DELETE FROM performance"))
-    if one_run_each:
-        by_id = conn.dialect.name == "sqlite"
-        select = _SINGLE_RUN_SELECT.format(indexed="NOT INDEXED" if by_id else "", where="")
-    else:
-        select = _performance_select()
+    by_id = conn.dialect.name == "sqlite"
+    select = _single_run_select(by_id=by_id) if one_run_each else _performance_select()
     conn.execute(text(_PERFORMANCE_INSERT + select))
     conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="", where="")))
 
@@ -129,6 +126,11 @@ def _performance_select(join: str = "", where: str = "", *, by_id: bool = False)
     # on a range of run ids; NOT INDEXED makes it read only that range of the table
     indexed = "NOT INDEXED" if by_id else ""
     return _PERFORMANCE_SELECT.format(indexed=indexed, join=join, where=where)
+
+
+def _single_run_select(where: str = "", *, by_id: bool = False) -> str:
+    # a scan of the table (by run id on SQLite), as _performance_select
+    return _SINGLE_RUN_SELECT.format(indexed="NOT INDEXED" if by_id else "", where=where)
 
 
 def add_new_pairs(conn: Connection, after_id: int, *, one_run_each: bool = False) -> None:
@@ -147,7 +149,8 @@ def add_new_pairs(conn: Connection, after_id: int, *, one_run_each: bool = False
     gives); the metrics are still grouped (a pair's run may carry several).
     """
     if after_id <= 0:  # no runs before: the whole matrix, read in index order without a sort
-        rebuild_performance(conn, one_run_each=one_run_each)
+        # (grouped: rows the caller refreshed before would be copied a second time)
+        rebuild_performance(conn)
         return
     by_id = conn.dialect.name == "sqlite"
     params = {"after": int(after_id)}
@@ -161,7 +164,7 @@ def add_new_pairs(conn: Connection, after_id: int, *, one_run_each: bool = False
     )
     where = f"WHERE r.id > :after AND {_NOT_IN_MATRIX}"
     if one_run_each:
-        select = _SINGLE_RUN_SELECT.format(indexed="NOT INDEXED" if by_id else "", where=where)
+        select = _single_run_select(where, by_id=by_id)
     else:
         select = _performance_select(where=where, by_id=by_id)
     conn.execute(text(_PERFORMANCE_INSERT + select), params)

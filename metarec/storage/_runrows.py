@@ -132,9 +132,10 @@ def insert_sqlite_metrics(driver, metrics: dict, keys, dataset_ids, algorithm_id
         return
     columns: list[list] = [[], [], [], [], []]
     keys = np.asarray(keys, dtype=object)
+    dataset_ids, algorithm_ids = np.asarray(dataset_ids), np.asarray(algorithm_ids)
     for name, present, values in parts:
-        columns[0] += np.asarray(dataset_ids)[present].tolist()
-        columns[1] += np.asarray(algorithm_ids)[present].tolist()
+        columns[0] += dataset_ids[present].tolist()
+        columns[1] += algorithm_ids[present].tolist()
         columns[2] += keys[present].tolist()
         columns[3] += [name] * len(values)
         columns[4] += values.tolist()

@@ -35,7 +35,7 @@ depends_on = None
 
 _BATCH = 50_000
 _SELECT = """
-SELECT r.id, r.dataset_id, r.algorithm_id, r.run_key, d.name AS dataset, a.name AS algorithm,
+SELECT r.id, r.run_key, d.name AS dataset, a.name AS algorithm,
        r.protocol, r.seed, r.fold, r.status, r.accuracy, r.fit_time, r.predict_time, r.source,
        r.source_run_id, r.error
 FROM runs r JOIN datasets d ON d.id = r.dataset_id JOIN algorithms a ON a.id = r.algorithm_id
@@ -47,11 +47,13 @@ def _frame(conn, rows):
     """The normalised run frame of stored rows (what the importer hashed) and its metrics."""
     import pandas as pd
 
+    from metarec.storage._runkeys import NUMBER_FIELDS, STRING_FIELDS
+
     columns = list(rows[0]._fields)
     frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
-    for name in ("seed", "fold", "accuracy", "fit_time", "predict_time"):
+    for name in NUMBER_FIELDS:
         frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
-    for name in ("dataset", "algorithm", "protocol", "status", "source", "source_run_id", "error"):
+    for name in STRING_FIELDS:
         frame[name] = pd.Series(
             frame[name].astype(object).where(frame[name].notna(), None), dtype=object
         )
