@@ -5,7 +5,8 @@ through one shared output path (:mod:`metarec._commands._output`).  Commands liv
 ``metarec/_commands/`` and are imported only when they run (or when help lists them), so
 ``metarec --help`` never imports scikit-learn, openml, matplotlib or pandas.
 
-Errors: a :class:`~metarec.exceptions.MetarecError` becomes a one-line ``Error: ...`` with
+Errors: a :class:`~metarec.exceptions.MetarecError` becomes a one-line ``Error: ...`` (its
+``cli_message`` when it has one: the message that names options, not parameters) with
 exit code 1; any other exception too (exit code 2), unless ``METAREC_DEBUG=1`` is set, in
 which case the traceback is shown.
 """
@@ -86,7 +87,7 @@ class LazyGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except MetarecError as exc:
-            raise click.ClickException(_one_line(exc)) from exc
+            raise click.ClickException(_one_line(exc.cli_message or exc)) from exc
         except KeyboardInterrupt:
             raise click.exceptions.Abort() from None
         except Exception as exc:

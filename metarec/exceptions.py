@@ -24,7 +24,20 @@ __all__ = [
 
 
 class MetarecError(Exception):
-    """Root of every exception metarec raises on purpose."""
+    """Root of every exception metarec raises on purpose.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (it names parameters and methods).
+    cli_message : str, optional
+        The same said for the command line (it names options and commands); the CLI prints
+        it instead of the Python message.
+    """
+
+    def __init__(self, *args, cli_message: str | None = None) -> None:
+        super().__init__(*args)
+        self.cli_message = cli_message
 
 
 class InvalidInputError(MetarecError, ValueError):
@@ -46,8 +59,10 @@ class ImportRejectedError(MetarecError, ValueError):
         Every problem found, one line each.
     """
 
-    def __init__(self, message: str, problems: list[str] | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, problems: list[str] | None = None, *, cli_message: str | None = None
+    ) -> None:
+        super().__init__(message, cli_message=cli_message)
         self.problems = list(problems or [])
 
 

@@ -20,18 +20,105 @@ def db() -> None:
 
 
 @db.command("upgrade")
+@click.option(
+    "--backup",
+    "backup_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Where to copy an older SQLite knowledge base before migrating it "
+    "[default: beside it, as NAME.backup-revNNNN.sqlite].",
+)
+@click.option(
+    "--no-backup",
+    is_flag=True,
+    help="Migrate without a copy (for PostgreSQL, once you have one from pg_dump).",
+)
 @click.pass_context
-def upgrade(ctx):
+def upgrade(ctx, backup_path, no_backup):
     """Create the schema, or migrate an older knowledge base to this version's schema.
+
+    Before migrating a SQLite file it writes a copy with SQLite's online backup API and says
+    where.  The migration keeps every row: it runs in one transaction that is rolled back,
+    leaving the knowledge base as it was, if any table would lose a row or a reference would
+    dangle.  metarec cannot copy a PostgreSQL database: back it up with pg_dump, then run
+    this command with --no-backup.
 
     \b
     Example:
       metarec db upgrade
+      metarec --db team.sqlite db upgrade --backup /backups/team-before-upgrade.sqlite
+    """
+    from sqlalchemy.engine import make_url
+
+    from metarec._config import redact_url, resolve_db_url
+    from metarec.storage import SCHEMA_REVISION, KnowledgeBase, NoKnowledgeBaseError
+
+    if backup_path and no_backup:
+        raise click.UsageError("--backup and --no-backup exclude each other")
+    url = resolve_db_url(db_url(ctx))
+    try:
+        revision = KnowledgeBase.revision_of(url)
+    except NoKnowledgeBaseError:
+        revision = None  # a new SQLite file: created below
+    is_sqlite = make_url(url).get_backend_name() == "sqlite"
+    old = revision is not None and revision != SCHEMA_REVISION
+    if old and not is_sqlite and not no_backup:
+        database = make_url(url).database or "DBNAME"
+        raise click.ClickException(
+            f"{redact_url(url)} is at schema revision {revision} and metarec cannot copy a "
+            f"{make_url(url).get_backend_name()} database before migrating it: back it up "
+            f"first (pg_dump --format=custom --file={database}-rev{revision}.dump {database}), "
+            "then run 'metarec db upgrade --no-backup'"
+        )
+    backup = False if no_backup else (backup_path or True)
+    kb = KnowledgeBase.open_for_upgrade(url, backup=backup)
+    report = kb.last_upgrade
+    kb.close()
+    if report is None:
+        echo_note(f"{kb.url} is at schema revision {kb.revision}: nothing to upgrade.")
+    elif report.from_revision is None:
+        echo_note(f"Created a knowledge base at {kb.url} (schema revision {kb.revision}).")
+    else:
+        if report.backup is not None:
+            echo_note(f"Copied {kb.url} at revision {report.from_revision} to {report.backup}.")
+        kept = ", ".join(f"{table} {rows:,}" for table, rows in report.rows.items())
+        echo_note(
+            f"Upgraded {kb.url} from schema revision {report.from_revision} to "
+            f"{report.to_revision}; every row kept ({kept})."
+        )
+
+
+@db.command("check")
+@format_option()
+@click.pass_context
+def check(ctx, fmt):
+    """Check the knowledge base: file integrity, schema, references, matrix, row counts.
+
+    Reads only.  Exit code 0 when every check passes, 1 otherwise (the table says which
+    failed).  The performance matrix is compared with the aggregates recomputed from the runs.
+
+    \b
+    Example:
+      metarec db check
+      metarec --db team.sqlite db check --format json
     """
     from metarec.storage import KnowledgeBase
 
-    kb = KnowledgeBase.open_for_upgrade(db_url(ctx))
-    echo_note(f"{kb.url} is at schema revision {kb.revision}.")
+    kb = KnowledgeBase(db_url(ctx), create=False, read_only=True)
+    try:
+        checks = kb.check()
+    finally:
+        kb.close()
+    emit(
+        [
+            {"check": c.name, "status": "ok" if c.ok else "FAILED", "detail": c.detail}
+            for c in checks
+        ],
+        fmt,
+        title=f"Checks of {kb.url}",
+    )
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        raise click.ClickException(f"{len(failed)} check(s) failed: {', '.join(failed)}")
 
 
 def _builtin_summary(info: dict) -> str:

@@ -39,6 +39,7 @@ from metarec.exceptions import KnowledgeBaseError
 __all__ = [
     "BUSY_TIMEOUT_S",
     "make_engine",
+    "sqlite_file",
     "sqlite_read_only_mode",
     "write_transaction",
     "database_errors",
@@ -63,6 +64,11 @@ def _sqlite_path(url: str) -> Path | None:
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
     return Path(database)
+
+
+def sqlite_file(engine: Engine) -> Path | None:
+    """The SQLite file behind ``engine`` (opened read-write), or ``None``."""
+    return _sqlite_path(engine.url.render_as_string(hide_password=False))
 
 
 def _check_sqlite_file(path: Path, shown_url: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from metarec._config import redact_url, resolve_db_url
 from metarec.exceptions import KnowledgeBaseError
+from metarec.storage._check import Check
 from metarec.storage._engine import (
     _sqlite_path,
     database_errors,
@@ -30,7 +31,7 @@ from metarec.storage._importers import (
     import_metafeatures,
     import_runs,
 )
-from metarec.storage._migrate import HEAD, schema_state
+from metarec.storage._migrate import HEAD, SchemaState, UpgradeReport, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
 from metarec.storage._performance import (
@@ -65,6 +66,26 @@ ALGORITHM_COLUMNS = ("name", "family", "library", "parameters")
 EXPORT_FORMATS = ("csv", "parquet")
 
 
+def _missing_file_message(path: Path, given, shown_url: str) -> tuple[str, str]:
+    """Why there is no knowledge base at ``path``, for Python and for the command line.
+
+    The hint says how to make one only where that can work (not under a file).
+    """
+    folder = next((p for p in path.parents if p.exists()), None)
+    if folder is not None and not folder.is_dir():
+        message = f"no knowledge base at {path}: {folder} is a file, not a folder"
+        return message, message
+    shown = given if isinstance(given, str) and "://" not in given else shown_url
+    return (
+        f"no knowledge base at {path}; KnowledgeBase({str(shown)!r}) creates one",
+        f"no knowledge base at {path}; `metarec --db {shown} db upgrade` creates one",
+    )
+
+
+#: File endings of data files, which a mistyped --db may name.
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".arff", ".gz", ".json", ".xlsx")
+
+
 class KnowledgeBase:
     """A knowledge base of algorithm results on datasets, in any SQLAlchemy database.
 
@@ -86,6 +107,22 @@ class KnowledgeBase:
         Open a SQLite file read-only (writes fail).  ``None``: read-only exactly when the
         file or its folder is not writable by this process (a shared or mounted KB), with
         ``immutable=1`` when the folder is not writable (see :mod:`metarec.storage._engine`).
+    backup : bool or path-like, default=True
+        With ``upgrade=True``: before migrating an older SQLite file, copy it (to this path,
+        or beside it with ``True``; see :func:`metarec.storage._migrate.backup_sqlite`).
+        The copy's path is in :attr:`last_upgrade`.
+
+    Attributes
+    ----------
+    last_upgrade : UpgradeReport or None
+        What opening did to the schema: created, migrated (with the backup's path and the
+        rows kept) or nothing (``None`` when the schema was already current).
+
+    Notes
+    -----
+    With ``create=False`` the database is only read until it is known to be a current
+    knowledge base: an empty, foreign, older or newer database is refused without a byte of
+    it changed (the schema check reads a SQLite file through a read-only connection).
 
     Raises
     ------
@@ -109,65 +146,166 @@ class KnowledgeBase:
         create: bool = True,
         upgrade: bool = False,
         read_only: bool | None = False,
+        backup: bool | str | os.PathLike[str] = True,
     ) -> None:
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
         path = _sqlite_path(self._url)
         if not create and path is not None and not path.exists():
-            shown = url if isinstance(url, str) and "://" not in url else self.url
-            raise NoKnowledgeBaseError(
-                f"no knowledge base at {path}; `metarec --db {shown} db upgrade` creates one"
-            )
+            message, cli_message = _missing_file_message(path, url, self.url)
+            raise NoKnowledgeBaseError(message, cli_message=cli_message)
         mode: str | bool = bool(read_only)
         if path is not None and read_only is not False:
             mode = sqlite_read_only_mode(path) or bool(read_only)
         self.read_only = bool(mode)
         if self.read_only and (upgrade or create):
             create = upgrade = False
-        self.engine = make_engine(self._url, create_dirs=create, read_only=mode)
+        self.last_upgrade: UpgradeReport | None = None
         self._tables = {name: metadata.tables[name] for name in ALL_TABLES}
+        if path is not None and not (create or upgrade or self.read_only):
+            self._refuse_unless_current(path)  # through a read-only connection
+        self.engine = make_engine(self._url, create_dirs=create, read_only=mode)
         try:
-            self.revision = self._open(create=create, upgrade=upgrade)
+            self.revision = self._open(create=create, upgrade=upgrade, backup=backup)
         except BaseException:
             self.engine.dispose()
             raise
 
     # ----------------------------------------------------------------------- opening
-    def _open(self, *, create: bool, upgrade: bool) -> str | None:
+    def _open(self, *, create: bool, upgrade: bool, backup) -> str | None:
         with database_errors(self.url, "open"):
             with self.engine.connect() as conn:
                 state = schema_state(conn, self.url)
+            refusal = self._refusal(state, create=create, upgrade=upgrade)
+            if refusal is not None:
+                raise refusal
             if state.kind == "current":
                 return state.revision
-            if state.kind == "old" and not upgrade:
-                raise KnowledgeBaseError(
-                    f"{self.url} has schema revision {state.revision}, older than this "
-                    f"metarec's {HEAD}: run 'metarec db upgrade' (KnowledgeBase.upgrade) first"
+            self.last_upgrade = upgrade_schema(self.engine, self.url, backup=backup)
+            return self.last_upgrade.to_revision
+
+    def _refusal(
+        self, state: SchemaState, *, create: bool, upgrade: bool
+    ) -> KnowledgeBaseError | None:
+        """The error opening a database in ``state`` must raise, or ``None``."""
+        older = f"{self.url} has schema revision {state.revision}, older than this metarec's {HEAD}"
+        if state.kind == "old" and self.read_only:
+            return KnowledgeBaseError(
+                f"{older}, and is read-only here: its owner can upgrade it "
+                "(KnowledgeBase.open_for_upgrade)",
+                cli_message=f"{older}, and is read-only here: its owner can upgrade it "
+                "with 'metarec db upgrade'",
+            )
+        if state.kind == "old" and not upgrade:
+            return KnowledgeBaseError(
+                f"{older}: upgrade it first with KnowledgeBase.open_for_upgrade(url), which "
+                "copies a SQLite file before migrating it",
+                cli_message=f"{older}: upgrade it first with 'metarec db upgrade', which copies "
+                "a SQLite file before migrating it",
+            )
+        if state.kind == "empty" and not create:
+            path = _sqlite_path(self._url)
+            if path is not None and path.suffix.lower() in _DATA_SUFFIXES:
+                message = (
+                    f"{path} is empty and is not a knowledge base: the database option names "
+                    "a knowledge-base file (such as kb.sqlite), not a data file"
                 )
-            if state.kind == "old" and self.read_only:
-                raise KnowledgeBaseError(
-                    f"{self.url} has schema revision {state.revision}, older than this "
-                    f"metarec's {HEAD}, and is read-only here: ask its owner to run "
-                    "'metarec db upgrade' on it"
+                return KnowledgeBaseError(
+                    message.replace("the database option", "a KnowledgeBase URL"),
+                    cli_message=message.replace("the database option", "--db"),
                 )
-            if state.kind == "empty" and not create:
-                raise KnowledgeBaseError(
-                    f"{self.url} is empty: it is not a knowledge base yet (import runs, or run "
-                    "'metarec db upgrade' to create it)"
-                )
-            return upgrade_schema(self.engine, self.url)
+            return KnowledgeBaseError(
+                f"{self.url} is empty: it is not a knowledge base yet (KnowledgeBase(url) "
+                "creates one)",
+                cli_message=f"{self.url} is empty: it is not a knowledge base yet (import runs "
+                "into it, or create it with 'metarec db upgrade')",
+            )
+        return None
+
+    def _refuse_unless_current(self, path: Path) -> None:
+        """Raise what :meth:`_open` would for a database that is not current, writing nothing.
+
+        An empty file is refused without opening it; any other file is classified through a
+        read-only connection, so that a refused database keeps every byte (a read-write
+        connection would switch it to WAL mode first).
+        """
+        if not path.exists():
+            return
+        if path.is_file() and path.stat().st_size == 0:
+            raise self._refusal(SchemaState("empty", None), create=False, upgrade=False)
+        probe = make_engine(self._url, create_dirs=False, read_only=True)
+        try:
+            with database_errors(self.url, "open"), probe.connect() as conn:
+                state = schema_state(conn, self.url)
+        finally:
+            probe.dispose()
+        refusal = self._refusal(state, create=False, upgrade=False)
+        if refusal is not None:
+            raise refusal
 
     @classmethod
-    def open_for_upgrade(cls, url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
-        """Open a knowledge base of any known schema revision and migrate it to the newest."""
-        return cls(url, upgrade=True)
+    def open_for_upgrade(
+        cls,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        backup: bool | str | os.PathLike[str] = True,
+    ) -> KnowledgeBase:
+        """Open a knowledge base of any known schema revision and migrate it to the newest.
 
-    def upgrade(self) -> str:
-        """Migrate the schema to the newest revision (``metarec db upgrade``); return it."""
+        An older SQLite file is first copied (``backup``, see :class:`KnowledgeBase`); what
+        was done is in :attr:`last_upgrade`.  A migration keeps every row or is rolled back
+        (see :mod:`metarec.storage._migrate`).
+        """
+        return cls(url, upgrade=True, backup=backup)
+
+    def upgrade(self, *, backup: bool | str | os.PathLike[str] = True) -> str:
+        """Migrate the schema to the newest revision; return it (see :meth:`open_for_upgrade`)."""
         with database_errors(self.url, "upgrade"):
-            self.revision = upgrade_schema(self.engine, self.url)
+            self.last_upgrade = upgrade_schema(self.engine, self.url, backup=backup)
+            self.revision = self.last_upgrade.to_revision
         return self.revision
+
+    @staticmethod
+    def revision_of(url: str | os.PathLike[str] | None = None) -> str | None:
+        """The schema revision of the database at ``url`` (``None``: empty), changing nothing.
+
+        Raises
+        ------
+        NoKnowledgeBaseError
+            A SQLite file that does not exist.
+        KnowledgeBaseError
+            Not a metarec knowledge base, or made by a newer metarec.
+        """
+        resolved = resolve_db_url(url)
+        shown = redact_url(resolved)
+        path = _sqlite_path(resolved)
+        if path is not None:
+            if not path.exists():
+                message, cli_message = _missing_file_message(path, url, shown)
+                raise NoKnowledgeBaseError(message, cli_message=cli_message)
+            if path.is_file() and path.stat().st_size == 0:
+                return None
+        engine = make_engine(resolved, create_dirs=False, read_only=path is not None)
+        try:
+            with database_errors(shown, "open"), engine.connect() as conn:
+                return schema_state(conn, shown).revision
+        finally:
+            engine.dispose()
+
+    def check(self) -> list[Check]:
+        """Check the knowledge base's health (``metarec db check``); nothing is written.
+
+        Returns
+        -------
+        list of Check
+            Integrity, schema, references, performance matrix, data version and row counts
+            (see :mod:`metarec.storage._check`).
+        """
+        from metarec.storage._check import check_knowledge_base
+
+        with database_errors(self.url, "check"), self.engine.connect() as conn:
+            return check_knowledge_base(conn, revision=self.revision, head=HEAD)
 
     @classmethod
     def builtin(cls) -> KnowledgeBase:

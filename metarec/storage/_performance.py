@@ -37,6 +37,7 @@ from sqlalchemy import Connection, text
 
 __all__ = [
     "rebuild_performance",
+    "expected_matrix",
     "refresh_performance",
     "bump_version",
     "read_version",
@@ -119,6 +120,30 @@ def rebuild_performance(conn: Connection, *, one_run_each: bool = False) -> None
     select = _single_run_select(by_id=by_id) if one_run_each else _performance_select()
     conn.execute(text(_PERFORMANCE_INSERT + select))
     conn.execute(text(_METRICS_INSERT + _METRICS_SELECT.format(join="", where="")))
+
+
+def expected_matrix(conn: Connection):
+    """The matrix :func:`rebuild_performance` would write, as two DataFrames (nothing written).
+
+    Returns ``(pairs, metrics)``: the rows of ``performance`` (``dataset_id, algorithm_id,
+    status, accuracy, fit_time, predict_time, n_runs, n_failed``) and of
+    ``performance_metrics`` (``dataset_id, algorithm_id, metric, value``) computed from the
+    runs by the same SQL.
+    """
+    import pandas as pd
+
+    pairs = pd.DataFrame(
+        conn.execute(text(_performance_select())).all(),
+        columns=[
+            "dataset_id", "algorithm_id", "status", "accuracy", "fit_time", "predict_time",
+            "n_runs", "n_failed",
+        ],
+    )  # fmt: skip
+    metrics = pd.DataFrame(
+        conn.execute(text(_METRICS_SELECT.format(join="", where=""))).all(),
+        columns=["dataset_id", "algorithm_id", "metric", "value"],
+    )
+    return pairs, metrics
 
 
 def _performance_select(join: str = "", where: str = "", *, by_id: bool = False) -> str:

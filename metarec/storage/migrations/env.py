@@ -18,6 +18,11 @@ config = context.config
 
 
 def _run(connection) -> None:
+    if connection.dialect.name == "sqlite" and not connection.in_transaction():
+        # a table rebuilt by batch mode is dropped: with foreign keys on, the DROP would
+        # delete its dependent rows (ON DELETE CASCADE); the pragma only works outside a
+        # transaction (metarec's own upgrade sets it before its transaction begins)
+        connection.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")
     context.configure(
         connection=connection,
         target_metadata=metadata,

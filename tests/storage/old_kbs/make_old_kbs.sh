@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Write the knowledge bases of this folder again, each with the metarec release that made its
+# schema revision: a 5-fold knn benchmark on iris, named and unnamed runs with extra metric
+# columns (named_runs.csv), and saved metafeatures of wine.  Run from the repository's root:
+#   bash tests/storage/old_kbs/make_old_kbs.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'git worktree remove --force "$work"/src >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+for pair in 31be84f:0001 053715f:0002 12fa491:0003 a74f655:0004; do
+    commit=${pair%%:*}; revision=${pair##*:}; out="$here/kb-$revision.sqlite"
+    git worktree add -f "$work/src" "$commit" >/dev/null
+    rm -f "$out"
+    (
+        export PYTHONPATH="$work/src" METAREC_HOME="$work/home-$revision"
+        run() { python -c 'import sys; from metarec.cli import main; main(sys.argv[1:])' "$@"; }
+        run --db "sqlite:///$out" benchmark sklearn:iris -a knn --protocol cv5 --seed 0
+        run --db "sqlite:///$out" import runs "$here/named_runs.csv"
+        run --db "sqlite:///$out" metafeatures sklearn:wine --save --groups general,imbalance
+    ) >/dev/null
+    # one self-contained file: the log checkpointed, rollback-journal mode, compacted
+    python -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); \
+c.execute('PRAGMA journal_mode=DELETE'); c.execute('VACUUM'); c.close()" "$out"
+    git worktree remove --force "$work/src"
+done
