@@ -107,7 +107,6 @@ def _matrix(conn: Connection) -> Check:
     """Compare ``performance`` and ``performance_metrics`` with their recomputation."""
     import numpy as np
     import pandas as pd
-    from pandas.api.types import is_numeric_dtype
 
     from metarec.storage._performance import expected_matrix
 
@@ -144,12 +143,14 @@ def _matrix(conn: Connection) -> Check:
         differ = np.zeros(len(both), dtype=bool)
         for column in [c for c in left.columns if c not in keys]:
             a, b = both[column], both[f"{column}_runs"]
-            if not (is_numeric_dtype(a) and is_numeric_dtype(b)):
+            if column == "status":
                 differ |= (a.astype(str) != b.astype(str)).to_numpy()
-            else:
-                x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
-                close = np.isclose(x, y, rtol=_RTOL, atol=0.0) | (np.isnan(x) & np.isnan(y))
-                differ |= ~close
+                continue
+            # None (an absent time) and NaN alike are missing: equal to each other only
+            x = pd.to_numeric(a, errors="coerce").to_numpy(dtype=float)
+            y = pd.to_numeric(b, errors="coerce").to_numpy(dtype=float)
+            close = np.isclose(x, y, rtol=_RTOL, atol=0.0) | (np.isnan(x) & np.isnan(y))
+            differ |= ~close
         for count, how in (
             (missing, "missing"),
             (extra, "without runs"),

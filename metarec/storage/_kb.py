@@ -190,7 +190,9 @@ class KnowledgeBase:
     ) -> KnowledgeBaseError | None:
         """The error opening a database in ``state`` must raise, or ``None``."""
         older = f"{self.url} has schema revision {state.revision}, older than this metarec's {HEAD}"
-        if state.kind == "old" and self.read_only:
+        path = _sqlite_path(self._url)
+        unwritable = path is not None and sqlite_read_only_mode(path) is not None
+        if state.kind == "old" and unwritable:
             return KnowledgeBaseError(
                 f"{older}, and is read-only here: its owner can upgrade it "
                 "(KnowledgeBase.open_for_upgrade)",
@@ -205,7 +207,6 @@ class KnowledgeBase:
                 "a SQLite file before migrating it",
             )
         if state.kind == "empty" and not create:
-            path = _sqlite_path(self._url)
             if path is not None and path.suffix.lower() in _DATA_SUFFIXES:
                 message = (
                     f"{path} is empty and is not a knowledge base: the database option names "

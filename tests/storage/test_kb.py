@@ -240,8 +240,10 @@ def test_empty_database_reads_as_empty_frames(kb):
 
 def test_create_false_refuses_an_empty_database(tmp_path):
     (tmp_path / "new.sqlite").touch()
-    with pytest.raises(KnowledgeBaseError, match="is empty.*metarec db upgrade"):
+    with pytest.raises(KnowledgeBaseError, match=r"is empty.*KnowledgeBase\(url\) creates") as err:
         KnowledgeBase(f"sqlite:///{tmp_path / 'new.sqlite'}", create=False)
+    assert "metarec db upgrade" in err.value.cli_message
+    assert (tmp_path / "new.sqlite").stat().st_size == 0  # refused without writing
 
 
 @pytest.mark.parametrize(
@@ -293,8 +295,11 @@ def test_source_run_id_without_source_still_distinguishes_runs(kb):
 
 def test_read_only_open_never_creates_a_database(tmp_path):
     path = tmp_path / "typo" / "kb.sqlite"
-    with pytest.raises(NoKnowledgeBaseError, match="no knowledge base at .*db upgrade"):
+    with pytest.raises(
+        NoKnowledgeBaseError, match=r"no knowledge base at .*KnowledgeBase\("
+    ) as err:
         KnowledgeBase(f"sqlite:///{path}", create=False)
+    assert "db upgrade` creates one" in err.value.cli_message
     assert not path.parent.exists()
 
 
@@ -509,7 +514,8 @@ def test_migration_0005_recomputes_hashed_keys_from_the_stored_runs(kb):
             )
         conn.execute(text("UPDATE alembic_version SET version_num = '0004'"))
         before = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
-    assert _migrate.upgrade(kb.engine, "kb") == "0005"
+    report = _migrate.upgrade(kb.engine, "kb")
+    assert (report.from_revision, report.to_revision) == ("0004", "0005")
     with kb.engine.connect() as conn:
         assert conn.execute(query).all() == expected
         after = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)

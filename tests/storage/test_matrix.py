@@ -140,8 +140,9 @@ def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_pa
     normalised = frame.assign(protocol=None, seed=np.nan, predict_time=np.nan, error=None)
     path = tmp_path / "old.sqlite"
     _revision_0001(path, normalised)
-    with pytest.raises(KnowledgeBaseError, match="db upgrade"):
+    with pytest.raises(KnowledgeBaseError, match="open_for_upgrade") as err:
         KnowledgeBase(f"sqlite:///{path}")
+    assert "'metarec db upgrade'" in err.value.cli_message
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
     assert upgraded.revision == "0005" and upgraded.data_version()
     runs = upgraded.runs().set_index(["dataset", "algorithm"])

@@ -1,7 +1,8 @@
 """Alembic environment of metarec's knowledge base.
 
 metarec runs these migrations itself (:func:`metarec.storage._migrate.upgrade`), passing an
-open connection in ``config.attributes["connection"]``; no ``alembic.ini`` is needed.  For
+open connection in ``config.attributes["connection"]`` (an engine there, as pytest-alembic
+passes, is connected here); no ``alembic.ini`` is needed.  For
 developers, ``alembic -c metarec/storage/migrations/alembic.ini revision --autogenerate``
 works against the URL in ``METAREC_DB``.
 """
@@ -9,7 +10,7 @@ works against the URL in ``METAREC_DB``.
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 
 from metarec._config import resolve_db_url
 from metarec.storage._models import metadata
@@ -34,10 +35,12 @@ def _run(connection) -> None:
 
 
 connection = config.attributes.get("connection")
-if connection is not None:
+if isinstance(connection, Connection):
     _run(connection)
-else:  # pragma: no cover - developer use through the alembic command line
-    engine = create_engine(resolve_db_url(config.get_main_option("sqlalchemy.url") or None))
+else:  # an engine (pytest-alembic), or the alembic command line of a developer
+    engine = connection or create_engine(
+        resolve_db_url(config.get_main_option("sqlalchemy.url") or None)
+    )
     with engine.connect() as conn:
         _run(conn)
         conn.commit()
