@@ -25,6 +25,22 @@ Figures, per dataset, then averaged over datasets:
     interval is the same for every method and dataset of one evaluation: ``t_lo`` = the
     shortest single run time of any evaluated dataset, ``t_hi`` = the longest total time of
     running every algorithm of one dataset.  Curves stay flat after the last run.
+``mil_1s`` (MIL on a person's time axis)
+    The same mean over ``log t`` on ``[time_origin, max(t_hi, 10 * time_origin)]``, with
+    ``time_origin`` = 1 s by default: what finished within the first second counts as done at
+    once (a person does not tell 7 ms from 16 ms), while minutes and hours weigh as they do
+    for MIL.  The interval's end is at least a decade past the origin, so that a KB whose
+    fits all take milliseconds still measures the loss after the first second.
+``loss_10s``, ``loss_60s``, ``loss_10min``
+    The loss after 10 s, 60 s and 10 min of cumulative fit time (the step function above).
+``top1_gap_closed``, ``top3_gap_closed``
+    The share of the single-best-to-oracle gap a method closes (the standard measure of
+    algorithm selection; ASlib, Lindauer et al. 2019):
+    ``(loss_SBS - loss_method) / (loss_SBS - loss_oracle)`` of the mean top-1 / top-3 losses,
+    where the oracle's loss is 0 and SBS is the ``single best`` baseline (the algorithm of
+    best mean accuracy on the other datasets, left-one-out like every method).  1 is the
+    oracle, 0 the single best, negative worse than it; NaN when the single best is perfect.
+    Only with the baselines.
 
 Methods evaluated in the same run:
 
@@ -55,9 +71,16 @@ __all__ = [
     "evaluate_active_testing",
     "loss_curve",
     "mean_interval_loss",
+    "gap_closed",
 ]
 
 N_GRID = 200
+#: Where a person's time axis starts (seconds): see ``mil_1s`` in the module docstring.
+TIME_ORIGIN = 1.0
+#: Cumulative fit times (seconds) at which the loss is reported: 10 s, a minute, 10 min.
+CHECKPOINTS = {"loss_10s": 10.0, "loss_60s": 60.0, "loss_10min": 600.0}
+#: Figures of one (method, dataset), averaged over datasets in the summary.
+FIGURES = ("spearman", "top1_loss", "top3_loss", "mil", "mil_1s", *CHECKPOINTS)
 #: The classic pairwise A3R ranking as it was shipped before the learned strategy.
 A3R_PARAMS = {"k": 5, "n": 32, "weights": "distance"}
 
@@ -69,7 +92,9 @@ class EvaluationResult:
     Attributes
     ----------
     summary : pandas.DataFrame
-        One row per method: ``method, spearman, top1_loss, top3_loss, mil, n_datasets``.
+        One row per method: ``method``, the means of :data:`FIGURES` (``spearman,
+        top1_loss, top3_loss, mil, mil_1s, loss_10s, loss_60s, loss_10min``), ``n_datasets``
+        and, with the baselines, ``top1_gap_closed`` and ``top3_gap_closed``.
     per_dataset : pandas.DataFrame
         One row per (method, dataset) with the same figures.
     grid : ndarray
@@ -150,11 +175,21 @@ def _spearman(order_positions, true_scores):
 class _Case:
     """One left-out dataset: its true results and how to score an order of its algorithms."""
 
-    def __init__(self, name, here, acc, time, best, start, true_scores, grid, t_lo, t_hi):
+    def __init__(self, name, here, acc, time, best, start, true_scores, grid, t_lo, t_hi, origin):
         self.name, self.here, self.acc, self.time = name, here, acc, time
         self.best, self.start, self.true_scores = best, start, true_scores
         self.grid, self.t_lo, self.t_hi = grid, t_lo, t_hi
+        self.origin, self.person_hi = origin, max(t_hi, 10.0 * origin)
         self.position = {int(j): p for p, j in enumerate(here)}
+
+    def time_figures(self, times, losses) -> dict:
+        """MIL, MIL from the time origin and the losses at the checkpoints of one curve."""
+        at = _at(np.asarray(list(CHECKPOINTS.values())), times, losses)
+        return {
+            "mil": mean_interval_loss(times, losses, self.t_lo, self.t_hi),
+            "mil_1s": mean_interval_loss(times, losses, self.origin, self.person_hi),
+            **dict(zip(CHECKPOINTS, at.tolist(), strict=True)),
+        }
 
     def local_order(self, algorithm_indices):
         """Positions (in ``here``) of the ranked algorithms that ran, then those not ranked."""
@@ -172,7 +207,7 @@ class _Case:
             "spearman": _spearman(np.argsort(order), self.true_scores),
             "top1_loss": 100.0 * (self.best - acc[order[0]]),
             "top3_loss": 100.0 * (self.best - acc[order[:3]].max()),
-            "mil": mean_interval_loss(times, losses, self.t_lo, self.t_hi),
+            **self.time_figures(times, losses),
         }
         return row, _at(self.grid, times, losses)
 
@@ -188,6 +223,7 @@ def evaluate_recommender(
     random_state=0,
     progress=None,
     fitted: bool = False,
+    time_origin: float = TIME_ORIGIN,
 ):
     """Leave-one-dataset-out evaluation of a recommender and the baselines (see module doc).
 
@@ -211,6 +247,8 @@ def evaluate_recommender(
         ``progress(n=1, total=None)`` called once per dataset.
     fitted : bool, default=False
         ``recommender`` is already fitted on ``kb``: do not refit.
+    time_origin : float, default=1.0
+        Start of a person's time axis, in seconds (``mil_1s``; see the module docstring).
 
     Returns
     -------
@@ -219,6 +257,10 @@ def evaluate_recommender(
     import pandas as pd
     from sklearn.base import clone
 
+    if not (np.isfinite(time_origin) and time_origin > 0):
+        raise InvalidInputError(
+            f"time_origin must be a positive number of seconds; got {time_origin!r}"
+        )
     rec = recommender if recommender is not None else Recommender()
     if not fitted:
         rec = clone(rec).fit(kb)
@@ -271,7 +313,7 @@ def evaluate_recommender(
         start = majority[i] if np.isfinite(majority[i]) else 0.0
         best = max(float(acc.max()), start)
         true_scores = _true_a3r(acc, time, float(rec.n))
-        case = _Case(d, here, acc, time, best, start, true_scores, grid, t_lo, t_hi)
+        case = _Case(d, here, acc, time, best, start, true_scores, grid, t_lo, t_hi, time_origin)
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         exclude = [d, *extra]
 
@@ -297,10 +339,7 @@ def evaluate_recommender(
                 {
                     "method": "random",
                     "dataset": d,
-                    **{
-                        key: float(np.nanmean([r[key] for r in rand_rows]))
-                        for key in ("spearman", "top1_loss", "top3_loss", "mil")
-                    },
+                    **{key: float(np.nanmean([r[key] for r in rand_rows])) for key in FIGURES},
                 }
             )
             curve_sum.setdefault("random", []).append(np.mean(rand_curves, axis=0))
@@ -312,7 +351,7 @@ def evaluate_recommender(
                     "spearman": np.nan,
                     "top1_loss": np.nan,
                     "top3_loss": np.nan,
-                    "mil": mean_interval_loss(times, losses, t_lo, t_hi),
+                    **case.time_figures(times, losses),
                 }
             )
             curve_sum.setdefault("bound", []).append(_at(grid, times, losses))
@@ -323,16 +362,12 @@ def evaluate_recommender(
     order = list(dict.fromkeys(per_dataset["method"]))
     summary = (
         per_dataset.groupby("method", sort=False)
-        .agg(
-            spearman=("spearman", "mean"),
-            top1_loss=("top1_loss", "mean"),
-            top3_loss=("top3_loss", "mean"),
-            mil=("mil", "mean"),
-            n_datasets=("dataset", "nunique"),
-        )
+        .agg(**{f: (f, "mean") for f in FIGURES}, n_datasets=("dataset", "nunique"))
         .reindex(order)
         .reset_index()
     )
+    if baselines:
+        summary = add_gap_closed(summary)
     curves = {m: np.mean(c, axis=0) for m, c in curve_sum.items()}
     return EvaluationResult(
         summary=summary,
@@ -343,6 +378,51 @@ def evaluate_recommender(
         t_hi=t_hi,
         params=rec.get_params(),
     )
+
+
+def gap_closed(loss, sbs_loss, oracle_loss=0.0):
+    """Share of the single-best-to-oracle gap closed: ``(sbs - loss) / (sbs - oracle)``.
+
+    Parameters
+    ----------
+    loss : float or array-like
+        Mean loss of the method(s).
+    sbs_loss : float
+        Mean loss of the single best solver (SBS) on the same cases.
+    oracle_loss : float, default=0.0
+        Mean loss of the oracle (the best algorithm of each case).
+
+    Returns
+    -------
+    float or ndarray
+        1 for the oracle, 0 for the single best, negative for worse than it; NaN when the
+        single best is already the oracle (no gap to close).
+
+    References
+    ----------
+    .. [1] Lindauer, M., van Rijn, J. N., Kotthoff, L. (2019). The algorithm selection
+       competitions 2015 and 2017. Artificial Intelligence 272, 86-100.
+    """
+    gap = float(sbs_loss) - float(oracle_loss)
+    loss = np.asarray(loss, dtype=float)
+    if not gap > 0:
+        return np.full(loss.shape, np.nan) if loss.ndim else float("nan")
+    closed = (float(sbs_loss) - loss) / gap
+    return closed if loss.ndim else float(closed)
+
+
+def add_gap_closed(summary):
+    """``summary`` with ``top1_gap_closed`` and ``top3_gap_closed`` (needs "single best")."""
+    sbs = summary.loc[summary["method"] == "single best"]
+    if sbs.empty:
+        return summary
+    summary = summary.copy()
+    at = list(summary.columns).index("n_datasets") if "n_datasets" in summary else len(summary)
+    for k in ("3", "1"):  # inserted before n_datasets, top-1 first
+        loss = summary[f"top{k}_loss"].to_numpy(dtype=float)
+        closed = gap_closed(loss, float(sbs[f"top{k}_loss"].iloc[0]))
+        summary.insert(at, f"top{k}_gap_closed", closed)
+    return summary
 
 
 def _refit_like(rec: Recommender, **params) -> Recommender:

@@ -169,3 +169,49 @@ def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
     assert s.loc["global AR*", "top1_loss"] > 5.0
     assert s.loc["metarec", "spearman"] > s.loc["global AR*", "spearman"]
     assert s.loc["metarec", "mil"] < s.loc["global AR*", "mil"]
+
+
+def test_time_figures_on_a_persons_axis_by_hand():
+    from metarec.recommender._evaluate import _Case
+
+    # runs of 0.5 s, 20 s and 100 s: done at 0.5, 20.5 and 120.5 s; losses 40, 20, 10, 0
+    times, losses = loss_curve([0.7, 0.8, 0.9], [0.5, 20.0, 100.0], best=0.9, start=0.5)
+    np.testing.assert_allclose(losses, [40.0, 20.0, 10.0, 0.0])
+    case = _Case("d", np.arange(3), None, None, 0.9, 0.5, None, None, 0.5, 120.5, 1.0)
+    got = case.time_figures(times, losses)
+    # the first run ends before the origin: from 1 s the loss is 20 until 20.5 s, then 10
+    expected = (20 * np.log(20.5) + 10 * (np.log(120.5) - np.log(20.5))) / np.log(120.5)
+    assert got["mil_1s"] == pytest.approx(expected)
+    assert [got["loss_10s"], got["loss_60s"], got["loss_10min"]] == pytest.approx([20, 10, 0])
+    # MIL from the shortest run counts the first half second as a third of a decade at 40
+    assert got["mil"] > got["mil_1s"]
+    # all runs in milliseconds: the interval still spans a decade past the origin
+    fast = _Case("d", np.arange(3), None, None, 0.9, 0.5, None, None, 0.001, 0.01, 1.0)
+    times, losses = loss_curve([0.7, 0.9], [0.002, 0.003], best=0.9, start=0.5)
+    assert fast.time_figures(times, losses)["mil_1s"] == pytest.approx(0.0)
+
+
+def test_gap_closed_by_hand():
+    from metarec.recommender._evaluate import gap_closed
+
+    assert gap_closed(2.0, 4.0) == pytest.approx(0.5)  # half-way from SBS to the oracle
+    assert gap_closed(6.0, 4.0) == pytest.approx(-0.5)  # worse than the single best
+    assert gap_closed(0.0, 4.0) == pytest.approx(1.0)  # the oracle
+    assert gap_closed(3.0, 4.0, oracle_loss=2.0) == pytest.approx(0.5)
+    assert np.isnan(gap_closed(1.0, 0.0))  # the single best is perfect: nothing to close
+    np.testing.assert_allclose(gap_closed([4.0, 1.0], 4.0), [0.0, 0.75])
+
+
+def test_summary_reports_gap_closed_against_the_single_best_baseline():
+    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
+    summary = evaluate_recommender(tiny_kb(), rec, n_random=5).summary.set_index("method")
+    sbs = summary.loc["single best", "top1_loss"]
+    assert sbs > 0
+    for method in ("metarec", "AR", "single best"):
+        expected = (sbs - summary.loc[method, "top1_loss"]) / sbs
+        assert summary.loc[method, "top1_gap_closed"] == pytest.approx(expected)
+    assert summary.loc["single best", "top1_gap_closed"] == pytest.approx(0.0)
+    for column in ("mil_1s", "loss_10s", "loss_60s", "loss_10min", "top3_gap_closed"):
+        assert column in summary.columns
+    with pytest.raises(InvalidInputError, match="time_origin"):
+        evaluate_recommender(tiny_kb(), rec, time_origin=float("nan"))
