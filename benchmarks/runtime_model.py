@@ -1,0 +1,142 @@
+"""How well the runtime model predicts fit times on datasets it has not seen.
+
+Usage::
+
+    python benchmarks/runtime_model.py
+    python benchmarks/runtime_model.py --history extra=sqlite:///other.sqlite --markdown docs/benchmarks/runtime-model.md
+
+Leave-one-dataset-out on each run history (the built-in knowledge base and TabZilla's runs,
+imported into a temporary knowledge base; more with ``--history NAME=URL``): for every
+dataset, :class:`metarec.recommender._runtime.RuntimeModel` is fitted on the others and
+predicts the fit time of every algorithm that has an ok time there.  Baseline, in the same
+run: the algorithm's median time over the other datasets (a time not scaled to the size).
+
+Printed per history: the share of times inside the 80 % interval (coverage), the share within
+a factor 3 of the prediction, and the median absolute error in decades (|log10 ratio|).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from metarec.recommender._runtime import RuntimeModel, size_features
+
+TABZILLA = next(
+    (
+        p / "shared/runhistories/tabzilla"
+        for p in Path(__file__).resolve().parents
+        if (p / "shared/runhistories/tabzilla").is_dir()
+    ),
+    Path("shared/runhistories/tabzilla"),
+)
+
+
+def history(kb):
+    """(size features, fit times with NaN where not ok) of a knowledge base."""
+    runs = kb.runs()
+    times = runs.pivot(index="dataset", columns="algorithm", values="fit_time")
+    status = runs.pivot(index="dataset", columns="algorithm", values="status")
+    times = times.where(status == "ok")
+    mf = kb.metafeatures().set_index("dataset").reindex(times.index)
+    X = size_features(mf["n_instances"], mf["n_features"], mf["n_classes"])
+    return X, times.to_numpy(dtype=float)
+
+
+def leave_one_dataset_out(X, T, *, coverage=0.8):
+    """Per held-out time: model prediction, interval, and the median baseline."""
+    out = {k: [] for k in ("truth", "model", "low", "high", "median")}
+    everything = np.arange(len(T))
+    for i in everything:
+        keep = everything != i
+        observed = np.isfinite(T[i]) & (T[i] > 0)
+        if not observed.any():
+            continue
+        model = RuntimeModel(coverage=coverage).fit(X[keep], T[keep])
+        expected, low, high = model.predict(X[i : i + 1], interval=True)
+        others = np.where(T[keep] > 0, T[keep], np.nan)
+        out["truth"].append(T[i][observed])
+        out["model"].append(expected[0][observed])
+        out["low"].append(low[0][observed])
+        out["high"].append(high[0][observed])
+        out["median"].append(np.nanmedian(others, axis=0)[observed])
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def figures(result) -> dict:
+    truth = result["truth"]
+    row = {"times": truth.size}
+    row["coverage (80 % interval)"] = float(
+        np.mean((truth >= result["low"]) & (truth <= result["high"]))
+    )
+    for name in ("model", "median"):
+        ratio = np.abs(np.log10(truth / result[name]))
+        row[f"{name}: within x3"] = float(np.mean(ratio <= np.log10(3)))
+        row[f"{name}: median decades off"] = float(np.median(ratio))
+    return row
+
+
+def stamp() -> str:
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (
+        f"Measured {date.today().isoformat()} at commit {commit} on {platform.machine()}, "
+        f"{os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}."
+    )
+
+
+def main(argv=None) -> None:
+    from metarec.storage import KnowledgeBase
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tabzilla", type=Path, default=TABZILLA)
+    parser.add_argument("--history", action="append", default=[], metavar="NAME=URL")
+    parser.add_argument("--markdown", type=Path, default=None)
+    args = parser.parse_args(argv)
+    kbs = {"built-in": KnowledgeBase.builtin()}
+    if args.tabzilla.is_dir():
+        path = Path(tempfile.mkdtemp(prefix="metarec-runtime-")) / "tabzilla.sqlite"
+        kb = KnowledgeBase(f"sqlite:///{path}")
+        kb.import_runs(args.tabzilla / "runs.csv")
+        kb.import_metafeatures(args.tabzilla / "metafeatures.csv")
+        kbs["TabZilla"] = kb
+    for item in args.history:
+        name, _, url = item.partition("=")
+        kbs[name] = KnowledgeBase(url, create=False)
+    rows = {name: figures(leave_one_dataset_out(*history(kb))) for name, kb in kbs.items()}
+    columns = list(next(iter(rows.values())))
+    lines = [
+        "| history | " + " | ".join(columns) + " |",
+        "|---|" + "---:|" * len(columns),
+    ]
+    for name, row in rows.items():
+        cells = [f"{v:,}" if isinstance(v, int) else f"{v:.3f}" for v in row.values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown is not None:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(
+            "# Expected fit time on unseen datasets\n\n"
+            "Leave-one-dataset-out: the runtime model (one power law of fit time in rows, "
+            "features and classes per algorithm, with a split-conformal 80 % interval) "
+            "against the algorithm's median time over the other datasets. Written by "
+            f"`python benchmarks/runtime_model.py`.\n\n{table}\n\n{stamp()}\n"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The runtime model: power laws recovered, conformal widths by hand, coverage where known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec.recommender._runtime import (
+    MIN_DATASETS,
+    RuntimeModel,
+    _conformal_width,
+    size_features,
+)
+
+
+def test_size_features_by_hand():
+    X = size_features([100, 1, np.nan], [10, 0.5, 3], [2, None, 1])
+    np.testing.assert_allclose(
+        X,
+        [
+            [1, np.log(100), np.log(10), np.log(2)],
+            [1, 0, 0, 0],  # below 1 counts as 1 (adds nothing)
+            [1, 0, np.log(3), 0],
+        ],
+    )
+
+
+def test_exact_power_laws_are_recovered_and_extrapolate():
+    rng = np.random.default_rng(0)
+    n = rng.integers(50, 20_000, size=40)
+    d = rng.integers(2, 200, size=40)
+    c = rng.integers(2, 10, size=40)
+    X = size_features(n, d, c)
+    svm = 1e-7 * n**2.0 * d  # quadratic in rows, linear in features
+    tree = 1e-5 * n * d**0.5 * c
+    model = RuntimeModel(alpha=1e-9).fit(X, np.column_stack([svm, tree]))
+    np.testing.assert_allclose(model.coef_[0, 1:], [2.0, 1.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(model.coef_[1, 1:], [1.0, 0.5, 1.0], atol=1e-6)
+    # 200,000 rows: ten times beyond the largest dataset seen, 100 times the time
+    big = size_features([200_000], [50], [2])
+    np.testing.assert_allclose(model.predict(big)[0], [1e-7 * 4e10 * 50, 1e-5 * 2e5 * 50**0.5 * 2])
+
+
+def test_conformal_width_is_the_corrected_empirical_quantile():
+    residuals = np.arange(1.0, 10.0)  # m = 9
+    assert _conformal_width(residuals, 0.8) == 8.0  # ceil(10 * 0.8) = 8th smallest
+    assert _conformal_width(residuals, 0.5) == 5.0
+    assert _conformal_width(residuals, 0.95) == 9.0  # rank 10 > m: the largest
+    assert _conformal_width(np.array([np.nan, 2.0]), 0.5) == 2.0
+    assert _conformal_width(np.array([np.nan]), 0.8) == np.inf
+
+
+def test_leave_one_out_residuals_equal_refitting_without_the_dataset():
+    rng = np.random.default_rng(1)
+    X = size_features(rng.integers(50, 5000, 15), rng.integers(2, 50, 15), [2] * 15)
+    t = np.exp(X @ [-8, 1.2, 0.5, 0] + rng.normal(0, 0.4, 15))
+    t[3] = np.nan  # no time there
+    model = RuntimeModel(alpha=0.5).fit(X, t[:, None])
+    for i in (0, 7):
+        keep = np.arange(15) != i
+        refit = RuntimeModel(alpha=0.5).fit(X[keep], t[keep, None])
+        expected = np.log(t[i]) - np.log(refit.predict(X[i : i + 1])[0, 0])
+        assert model.loo_residuals_[i, 0] == pytest.approx(expected, rel=1e-6)
+    assert np.isnan(model.loo_residuals_[3, 0])
+    assert model.n_datasets_[0] == 14
+
+
+def test_intervals_cover_80_percent_of_new_datasets_when_the_truth_is_known():
+    """Log-normal noise around a power law: about 80 % of fresh datasets' times inside."""
+    rng = np.random.default_rng(2)
+
+    def draw(m):
+        n, d, c = rng.integers(100, 50_000, m), rng.integers(2, 100, m), rng.integers(2, 8, m)
+        X = size_features(n, d, c)
+        truth = X @ np.array([[-9, 1.5, 0.8, 0.2], [-6, 1.0, 0.3, 1.0]]).T
+        return X, np.exp(truth + rng.normal(0, 0.7, truth.shape))
+
+    X, T = draw(300)
+    model = RuntimeModel().fit(X, T)
+    assert model.width_ == pytest.approx(1.2816 * 0.7, rel=0.15)  # the normal's 80 % point
+    X_new, T_new = draw(4000)
+    _, low, high = model.predict(X_new, interval=True)
+    covered = np.mean((T_new >= low) & (T_new <= high))
+    assert 0.77 <= covered <= 0.83
+
+
+def test_an_algorithm_with_few_datasets_takes_the_pooled_width():
+    rng = np.random.default_rng(3)
+    X = size_features(rng.integers(100, 1000, 30), [5] * 30, [2] * 30)
+    T = np.exp(X @ [-5, 1.0, 0, 0] + rng.normal(0, 0.3, 30))[:, None].repeat(2, axis=1)
+    T[MIN_DATASETS - 1 :, 1] = np.nan  # the second ran on 9 datasets only
+    model = RuntimeModel().fit(X, T)
+    pooled = _conformal_width(np.abs(model.loo_residuals_).ravel(), 0.8)
+    assert model.width_[1] == pytest.approx(pooled)
+    assert model.width_[0] == pytest.approx(
+        _conformal_width(np.abs(model.loo_residuals_[:, 0]), 0.8)
+    )
+
+
+def test_bad_input_and_unfitted_use_are_refused():
+    X = size_features([10, 20], [2, 2], [2, 2])
+    with pytest.raises(NotFittedError):
+        RuntimeModel().predict(X)
+    with pytest.raises(InvalidInputError, match="coverage"):
+        RuntimeModel(coverage=1.0).fit(X, [1.0, 2.0])
+    with pytest.raises(InvalidInputError, match="alpha"):
+        RuntimeModel(alpha=np.nan).fit(X, [1.0, 2.0])
+    with pytest.raises(InvalidInputError, match="size features"):
+        RuntimeModel().fit(X[:, :3], [1.0, 2.0])
