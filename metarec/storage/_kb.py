@@ -82,6 +82,11 @@ def _missing_file_message(path: Path, given, shown_url: str) -> tuple[str, str]:
     )
 
 
+def _said_twice(common: str, python: str, cli: str) -> KnowledgeBaseError:
+    """An error whose message ends with a hint for Python callers, and another for the CLI."""
+    return KnowledgeBaseError(common + python, cli_message=common + cli)
+
+
 #: File endings of data files, which a mistyped --db may name.
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".arff", ".gz", ".json", ".xlsx")
 
@@ -189,38 +194,33 @@ class KnowledgeBase:
         self, state: SchemaState, *, create: bool, upgrade: bool
     ) -> KnowledgeBaseError | None:
         """The error opening a database in ``state`` must raise, or ``None``."""
-        older = f"{self.url} has schema revision {state.revision}, older than this metarec's {HEAD}"
         path = _sqlite_path(self._url)
-        unwritable = path is not None and sqlite_read_only_mode(path) is not None
-        if state.kind == "old" and unwritable:
-            return KnowledgeBaseError(
-                f"{older}, and is read-only here: its owner can upgrade it "
+        older = f"{self.url} has schema revision {state.revision}, older than this metarec's {HEAD}"
+        if state.kind == "old" and path is not None and sqlite_read_only_mode(path) is not None:
+            return _said_twice(
+                f"{older}, and is read-only here: its owner can upgrade it ",
                 "(KnowledgeBase.open_for_upgrade)",
-                cli_message=f"{older}, and is read-only here: its owner can upgrade it "
                 "with 'metarec db upgrade'",
             )
         if state.kind == "old" and not upgrade:
-            return KnowledgeBaseError(
-                f"{older}: upgrade it first with KnowledgeBase.open_for_upgrade(url), which "
-                "copies a SQLite file before migrating it",
-                cli_message=f"{older}: upgrade it first with 'metarec db upgrade', which copies "
-                "a SQLite file before migrating it",
+            return _said_twice(
+                f"{older}: upgrade it first with ",
+                "KnowledgeBase.open_for_upgrade(url), which copies a SQLite file before "
+                "migrating it",
+                "'metarec db upgrade', which copies a SQLite file before migrating it",
             )
         if state.kind == "empty" and not create:
             if path is not None and path.suffix.lower() in _DATA_SUFFIXES:
-                message = (
-                    f"{path} is empty and is not a knowledge base: the database option names "
-                    "a knowledge-base file (such as kb.sqlite), not a data file"
+                return _said_twice(
+                    f"{path} is empty and is not a knowledge base: ",
+                    "a KnowledgeBase URL names a knowledge-base file (such as kb.sqlite), not "
+                    "a data file",
+                    "--db names a knowledge-base file (such as kb.sqlite), not a data file",
                 )
-                return KnowledgeBaseError(
-                    message.replace("the database option", "a KnowledgeBase URL"),
-                    cli_message=message.replace("the database option", "--db"),
-                )
-            return KnowledgeBaseError(
-                f"{self.url} is empty: it is not a knowledge base yet (KnowledgeBase(url) "
-                "creates one)",
-                cli_message=f"{self.url} is empty: it is not a knowledge base yet (import runs "
-                "into it, or create it with 'metarec db upgrade')",
+            return _said_twice(
+                f"{self.url} is empty: it is not a knowledge base yet (",
+                "KnowledgeBase(url) creates one)",
+                "import runs into it, or create it with 'metarec db upgrade')",
             )
         return None
 
