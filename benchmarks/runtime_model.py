@@ -3,10 +3,12 @@
 Usage::
 
     python benchmarks/runtime_model.py
-    python benchmarks/runtime_model.py --history extra=sqlite:///other.sqlite --markdown docs/benchmarks/runtime-model.md
+    python benchmarks/runtime_model.py --markdown docs/benchmarks/runtime-model.md
+    python benchmarks/runtime_model.py --history extra=sqlite:///other.sqlite
 
-Leave-one-dataset-out on each run history (the built-in knowledge base and TabZilla's runs,
-imported into a temporary knowledge base; more with ``--history NAME=URL``): for every
+Leave-one-dataset-out on each run history (the built-in knowledge base, TabZilla's runs and
+``benchmarks/histories/realworld-dev``, each imported into a temporary knowledge base; more
+with ``--history NAME=URL``): for every
 dataset, :class:`metarec.recommender._runtime.RuntimeModel` is fitted on the others and
 predicts the fit time of every algorithm that has an ok time there.  Baseline, in the same
 run: the algorithm's median time over the other datasets (a time not scaled to the size).
@@ -38,6 +40,7 @@ TABZILLA = next(
     ),
     Path("shared/runhistories/tabzilla"),
 )
+REALWORLD = Path(__file__).resolve().parent / "histories" / "realworld-dev"
 
 
 def history(kb):
@@ -107,12 +110,16 @@ def main(argv=None) -> None:
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
     kbs = {"built-in": KnowledgeBase.builtin()}
-    if args.tabzilla.is_dir():
-        path = Path(tempfile.mkdtemp(prefix="metarec-runtime-")) / "tabzilla.sqlite"
-        kb = KnowledgeBase(f"sqlite:///{path}")
-        kb.import_runs(args.tabzilla / "runs.csv")
-        kb.import_metafeatures(args.tabzilla / "metafeatures.csv")
-        kbs["TabZilla"] = kb
+    workdir = Path(tempfile.mkdtemp(prefix="metarec-runtime-"))
+    for name, folder, runs in (
+        ("TabZilla", args.tabzilla, "runs.csv"),
+        ("realworld-dev", REALWORLD, "runs.csv.gz"),
+    ):
+        if folder.is_dir():
+            kb = KnowledgeBase(f"sqlite:///{workdir / name}.sqlite")
+            kb.import_runs(folder / runs)
+            kb.import_metafeatures(folder / "metafeatures.csv")
+            kbs[name] = kb
     for item in args.history:
         name, _, url = item.partition("=")
         kbs[name] = KnowledgeBase(url, create=False)
