@@ -72,6 +72,7 @@ __all__ = [
     "loss_curve",
     "mean_interval_loss",
     "gap_closed",
+    "evaluate_transfer",
 ]
 
 N_GRID = 200
@@ -423,6 +424,146 @@ def add_gap_closed(summary):
         closed = gap_closed(loss, float(sbs[f"top{k}_loss"].iloc[0]))
         summary.insert(at, f"top{k}_gap_closed", closed)
     return summary
+
+
+def evaluate_transfer(
+    source,
+    target,
+    recommender: Recommender | None = None,
+    *,
+    n_random: int = 20,
+    random_state=0,
+    time_origin: float = TIME_ORIGIN,
+    fitted: bool = False,
+):
+    """How recommendations learned on one knowledge base fare on another's datasets.
+
+    The recommender (and every baseline) is fitted on ``source`` once; each dataset of
+    ``target`` with results of two or more algorithms is then a new dataset: it is ranked
+    from its metafeatures alone and the order is scored against what really happened on it,
+    with the figures of :func:`evaluate_recommender` (algorithms the source does not know
+    come last, in the target's order).  Transfer is what a user meets: data unlike the
+    knowledge base's, where leave-one-dataset-out within one collection can be optimistic.
+
+    Parameters
+    ----------
+    source, target : KnowledgeBase
+        Where the recommender learns, and where it is scored.
+    recommender : Recommender, optional
+        Default ``Recommender()``; fitted on ``source`` unless ``fitted=True``.
+    n_random, random_state, time_origin
+        As for :func:`evaluate_recommender`.
+    fitted : bool, default=False
+        ``recommender`` is already fitted on ``source``.
+
+    Returns
+    -------
+    EvaluationResult
+        Methods ``metarec``, ``AR``, ``global AR*``, ``single best`` (the source's best mean
+        accuracy), ``random`` and ``bound``, with the gap closed against that single best.
+    """
+    import pandas as pd
+    from sklearn.base import clone
+
+    rec = recommender if recommender is not None else Recommender()
+    if not fitted:
+        rec = clone(rec).fit(source)
+    rec._check_fitted()
+    truth = Recommender(strategy="ar", k=None).fit(target)  # the target's result matrices
+    methods = {
+        "metarec": rec,
+        "AR": _refit_like(rec, method="ar"),
+        "global AR*": _refit_like(rec, method="ar*", k=None, weights=None),
+    }
+    with np.errstate(invalid="ignore"):
+        mean_acc = np.nanmean(np.where(rec.present_, rec.accuracy_, np.nan), axis=0)
+    source_rank = {
+        str(rec.algorithms_[j]): r
+        for r, j in enumerate(np.lexsort((np.arange(mean_acc.size), -np.nan_to_num(mean_acc))))
+    }
+    test = np.flatnonzero(truth.present_.sum(axis=1) >= 2)
+    if test.size == 0:
+        raise InvalidInputError("no target dataset has results of two or more algorithms")
+    tim = np.clip(np.where(truth.present_[test], truth.time_[test], np.nan), 1e-4, None)
+    t_lo = float(np.nanmin(tim))
+    t_hi = max(float(np.nanmax(np.nansum(tim, axis=1))), t_lo * 10.0)
+    grid = np.geomspace(t_lo, t_hi, N_GRID)
+    rng = np.random.default_rng(random_state)
+    raw = truth.raw_metafeatures_
+    majority = (
+        raw["majority_class_pct"].to_numpy(float) / 100.0
+        if "majority_class_pct" in raw.columns
+        else np.full(len(raw), np.nan)
+    )
+    rows, curve_sum = [], {}
+    for i in test:
+        here = np.flatnonzero(truth.present_[i])
+        acc = truth.accuracy_[i, here]
+        time = np.clip(truth.time_[i, here], 1e-4, None)
+        start = majority[i] if np.isfinite(majority[i]) else 0.0
+        best = max(float(acc.max()), start)
+        name = str(truth.datasets_[i])
+        case = _Case(
+            name, here, acc, time, best, start, _true_a3r(acc, time, float(rec.n)), grid,
+            t_lo, t_hi, time_origin,
+        )  # fmt: skip
+        query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
+        orders = {}
+        for method, model in methods.items():
+            ranking = model.recommend(metafeatures=query)
+            orders[method] = case.local_order(
+                [
+                    truth.algorithm_index_[a]
+                    for a in ranking.algorithms
+                    if a in truth.algorithm_index_
+                ]
+            )
+        names = [str(truth.algorithms_[j]) for j in here]
+        orders["single best"] = np.asarray(
+            sorted(range(here.size), key=lambda p: (source_rank.get(names[p], np.inf), p)), int
+        )
+        for method, order in orders.items():
+            row, curve = case.record(method, order)
+            rows.append(row)
+            curve_sum.setdefault(method, []).append(curve)
+        rand = [case.record("random", rng.permutation(here.size)) for _ in range(max(1, n_random))]
+        rows.append(
+            {
+                "method": "random",
+                "dataset": name,
+                **{k: float(np.nanmean([r[k] for r, _ in rand])) for k in FIGURES},
+            }
+        )
+        curve_sum.setdefault("random", []).append(np.mean([c for _, c in rand], axis=0))
+        times, losses = bound_curve(acc, time, best, start)
+        rows.append(
+            {
+                "method": "bound",
+                "dataset": name,
+                "spearman": np.nan,
+                "top1_loss": np.nan,
+                "top3_loss": np.nan,
+                **case.time_figures(times, losses),
+            }
+        )
+        curve_sum.setdefault("bound", []).append(_at(grid, times, losses))
+    per_dataset = pd.DataFrame(rows)
+    order = list(dict.fromkeys(per_dataset["method"]))
+    summary = (
+        per_dataset.groupby("method", sort=False)
+        .agg(**{f: (f, "mean") for f in FIGURES}, n_datasets=("dataset", "nunique"))
+        .reindex(order)
+        .reset_index()
+    )
+    return EvaluationResult(
+        summary=add_gap_closed(summary),
+        per_dataset=per_dataset,
+        grid=grid,
+        curves={m: np.mean(c, axis=0) for m, c in curve_sum.items()},
+        t_lo=t_lo,
+        t_hi=t_hi,
+        params=rec.get_params(),
+    )
 
 
 def _refit_like(rec: Recommender, **params) -> Recommender:

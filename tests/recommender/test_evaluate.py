@@ -215,3 +215,35 @@ def test_summary_reports_gap_closed_against_the_single_best_baseline():
         assert column in summary.columns
     with pytest.raises(InvalidInputError, match="time_origin"):
         evaluate_recommender(tiny_kb(), rec, time_origin=float("nan"))
+
+
+def test_transfer_ranks_a_new_collection_from_the_source_alone():
+    from metarec.recommender._evaluate import evaluate_transfer
+    from tests.recommender._fakes import FrameKB
+
+    # one target dataset next to D1 (x = 0.1); C is best there, D is unknown to the source
+    runs = pd.DataFrame(
+        {
+            "dataset": ["N"] * 4,
+            "algorithm": ["A", "B", "C", "D"],
+            "accuracy": [0.7, 0.8, 0.9, 0.5],
+            "fit_time": [1.0, 4.0, 1.0, 1.0],
+            "status": ["ok"] * 4,
+            "n_runs": 1,
+            "n_failed": 0,
+        }
+    )
+    meta = pd.DataFrame(
+        {"dataset": ["N"], "x": [0.1], "constant": [3.0], "majority_class_pct": [50.0]}
+    )
+    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
+    result = evaluate_transfer(tiny_kb(), FrameKB(runs, meta), rec, n_random=3)
+    s = result.summary.set_index("method")
+    # D1's A3R order is A, C, B: A first on N loses 20 points, C is among the first three
+    assert s.loc["metarec", "top1_loss"] == pytest.approx(20.0)
+    assert s.loc["metarec", "top3_loss"] == pytest.approx(0.0)
+    # the source's single best by mean accuracy (B: .9, .9, and D3's timeout as its 60 %
+    # majority class = .8; A .767; C .6) loses 10
+    assert s.loc["single best", "top1_loss"] == pytest.approx(10.0)
+    assert s.loc["metarec", "top1_gap_closed"] == pytest.approx(-1.0)
+    assert int(s.loc["metarec", "n_datasets"]) == 1
