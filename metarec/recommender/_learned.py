@@ -211,4 +211,20 @@ def learned_order(rec, query, idx, w, excluded, keep, tried):
     order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
     basis = np.full(rec.algorithms_.size, "model", dtype=object)
     basis[picks] = "planner"
+    if rec.answer_n is not None and order.size:
+        answer = _answer(rec, exp_acc, log_time, keep)
+        order = np.concatenate([[answer], order[order != answer]])
+        basis[answer] = "answer"
     return order, key, exp_acc, np.exp(log_time), basis
+
+
+def _answer(rec, exp_acc, log_time, keep) -> int:
+    """The algorithm of best predicted accuracy discounted by its time (``answer_n``)."""
+    score = np.log(np.clip(exp_acc, SR_FLOOR, None)) - np.maximum(
+        log_time, np.log(rec.time_floor)
+    ) / float(rec.answer_n)
+    candidates = np.flatnonzero(keep & np.isfinite(score))
+    if candidates.size == 0:
+        candidates = np.flatnonzero(keep)
+        score = np.zeros_like(score)
+    return int(candidates[np.lexsort((rec._ties(candidates), -score[candidates]))][0])

@@ -133,6 +133,11 @@ class Recommender(BaseEstimator):
     model_weight : float, default=1.0
         Weight of the performance model's predicted accuracy and time for the new dataset
         as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
+    answer_n : float or None, default=None
+        The learned strategy's first algorithm (the answer): with a number, the algorithm of
+        best predicted accuracy discounted by its predicted time, ``log(accuracy) -
+        log(max(time, time_floor)) / answer_n`` (A3R's trade-off on the time axis that starts
+        at ``time_floor``), ahead of the planner's order; ``None``: the planner's first.
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
@@ -195,6 +200,7 @@ class Recommender(BaseEstimator):
         time_scaling: str | None = None,
         prior_weight: float = 4.0,
         model_weight: float = 1.0,
+        answer_n: float | None = None,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,
@@ -218,6 +224,7 @@ class Recommender(BaseEstimator):
         self.time_scaling = time_scaling
         self.prior_weight = prior_weight
         self.model_weight = model_weight
+        self.answer_n = answer_n
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
@@ -252,6 +259,10 @@ class Recommender(BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
                 raise InvalidInputError(f"{name} must be a non-negative number; got {value!r}")
+        if self.answer_n is not None and not (
+            isinstance(self.answer_n, (int, float)) and self.answer_n > 0
+        ):
+            raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if self.distance not in DISTANCES:

@@ -379,3 +379,25 @@ def test_default_planner_plans_on_the_shrunk_evidence():
     )
     planned = [e.algorithm for e in ranking if e.basis == "planner"]
     assert planned == [rec.algorithms_[p] for p in picks] and len(planned) >= 1
+
+
+def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
+    from metarec.recommender._learned import predict
+
+    kb = random_kb(seed=7)
+    rec = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0).fit(kb)
+    query = dict(rec.raw_metafeatures_.iloc[0])
+    excluded = np.zeros(rec.datasets_.size, dtype=bool)
+    excluded[0] = True
+    ranking = rec.recommend(metafeatures=query, exclude=[rec.datasets_[0]])
+    pred = predict(rec, query, excluded)
+    acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+    score = np.log(np.clip(acc, 1e-3, None)) - np.maximum(pred["log_time"][0], 0.0) / 4.0
+    assert ranking.algorithms[0] == rec.algorithms_[int(np.argmax(score))]
+    assert ranking.entries[0].basis == "answer"
+    assert sorted(ranking.algorithms) == sorted(rec.algorithms_)  # every algorithm once
+    plain = Recommender(n_estimators=10, k=5, time_floor=1.0).fit(kb)
+    first = plain.recommend(metafeatures=query, exclude=[rec.datasets_[0]]).entries[0]
+    assert first.basis == "planner"
+    with pytest.raises(InvalidInputError, match="answer_n"):
+        Recommender(answer_n=0).fit(kb)
