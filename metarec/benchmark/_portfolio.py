@@ -35,7 +35,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from metarec.exceptions import BenchmarkError, UnknownNameError
+from metarec._names import unknown_name
+from metarec.exceptions import BenchmarkError
 
 __all__ = ["Algorithm", "Portfolio", "load_portfolio", "default_portfolio", "build_pipeline"]
 
@@ -190,9 +191,7 @@ class Portfolio:
         for algorithm in self.algorithms:
             if algorithm.name == name:
                 return algorithm
-        raise UnknownNameError(
-            f"unknown algorithm {name!r}; the portfolio has: {', '.join(self.names)}"
-        )
+        raise unknown_name("algorithm", name, self.names, option="--algorithm")
 
     def missing(self) -> tuple[Algorithm, ...]:
         """The algorithms whose library is not installed here."""

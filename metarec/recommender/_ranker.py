@@ -46,6 +46,7 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from metarec._names import check_names
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
 from metarec.recommender._compat import arr
 from metarec.recommender._neighbours import (
@@ -301,12 +302,16 @@ class Recommender(BaseEstimator):
     def _fit_frames(self, runs, meta) -> Recommender:
         import pandas as pd
 
-        for column in ("dataset", "algorithm", self.metric, self.time):
+        for column in ("dataset", "algorithm"):
             if column not in runs.columns:
                 raise InvalidInputError(
                     f"the knowledge base's runs have no column {column!r} "
                     f"(columns: {', '.join(map(str, runs.columns))})"
                 )
+        counts = ("dataset", "algorithm", "status", "n_runs", "n_failed")
+        measures = [c for c in runs.columns if c not in counts]
+        check_names([self.metric], measures, what="metric", parameter="metric", option="--metric")
+        check_names([self.time], measures, what="time column", parameter="time")
         if len(runs) == 0:
             raise InvalidInputError("the knowledge base has no runs to learn from")
         runs = runs.copy()
@@ -484,6 +489,13 @@ class Recommender(BaseEstimator):
         from metarec.recommender._active import agreement_weights, budget_plan, incumbent_gain
 
         self._check_fitted()
+        check_names(
+            [str(name) for name in (tried or {})],
+            self.algorithms_,
+            what="algorithm",
+            parameter="tried",
+            option="--tried",
+        )  # before the metafeatures are computed: a mistyped name is not silently ignored
         query = self._query_metafeatures(X, y, metafeatures)
         excluded = np.zeros(self.datasets_.size, dtype=bool)
         for name in [exclude] if isinstance(exclude, str) else exclude:
@@ -510,11 +522,7 @@ class Recommender(BaseEstimator):
             w[finite] = similarity_weights(dist[idx][finite], self.weights)
             w[~finite] = w[finite].min()
         tried = dict(tried or {})
-        tried_idx = []
-        for name in tried:
-            j = self.algorithm_index_.get(str(name))
-            if j is not None:
-                tried_idx.append(j)
+        tried_idx = [self.algorithm_index_[str(name)] for name in tried]
         if tried:
             w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
         scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
@@ -594,11 +602,13 @@ class Recommender(BaseEstimator):
             idx = np.arange(self.datasets_.size)
         else:
             names = [datasets] if isinstance(datasets, str) else list(datasets)
-            unknown = [str(d) for d in names if str(d) not in self.dataset_index_]
-            if unknown:
-                raise UnknownNameError(
-                    f"dataset(s) {', '.join(map(repr, unknown))} have no results in the knowledge base"
-                )
+            check_names(
+                [str(d) for d in names],
+                self.datasets_,
+                what="dataset",
+                parameter="datasets",
+                option="--dataset",
+            )
             idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
         w = np.ones(idx.size)
         scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)

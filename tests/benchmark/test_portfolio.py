@@ -245,8 +245,9 @@ def test_algorithm_option_is_repeatable_and_checks_names(tmp_path):
         cli, ["--db", f"sqlite:///{tmp_path / 'k.sqlite'}", "benchmark", "x", "--algorithm", "xgb"]
     )
     assert result.exit_code == 1
-    assert result.output.startswith("Error: unknown algorithm 'xgb'; the portfolio has: majority,")
-    assert "lightgbm, xgboost, catboost" in result.output
+    assert result.output.startswith(
+        "Error: --algorithm: unknown algorithm 'xgb' (did you mean 'xgboost'?); known: adaboost,"
+    )
 
 
 @pytest.mark.slow

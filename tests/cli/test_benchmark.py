@@ -81,7 +81,7 @@ def test_unknown_algorithm_is_a_one_line_error(tmp_path):
         ],
     )
     assert result.exit_code == 1
-    assert result.output.startswith("Error: unknown algorithm 'xgb'")
+    assert result.output.startswith("Error: --algorithm: unknown algorithm 'xgb'")
     assert "Traceback" not in result.output
 
 

@@ -248,7 +248,7 @@ def test_params_and_errors():
     for bad in ({"method": "x"}, {"k": 0}, {"n": -1}, {"distance": "cosine"}, {"weights": "w"}):
         with pytest.raises(InvalidInputError):
             Recommender(strategy="a3r", **bad).fit(tiny_kb())
-    with pytest.raises(InvalidInputError, match="no column 'balanced_accuracy'"):
+    with pytest.raises(UnknownNameError, match="unknown metric 'balanced_accuracy'"):
         Recommender(strategy="a3r", metric="balanced_accuracy", weights=None).fit(tiny_kb())
     with pytest.raises(UnknownNameError):
         Recommender(strategy="a3r", features=["nope"], weights=None).fit(tiny_kb())
