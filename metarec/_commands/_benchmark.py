@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
+from metarec._commands._types import POSITIVE, SuggestingChoice
 
 PROTOCOL_CHOICES = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
 DATA_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".arff", ".arff.gz")
@@ -31,7 +32,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 @click.argument("data", nargs=-1, required=True)
 @click.option(
     "--protocol",
-    type=click.Choice(PROTOCOL_CHOICES),
+    type=SuggestingChoice(PROTOCOL_CHOICES),
     default="cv10",
     show_default=True,
     help="Evaluation protocol: stratified 10x10 / 10 / 5-fold CV, leave-one-out, "
@@ -68,13 +69,13 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=POSITIVE,
     metavar="SECONDS",
     help="Time limit per fit; slower fits are killed and recorded as 'timeout'.",
 )
 @click.option(
     "--memory-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=POSITIVE,
     metavar="MB",
     help="Memory a fit may use on top of its worker's own (address space, MB); a fit that "
     "exceeds it is recorded as 'error'.",

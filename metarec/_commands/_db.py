@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import db_url, echo_note, emit, format_option
+from metarec._commands._types import OutputFile, SuggestingChoice
 
 
 @click.group("db")
@@ -23,7 +24,7 @@ def db() -> None:
 @click.option(
     "--backup",
     "backup_path",
-    type=click.Path(dir_okay=False, writable=True),
+    type=OutputFile(),
     help="Where to copy an older SQLite knowledge base before migrating it "
     "[default: beside it, as NAME.backup-revNNNN.sqlite].",
 )
@@ -192,7 +193,7 @@ def info(ctx, builtin, fmt):
 @click.option(
     "--file-format",
     "file_format",
-    type=click.Choice(["parquet", "csv"]),
+    type=SuggestingChoice(["parquet", "csv"]),
     default="parquet",
     show_default=True,
     help="File format of the exported tables.",

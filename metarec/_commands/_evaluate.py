@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
-from metarec._commands._recommend import POSITIVE, check_figure_path, k_option
+from metarec._commands._recommend import FIGURE, k_option
+from metarec._commands._types import POSITIVE, SuggestingChoice
 
 
 def _require_classification_runs(kb) -> None:
@@ -35,23 +36,25 @@ def _require_classification_runs(kb) -> None:
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
 @click.option(
     "--strategy",
-    type=click.Choice(("learned", "a3r", "arr", "ar", "ar*")),
+    type=SuggestingChoice(("learned", "a3r", "arr", "ar", "ar*")),
     help="Ranking strategy [default: learned].",
 )
 @click.option(
     "--method",
-    type=click.Choice(("a3r", "arr", "ar", "ar*")),
+    type=SuggestingChoice(("a3r", "arr", "ar", "ar*")),
     help="Classic ranking method (overrides --strategy).",
 )
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
 @click.option(
-    "--weights", type=click.Choice(("none", "distance")), help="Neighbour weights [default: tuned]."
+    "--weights",
+    type=SuggestingChoice(("none", "distance")),
+    help="Neighbour weights [default: tuned].",
 )
 @click.option(
     "--distance",
-    type=click.Choice(("l1-range", "standardized")),
+    type=SuggestingChoice(("l1-range", "standardized")),
     help="Metafeature distance [default: tuned].",
 )
 @click.option(
@@ -72,8 +75,7 @@ def _require_classification_runs(kb) -> None:
     "-o",
     "--output",
     "output",
-    type=click.Path(dir_okay=False),
-    callback=check_figure_path,
+    type=FIGURE,
     help="Write the loss-time curves to FILE (.png/.svg/.pdf).",
 )
 @format_option()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
+from metarec._commands._types import SuggestingChoice
 
 
 @click.group("import")
@@ -45,7 +46,7 @@ def _report(report, fmt: str) -> None:
 @click.option(
     "--on-conflict",
     "on_conflict",
-    type=click.Choice(["error", "keep", "replace"]),
+    type=SuggestingChoice(["error", "keep", "replace"]),
     default="error",
     show_default=True,
     help="A run already stored (or repeated in FILE) under the same source and "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option
+from metarec._commands._types import FiniteFloat, OutputFile, SuggestingChoice
 
 #: Contingency-space metric names (kept equal to metarec.evaluation.surface_metric_names()).
 METRIC_NAMES = (
@@ -23,18 +24,11 @@ METRIC_NAMES = (
 )
 
 
-def _check_output(ctx, param, value):
-    if value is not None and not value.lower().endswith((".png", ".svg")):
-        raise click.BadParameter(f"{value!r} must end in .png or .svg", ctx=ctx, param=param)
-    return value
-
-
 _OUTPUT = click.option(
     "-o",
     "--output",
     "output",
-    type=click.Path(dir_okay=False),
-    callback=_check_output,
+    type=OutputFile((".png", ".svg")),
     help="Write the figure to FILE (.png or .svg, chosen by the extension).",
 )
 
@@ -43,7 +37,7 @@ def _metric_option(default: tuple[str, ...]):
     return click.option(
         "--metric",
         "metrics",
-        type=click.Choice(METRIC_NAMES),
+        type=SuggestingChoice(METRIC_NAMES),
         multiple=True,
         default=default,
         show_default=True,
@@ -75,7 +69,7 @@ def metric() -> None:
 @_metric_option(("accuracy", "f1", "heidke", "tau"))
 @click.option(
     "--ratio",
-    type=click.FloatRange(min=1.0),
+    type=FiniteFloat(min=1.0),
     default=5.0,
     show_default=True,
     help="Imbalance ratio r (negatives per positive) compared with 1.",
@@ -131,7 +125,7 @@ def surface(metrics, ratio, resolution, output, fmt):
 @_metric_option(("accuracy", "precision", "f1", "gilbert", "heidke", "doolittle", "tss", "tau"))
 @click.option(
     "--max-ratio",
-    type=click.FloatRange(min=2.0, max=1e6),
+    type=FiniteFloat(min=2.0, max=1e6),
     default=32.0,
     show_default=True,
     help="Largest imbalance ratio.",
@@ -179,7 +173,7 @@ def sensitivity(metrics, max_ratio, resolution, output, fmt):
 @click.option(
     "--n",
     "n_values",
-    type=click.FloatRange(min=0.0, min_open=True),
+    type=FiniteFloat(min=0.0, min_open=True),
     multiple=True,
     default=(4.0, 8.0, 16.0),
     show_default=True,
@@ -188,7 +182,7 @@ def sensitivity(metrics, max_ratio, resolution, output, fmt):
 @click.option(
     "--acc-d",
     "acc_d_values",
-    type=click.FloatRange(min=0.0, min_open=True),
+    type=FiniteFloat(min=0.0, min_open=True),
     multiple=True,
     default=(0.2, 0.3, 0.7),
     show_default=True,

@@ -5,12 +5,10 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+from metarec._commands._types import POSITIVE, OutputFile, SuggestingChoice
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
 STRATEGY_CHOICES = ("learned", *METHOD_CHOICES)
-
-#: A3R's n, a time budget: checked by click before any data is loaded.
-POSITIVE = click.FloatRange(min=0, min_open=True)
 
 
 def _parse_k(value: str | None):
@@ -42,11 +40,8 @@ k_option = click.option(
 )
 
 
-def check_figure_path(ctx: click.Context, param: click.Parameter, value: str | None):
-    """Click callback of ``-o``: the figure's file must end in .png, .svg or .pdf."""
-    if value is not None and not value.lower().endswith((".png", ".svg", ".pdf")):
-        raise click.BadParameter(f"{value!r} must end in .png, .svg or .pdf")
-    return value
+#: A figure file (``-o``): checked while parsing (ending, folder, permission).
+FIGURE = OutputFile((".png", ".svg", ".pdf"))
 
 
 def parse_tried(values) -> dict[str, tuple[float, float]]:
@@ -141,12 +136,12 @@ def _not_installed(names) -> dict[str, str]:
 )
 @click.option(
     "--strategy",
-    type=click.Choice(STRATEGY_CHOICES),
+    type=SuggestingChoice(STRATEGY_CHOICES),
     help="Ranking strategy [default: learned].",
 )
 @click.option(
     "--method",
-    type=click.Choice(METHOD_CHOICES),
+    type=SuggestingChoice(METHOD_CHOICES),
     help="Classic ranking method (overrides --strategy).",
 )
 @click.option(
@@ -165,8 +160,7 @@ def _not_installed(names) -> dict[str, str]:
     "-o",
     "--output",
     "output",
-    type=click.Path(dir_okay=False),
-    callback=check_figure_path,
+    type=FIGURE,
     help="Also draw expected accuracy against expected time (log) into FILE (.png/.svg/.pdf).",
 )
 @format_option()
@@ -241,7 +235,7 @@ def recommend(
     "--dataset", "dataset", metavar="NAME", help="Ranking of the results stored for one dataset."
 )
 @click.option("--all", "all_", is_flag=True, help="Ranking aggregated over every stored dataset.")
-@click.option("--method", type=click.Choice(METHOD_CHOICES), default="a3r", show_default=True)
+@click.option("--method", type=SuggestingChoice(METHOD_CHOICES), default="a3r", show_default=True)
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R.")
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."

@@ -75,7 +75,7 @@ def test_a3r_vs_arr_json():
 
 def test_bad_output_extension_and_metric(tmp_path):
     result = _run("surface", "-o", str(tmp_path / "x.pdf"))
-    assert result.exit_code != 0 and ".png or .svg" in result.output
+    assert result.exit_code != 0 and "must end in .png, .svg" in result.output
     result = _run("surface", "--metric", "mcc")
     assert result.exit_code != 0
 

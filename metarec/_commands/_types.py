@@ -1,0 +1,109 @@
+"""Click parameter types shared by every command: checked while parsing, before any work.
+
+* :class:`FiniteFloat` - every float option: never NaN, infinite only where it means something,
+  within the option's bounds (click's own ``FloatRange`` lets ``nan`` through every bound);
+* :class:`OutputFile` - every file a command writes (``-o``, ``--backup``): its folder exists and
+  can be written, it is not a folder itself, and its ending is one the writer knows;
+* :class:`SuggestingChoice` - a fixed set of values that names the closest ones on a typo.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import click
+
+from metarec._names import closest
+
+__all__ = ["FiniteFloat", "OutputFile", "SuggestingChoice", "POSITIVE"]
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option within bounds that refuses ``nan`` and, unless ``allow_inf``, ``inf``.
+
+    Parameters
+    ----------
+    min, max : float, optional
+        Bounds, as for :class:`click.FloatRange`.
+    min_open, max_open : bool, default=False
+        Whether the bounds themselves are excluded.
+    allow_inf : bool, default=False
+        Accept an infinite value (within the bounds).
+    """
+
+    name = "number"
+
+    def __init__(
+        self,
+        min: float | None = None,
+        max: float | None = None,
+        *,
+        min_open: bool = False,
+        max_open: bool = False,
+        allow_inf: bool = False,
+    ) -> None:
+        super().__init__(min=min, max=max, min_open=min_open, max_open=max_open)
+        self.allow_inf = allow_inf
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if math.isinf(number) and not self.allow_inf:
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+#: A positive, finite number (A3R's n, a time budget, a timeout, a memory limit).
+POSITIVE = FiniteFloat(min=0, min_open=True)
+
+
+class OutputFile(click.Path):
+    """A file a command will write, checked before the command does any work.
+
+    Parameters
+    ----------
+    suffixes : tuple of str, optional
+        The endings the writer knows (``(".png", ".svg", ".pdf")``); any when ``None``.
+    """
+
+    name = "file"
+
+    def __init__(self, suffixes: tuple[str, ...] | None = None) -> None:
+        super().__init__(dir_okay=False)
+        self.suffixes = suffixes
+
+    def convert(self, value, param, ctx):
+        text = os.fspath(value)
+        path = Path(text)
+        if path.is_dir():
+            self.fail(f"cannot write {text}: it is a folder", param, ctx)
+        if self.suffixes is not None and not text.lower().endswith(self.suffixes):
+            self.fail(f"{text!r} must end in {', '.join(self.suffixes)}", param, ctx)
+        folder = path.parent
+        if not folder.exists():
+            self.fail(f"cannot write {text}: folder {folder} does not exist", param, ctx)
+        if not folder.is_dir():
+            self.fail(f"cannot write {text}: {folder} is not a folder", param, ctx)
+        writable = os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)
+        if not writable:
+            self.fail(f"cannot write {text}: permission denied", param, ctx)
+        return text
+
+
+class SuggestingChoice(click.Choice):
+    """:class:`click.Choice` whose error on an unknown value names the closest choices."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            near = closest(str(value), [str(c) for c in self.choices])
+            hint = f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
+            self.fail(
+                f"{value!r} is not one of {', '.join(map(repr, self.choices))}{hint}",
+                param,
+                ctx,
+            )
