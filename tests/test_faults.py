@@ -182,6 +182,7 @@ def test_ingest_aslib_with_an_invalid_row_stores_nothing_and_cites_the_arff_line
         "predictive_accuracy 80 is outside [0, 1]"
     ) in result.output
     assert "nothing was stored" in result.output and "--skip-invalid" in result.output
+    assert "skip_invalid=True" not in result.output  # the CLI names its option, not Python's
     assert KnowledgeBase(url).count("runs") == 0  # was: 5 runs stored, exit 0
 
 

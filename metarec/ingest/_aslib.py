@@ -585,10 +585,13 @@ def ingest_aslib(
 
 def _rejected(path: Path, n_rows: int | None, problems: list[str]) -> ScenarioError:
     counted = f"{n_rows} invalid row(s)" if n_rows else "invalid rows"
-    error = ScenarioError(
+    message = (
         f"{path.parent}: scenario rejected, nothing was stored: {counted}; first: "
-        f"{problems[0]}. Fix the files, or use --skip-invalid (skip_invalid=True) to store "
-        "the valid rows."
+        f"{problems[0]}. Fix the files, or "
+    )
+    error = ScenarioError(
+        message + "pass skip_invalid=True to store the valid rows.",
+        cli_message=message + "use --skip-invalid to store the valid rows.",
     )
     error.problems = problems
     return error

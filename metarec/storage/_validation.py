@@ -47,10 +47,13 @@ class _Problems:
         first = self.messages[0] if self.messages else "invalid rows"
         message = (
             f"{self.source.label}: {what} rejected, nothing was imported: {self.n_rows} invalid "
-            f"row(s); first: {first}. Fix the file, or use --skip-invalid (skip_invalid=True) "
-            "to import the valid rows."
+            f"row(s); first: {first}. Fix the file, or "
         )
-        return ImportRejectedError(message, list(self.finish()))
+        return ImportRejectedError(
+            message + "pass skip_invalid=True to import the valid rows.",
+            list(self.finish()),
+            cli_message=message + "use --skip-invalid to import the valid rows.",
+        )
 
 
 class _Checks:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from metarec.cli import cli
@@ -112,3 +113,18 @@ def test_console_script_version_and_missing_file(tmp_path):
     assert version.returncode == 0 and "metarec" in version.stdout
     result = _invoke(f"sqlite:///{tmp_path / 'kb.sqlite'}", "import", "runs", "nope.csv")
     assert result.exit_code == 1 and "nope.csv: no such file" in result.output
+
+
+def test_a_rejected_import_names_the_option_and_python_the_parameter(tmp_path):
+    from metarec.exceptions import ImportRejectedError
+    from metarec.storage import KnowledgeBase
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("dataset,algorithm,accuracy,time\niris,knn,1.5,0.1\n")
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    result = CliRunner().invoke(cli, ["--db", url, "import", "runs", str(bad)])
+    assert result.exit_code == 1
+    assert "use --skip-invalid to import the valid rows" in result.output
+    assert "skip_invalid" not in result.output
+    with pytest.raises(ImportRejectedError, match="pass skip_invalid=True to import"):
+        KnowledgeBase(url).import_runs(bad)

@@ -288,7 +288,10 @@ def test_invalid_row_rejects_the_whole_scenario_citing_file_line_attribute(
     with pytest.raises(ScenarioError) as info:
         ingest_aslib(kb, folder)
     message = str(info.value)
-    assert "scenario rejected, nothing was stored" in message and "--skip-invalid" in message
+    assert "scenario rejected, nothing was stored" in message and "skip_invalid=True" in message
+    assert (
+        "--skip-invalid" in info.value.cli_message and "skip_invalid" not in info.value.cli_message
+    )
     assert f"first: {folder / problem.split(', ', 1)[0]}, {problem.split(', ', 1)[1]}" in message
     assert "<DataFrame>" not in message and "np." not in message
     assert kb.count("runs") == 0 and kb.count("datasets") == 0 and kb.count("metafeatures") == 0
