@@ -164,7 +164,7 @@ def aslib_command(ctx: click.Context, directory: str, skip_invalid: bool, fmt: s
     kb = open_kb(ctx)
     with progress(f"Ingesting {scenario.scenario_id}", total=len(scenario.runs)) as advance:
         report = ingest_aslib(kb, scenario, skip_invalid=skip_invalid, progress=advance)
-    for line in report.problems[:10]:
+    for line in [*report.notes(), *report.problems[:10]]:
         echo_note(f"Note: {line}")
     if len(report.problems) > 10:
         echo_note(f"Note: ... and {len(report.problems) - 10} more problems")

@@ -117,6 +117,10 @@ class AslibIngestReport:
     runs_without_time: int
     metafeatures: int
     problems: tuple[str, ...] = ()
+    #: Feature rows of instances without a stored run (no dataset to attach them to).
+    features_dropped: int = 0
+    #: The first of those instances (its id in ``feature_values.arff``).
+    first_dropped: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the counts as a plain dictionary (problems as a count)."""
@@ -130,8 +134,18 @@ class AslibIngestReport:
             "runs_failed": self.runs_failed,
             "runs_without_time": self.runs_without_time,
             "metafeatures": self.metafeatures,
+            "features_dropped": self.features_dropped,
             "problems": len(self.problems),
         }
+
+    def notes(self) -> list[str]:
+        """What a person should know about what was not stored, one line each."""
+        if not self.features_dropped:
+            return []
+        return [
+            f"{self.features_dropped} feature row(s) of instances without runs were not "
+            f"stored (first: {self.first_dropped})"
+        ]
 
 
 def _split_list(value: str) -> list[str]:
@@ -559,8 +573,15 @@ def ingest_aslib(
     n_metafeatures = 0
     known = set(datasets)
     metafeatures = scenario.metafeatures
+    dropped = 0
+    first_dropped = None
     if len(metafeatures):
-        metafeatures = metafeatures[metafeatures["dataset"].isin(known)]
+        with_runs = metafeatures["dataset"].isin(known).to_numpy()
+        dropped = int((~with_runs).sum())
+        if dropped:
+            # the instance id, as feature_values.arff names it
+            first_dropped = str(metafeatures["dataset"].to_numpy()[~with_runs][0]).split(":", 2)[-1]
+        metafeatures = metafeatures[with_runs]
     if len(metafeatures):  # values were checked on reading: this import has nothing to refuse
         mf = kb.import_metafeatures(metafeatures, skip_invalid=True)
         n_metafeatures = mf.added + mf.present + mf.updated
@@ -578,6 +599,8 @@ def ingest_aslib(
         runs_rejected=scenario.n_invalid_runs + report.rejected,
         runs_failed=failed,
         runs_without_time=no_time,
+        features_dropped=dropped,
+        first_dropped=first_dropped,
         metafeatures=n_metafeatures,
         problems=tuple(problems),
     )

@@ -337,3 +337,22 @@ def test_description_that_is_not_utf8_is_a_scenario_error(tmp_path):
     assert str(info.value) == (
         f"{folder / 'description.txt'}, line 1: not UTF-8 text (byte 0xc9); save the file as UTF-8"
     )
+
+
+def test_feature_rows_of_instances_without_runs_are_counted_and_noted(tmp_path, kb):
+    from click.testing import CliRunner
+
+    from metarec.cli import cli
+
+    features = QUALITY_FEATURES + "d9,1,50,2,30,20,0.1\nd8,1,60,2,30,30,0.2\n"
+    folder = _write(tmp_path / "MINI-WEKA", QUALITY_DESCRIPTION, QUALITY_RUNS, features)
+    report = ingest_aslib(kb, folder)
+    assert (report.features_dropped, report.first_dropped) == (2, "d8")
+    assert report.notes() == [
+        "2 feature row(s) of instances without runs were not stored (first: d8)"
+    ]
+    assert report.to_dict()["features_dropped"] == 2
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    result = CliRunner().invoke(cli, ["--db", url, "ingest", "aslib", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "Note: 2 feature row(s) of instances without runs were not stored" in result.stderr
