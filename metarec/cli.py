@@ -5,6 +5,11 @@ through one shared output path (:mod:`metarec._commands._output`).  Commands liv
 ``metarec/_commands/`` and are imported only when they run (or when help lists them), so
 ``metarec --help`` never imports scikit-learn, openml, matplotlib or pandas.
 
+Interruptions, the same for every command: Ctrl-C exits with status 130 and SIGTERM with 143,
+each after one line on standard error saying what was kept (a command says it with
+:func:`metarec._commands._interrupt.say_kept`; the benchmark reports the runs it stored).  SIGTERM is turned into an
+exception while a command runs, so open transactions roll back as on Ctrl-C.
+
 Errors: a :class:`~metarec.exceptions.MetarecError` becomes a one-line ``Error: ...`` (its
 ``cli_message`` when it has one: the message that names options, not parameters) with
 exit code 1; any other exception too (exit code 2), unless ``METAREC_DEBUG=1`` is set, in
@@ -80,16 +85,18 @@ class LazyGroup(click.Group):
         return None if command is None else _with_shared_options(command)
 
     def invoke(self, ctx: click.Context):
+        from metarec._commands._interrupt import interrupted, sigterm_unwinds
         from metarec.exceptions import MetarecError
 
         try:
-            return super().invoke(ctx)
+            with sigterm_unwinds():
+                return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except MetarecError as exc:
             raise click.ClickException(_one_line(exc.cli_message or exc)) from exc
-        except KeyboardInterrupt:
-            raise click.exceptions.Abort() from None
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: one line, exit 130 / 143
+            raise interrupted(ctx, exc) from None
         except Exception as exc:
             if os.environ.get("METAREC_DEBUG"):
                 raise

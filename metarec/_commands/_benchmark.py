@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from metarec._commands._interrupt import say_kept
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
 from metarec._commands._types import POSITIVE, SuggestingChoice
 
@@ -178,6 +179,8 @@ def benchmark(
         missing = portfolio.missing()
         hints = "; ".join(sorted({a.install_hint for a in missing}))
         echo_note(f"skipping {', '.join(a.name for a in missing)}: not installed ({hints})")
+    # until the runner takes the signals over (it reports what it stored itself)
+    say_kept(ctx, "0 runs stored; run the same command again to resume")
     try:
         sources = _expand(data)
         kb = open_kb(ctx)
@@ -200,9 +203,6 @@ def benchmark(
     except BenchmarkInterrupted as stop:
         echo_note(str(stop))
         ctx.exit(128 + int(stop.signal))
-    except KeyboardInterrupt:  # before the runner took over the signals: nothing was stored
-        echo_note("interrupted: 0 runs stored; run the same command again to resume")
-        ctx.exit(130)
     failures = [
         {
             "dataset": f.dataset,

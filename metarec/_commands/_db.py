@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from metarec._commands._interrupt import say_kept
 from metarec._commands._output import db_url, echo_note, emit, format_option
 from metarec._commands._types import OutputFile, SuggestingChoice
 
@@ -71,6 +72,7 @@ def upgrade(ctx, backup_path, no_backup):
             "then run 'metarec db upgrade --no-backup'"
         )
     backup = False if no_backup else (backup_path or True)
+    say_kept(ctx, "nothing was migrated; the knowledge base is unchanged")  # one transaction
     kb = KnowledgeBase.open_for_upgrade(url, backup=backup)
     report = kb.last_upgrade
     kb.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from metarec._commands._interrupt import say_kept
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
 from metarec._commands._types import SuggestingChoice
 
@@ -69,6 +70,7 @@ def runs(ctx, file, skip_invalid, source, protocol, on_conflict, fmt):
       metarec --db sqlite:///team.sqlite import runs folds.parquet --skip-invalid
     """
     kb = open_kb(ctx)
+    say_kept(ctx, "nothing was imported; the knowledge base is unchanged")  # one transaction
     with progress("Importing runs") as advance:
         report = kb.import_runs(
             file,
@@ -97,6 +99,7 @@ def metafeatures(ctx, file, skip_invalid, fmt):
       metarec import metafeatures metafeatures.csv
     """
     kb = open_kb(ctx)
+    say_kept(ctx, "nothing was imported; the knowledge base is unchanged")  # one transaction
     with progress("Importing metafeatures") as advance:
         report = kb.import_metafeatures(file, skip_invalid=skip_invalid, progress=advance)
     _report(report, fmt)
