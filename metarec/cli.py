@@ -86,10 +86,11 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         from metarec._commands._interrupt import interrupted, sigterm_unwinds
+        from metarec._commands._output import warnings_as_notes
         from metarec.exceptions import MetarecError
 
         try:
-            with sigterm_unwinds():
+            with sigterm_unwinds(), warnings_as_notes():
                 return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise

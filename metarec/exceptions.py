@@ -20,6 +20,7 @@ __all__ = [
     "IngestError",
     "BenchmarkError",
     "ConfigurationError",
+    "MetarecWarning",
 ]
 
 
@@ -88,3 +89,11 @@ class BenchmarkError(MetarecError):
 
 class ConfigurationError(MetarecError, ValueError):
     """A setting (environment variable, option, configuration file) is invalid."""
+
+
+class MetarecWarning(UserWarning):
+    """Something about an answer a person should know (the CLI prints it as a ``note:`` line).
+
+    metarec raises no library's raw warnings at its users: where numpy or scikit-learn would
+    warn about something that matters for the answer, metarec says what it did instead.
+    """

@@ -307,6 +307,33 @@ def echo_note(message: str) -> None:
     click.echo(message, err=True)
 
 
+@contextlib.contextmanager
+def warnings_as_notes() -> Iterator[None]:
+    """While a command runs, a :class:`~metarec.exceptions.MetarecWarning` is a ``note:`` line.
+
+    Other warnings (numpy's, scikit-learn's) are not shown to the person at the terminal:
+    metarec catches those that matter where they arise and says what it did instead (a
+    ``MetarecWarning``); ``METAREC_DEBUG=1`` shows them all, as Python would.
+    """
+    import warnings
+
+    from metarec.exceptions import MetarecWarning
+
+    if os.environ.get("METAREC_DEBUG"):
+        yield
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, MetarecWarning):
+            echo_note(f"note: {' '.join(str(message).split())}")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.simplefilter("always", MetarecWarning)
+        warnings.showwarning = show
+        yield
+
+
 def _interactive() -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 

@@ -70,14 +70,33 @@ def fit_model(rec, rows: np.ndarray):
 
 
 def query_vector(rec, query: Mapping[str, float]) -> np.ndarray:
-    """The new dataset's model metafeatures as a (1, n_features) row (NaN where missing)."""
+    """The new dataset's model metafeatures as a (1, n_features) row (NaN where missing).
+
+    The model compares metafeatures in float32 (as scikit-learn's trees do): values beyond
+    its range are compared as its largest value, and a :class:`MetarecWarning` names them.
+    """
+    import warnings
+
+    from metarec.exceptions import MetarecWarning
+    from metarec.recommender._model import FLOAT32_MAX
+
     x = np.full((1, len(rec.model_features_)), np.nan)
     for i, name in enumerate(rec.model_features_):
         try:
             x[0, i] = float(query.get(name, np.nan))
         except (TypeError, ValueError):
             continue
-    return np.where(np.isfinite(x), x, np.nan)
+    x = np.where(np.isfinite(x), x, np.nan)
+    beyond = np.abs(np.nan_to_num(x[0])) > FLOAT32_MAX
+    if beyond.any():
+        names = ", ".join(str(n) for n in np.asarray(rec.model_features_)[beyond])
+        warnings.warn(
+            f"metafeatures {names} hold values beyond float32 (+-3.4e38): the performance "
+            "model compares them as the largest float32 value",
+            MetarecWarning,
+            stacklevel=2,
+        )
+    return x
 
 
 def prediction_key(rec, x: np.ndarray, excluded: np.ndarray) -> tuple:

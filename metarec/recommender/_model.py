@@ -77,8 +77,11 @@ class CompactForest:
 
     def predict(self, X) -> np.ndarray:
         """Mean leaf value over the trees, shape (rows, outputs)."""
-        # scikit-learn compares float32 features with float64 thresholds: do the same
-        X = np.asarray(X, dtype=np.float32).astype(np.float64)
+        # scikit-learn compares float32 features with float64 thresholds: do the same; a
+        # value beyond float32's range would become +-inf there, and takes the same branches
+        # as the largest float32 (thresholds are finite), without numpy's overflow warning
+        X = np.asarray(X, dtype=np.float64)
+        X = np.clip(X, -FLOAT32_MAX, FLOAT32_MAX).astype(np.float32).astype(np.float64)
         rows = np.arange(X.shape[0])
         total = None
         for left, right, feature, threshold, leaf_id, values in self.trees:
@@ -92,6 +95,10 @@ class CompactForest:
             leaf = values[leaf_id[node]].astype(np.float64)
             total = leaf if total is None else total + leaf
         return total / len(self.trees)
+
+
+#: The largest float32: metafeatures are compared in float32, as scikit-learn's trees do.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class PerformanceModel:

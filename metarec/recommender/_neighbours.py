@@ -29,6 +29,9 @@ from metarec.exceptions import InvalidInputError
 __all__ = ["MetafeatureScaler", "DISTANCES", "select_neighbours", "similarity_weights"]
 
 DISTANCES = ("l1-range", "standardized")
+#: A new dataset's metafeature counts as at most this many scale units (ranges, standard
+#: deviations) beyond the knowledge base's values.
+OUTSIDE = 10.0
 
 
 class MetafeatureScaler:
@@ -77,7 +80,12 @@ class MetafeatureScaler:
         return (values - self.centre_) / self.scale_
 
     def vector(self, metafeatures: Mapping[str, float]) -> np.ndarray:
-        """Scaled vector of a new dataset's metafeatures (names unknown to the KB are ignored)."""
+        """Scaled vector of a new dataset's metafeatures (names unknown to the KB are ignored).
+
+        A value more than :data:`OUTSIDE` scale units beyond the knowledge base's own (a
+        column of magnitude 1e308, say) counts as that far: far from every dataset, but a
+        finite distance, so that the other metafeatures still decide the neighbours.
+        """
         row = np.full(len(self.names_), np.nan)
         for name, value in metafeatures.items():
             i = self.index_.get(str(name))
@@ -87,7 +95,10 @@ class MetafeatureScaler:
                 row[i] = float(value)
             except (TypeError, ValueError):
                 continue
-        return self.transform(row[None, :])[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = self.transform(row[None, :])[0]
+        low, high = (0.0, 1.0) if self.distance == "l1-range" else (0.0, 0.0)
+        return np.clip(scaled, low - OUTSIDE, high + OUTSIDE)
 
     def distances(self, scaled: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distances from ``query`` (p,) to every row of ``scaled`` (n, p).

@@ -353,3 +353,17 @@ def test_normalize_uses_the_evaluation_library_per_dataset():
     k = rec.dataset_index_["D3"]
     expected = normalized_metric(0.9, task="binary", n_instances=100, n_features=4)
     assert np.exp(rec.log_sr_[k, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
+
+
+def test_a_metafeature_far_outside_the_kb_counts_as_ten_ranges_away():
+    from metarec.recommender._neighbours import MetafeatureScaler
+
+    scaler = MetafeatureScaler("l1-range").fit(np.array([[0.0, 0.0], [2.0, 4.0]]), ["x", "y"])
+    np.testing.assert_allclose(scaler.vector({"x": 1e308, "y": 2.0}), [11.0, 0.5])
+    np.testing.assert_allclose(scaler.vector({"x": -1e308, "y": -8.0}), [-10.0, -2.0])
+    dist, _ = scaler.distances(
+        scaler.transform(np.array([[0.0, 0.0]])), scaler.vector({"x": 1e308, "y": 0.0})
+    )
+    assert dist[0] == pytest.approx(11.0)  # finite: the other metafeatures still count
+    standardized = MetafeatureScaler("standardized").fit(np.array([[0.0], [2.0]]), ["x"])
+    np.testing.assert_allclose(standardized.vector({"x": -1e308}), [-10.0])
