@@ -213,6 +213,83 @@ class _Case:
         return row, _at(self.grid, times, losses)
 
 
+def _interval(present: np.ndarray, time: np.ndarray):
+    """The MIL interval and curve grid of the evaluated datasets' results (see module doc)."""
+    tim = np.clip(np.where(present, time, np.nan), 1e-4, None)
+    t_lo = float(np.nanmin(tim))
+    t_hi = float(np.nanmax(np.nansum(tim, axis=1)))
+    if not t_hi > t_lo:
+        t_hi = t_lo * 10.0
+    return t_lo, t_hi, np.geomspace(t_lo, t_hi, N_GRID)
+
+
+def _majority(raw) -> np.ndarray:
+    """Majority-class accuracy of each dataset from its metafeatures (NaN where unknown)."""
+    if "majority_class_pct" in raw.columns:
+        return raw["majority_class_pct"].to_numpy(float) / 100.0
+    return np.full(len(raw), np.nan)
+
+
+def _case(fitted, i, majority, grid, t_lo, t_hi, time_origin) -> _Case:
+    """Dataset ``i`` of a fitted recommender's matrices as a case to score orders on."""
+    here = np.flatnonzero(fitted.present_[i])
+    acc = fitted.accuracy_[i, here]
+    time = np.clip(fitted.time_[i, here], 1e-4, None)
+    start = majority[i] if np.isfinite(majority[i]) else 0.0
+    best = max(float(acc.max()), start)
+    true_scores = _true_a3r(acc, time, float(fitted.n))
+    name = str(fitted.datasets_[i])
+    return _Case(name, here, acc, time, best, start, true_scores, grid, t_lo, t_hi, time_origin)
+
+
+class _Collected:
+    """Per-dataset rows and loss curves of every method, and the summary built from them."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.curves: dict[str, list] = {}
+
+    def add(self, row: dict, curve: np.ndarray) -> None:
+        self.rows.append(row)
+        self.curves.setdefault(row["method"], []).append(curve)
+
+    def record(self, case: _Case, method: str, order) -> None:
+        self.add(*case.record(method, order))
+
+    def random_and_bound(self, case: _Case, rng, n_random: int) -> None:
+        """The ``random`` baseline (mean of ``n_random`` permutations) and the ``bound``."""
+        drawn = [case.record("random", rng.permutation(case.here.size)) for _ in range(n_random)]
+        row = {"method": "random", "dataset": case.name}
+        row.update({key: float(np.nanmean([r[key] for r, _ in drawn])) for key in FIGURES})
+        self.add(row, np.mean([c for _, c in drawn], axis=0))
+        times, losses = bound_curve(case.acc, case.time, case.best, case.start)
+        row = {"method": "bound", "dataset": case.name, "spearman": np.nan}
+        row.update({"top1_loss": np.nan, "top3_loss": np.nan})
+        row.update(case.time_figures(times, losses))
+        self.add(row, _at(case.grid, times, losses))
+
+    def result(self, grid, t_lo, t_hi, params, *, gap: bool) -> EvaluationResult:
+        import pandas as pd
+
+        per_dataset = pd.DataFrame(self.rows)
+        order = list(dict.fromkeys(per_dataset["method"]))
+        summary = (
+            per_dataset.groupby("method", sort=False)
+            .agg(**{f: (f, "mean") for f in FIGURES}, n_datasets=("dataset", "nunique"))
+            .reindex(order)
+            .reset_index()
+        )
+        return EvaluationResult(
+            summary=add_gap_closed(summary) if gap else summary,
+            per_dataset=per_dataset,
+            grid=grid,
+            curves={m: np.mean(c, axis=0) for m, c in self.curves.items()},
+            t_lo=t_lo,
+            t_hi=t_hi,
+            params=params,
+        )
+
+
 def evaluate_recommender(
     kb,
     recommender: Recommender | None = None,
@@ -255,7 +332,6 @@ def evaluate_recommender(
     -------
     EvaluationResult
     """
-    import pandas as pd
     from sklearn.base import clone
 
     if not (np.isfinite(time_origin) and time_origin > 0):
@@ -284,13 +360,7 @@ def evaluate_recommender(
     if not test:
         raise InvalidInputError("no dataset has results of two or more algorithms to evaluate on")
     idx = np.array([rec.dataset_index_[d] for d in test])
-    pres = rec.present_[idx]
-    tim = np.clip(np.where(pres, rec.time_[idx], np.nan), 1e-4, None)
-    t_lo = float(np.nanmin(tim))
-    t_hi = float(np.nanmax(np.nansum(tim, axis=1)))
-    if not t_hi > t_lo:
-        t_hi = t_lo * 10.0
-    grid = np.geomspace(t_lo, t_hi, N_GRID)
+    t_lo, t_hi, grid = _interval(rec.present_[idx], rec.time_[idx])
     rng = np.random.default_rng(random_state)
     extra_idx = np.array(
         [rec.dataset_index_[d] for d in extra if d in rec.dataset_index_], dtype=int
@@ -299,86 +369,28 @@ def evaluate_recommender(
     colsum = acc_all.sum(axis=0) - acc_all[extra_idx].sum(axis=0)
     colcnt = rec.present_.sum(axis=0) - rec.present_[extra_idx].sum(axis=0)
     raw = rec.raw_metafeatures_
-    majority = (
-        raw["majority_class_pct"].to_numpy(float) / 100.0
-        if "majority_class_pct" in raw.columns
-        else np.full(len(raw), np.nan)
-    )
+    majority = _majority(raw)
 
-    rows, curve_sum = [], {}
+    collected = _Collected()
     for d in test:
         i = rec.dataset_index_[d]
-        here = np.flatnonzero(rec.present_[i])
-        acc = rec.accuracy_[i, here]
-        time = np.clip(rec.time_[i, here], 1e-4, None)
-        start = majority[i] if np.isfinite(majority[i]) else 0.0
-        best = max(float(acc.max()), start)
-        true_scores = _true_a3r(acc, time, float(rec.n))
-        case = _Case(d, here, acc, time, best, start, true_scores, grid, t_lo, t_hi, time_origin)
+        case = _case(rec, i, majority, grid, t_lo, t_hi, time_origin)
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         exclude = [d, *extra]
-
         for method, model in methods.items():
             ranking = model.recommend(metafeatures=query, exclude=exclude)
             order = case.local_order([model.algorithm_index_[a] for a in ranking.algorithms])
-            row, curve = case.record(method, order)
-            rows.append(row)
-            curve_sum.setdefault(method, []).append(curve)
+            collected.record(case, method, order)
         if baselines:
             mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
             mean_acc = np.where(colcnt - rec.present_[i] > 0, mean_acc, -np.inf)
-            sb = np.lexsort((np.arange(here.size), -mean_acc[here]))
-            row, curve = case.record("single best", sb)
-            rows.append(row)
-            curve_sum.setdefault("single best", []).append(curve)
-            rand_rows, rand_curves = [], []
-            for _ in range(max(1, n_random)):
-                row, curve = case.record("random", rng.permutation(here.size))
-                rand_rows.append(row)
-                rand_curves.append(curve)
-            rows.append(
-                {
-                    "method": "random",
-                    "dataset": d,
-                    **{key: float(np.nanmean([r[key] for r in rand_rows])) for key in FIGURES},
-                }
+            collected.record(
+                case, "single best", np.lexsort((np.arange(case.here.size), -mean_acc[case.here]))
             )
-            curve_sum.setdefault("random", []).append(np.mean(rand_curves, axis=0))
-            times, losses = bound_curve(acc, time, best, start)
-            rows.append(
-                {
-                    "method": "bound",
-                    "dataset": d,
-                    "spearman": np.nan,
-                    "top1_loss": np.nan,
-                    "top3_loss": np.nan,
-                    **case.time_figures(times, losses),
-                }
-            )
-            curve_sum.setdefault("bound", []).append(_at(grid, times, losses))
+            collected.random_and_bound(case, rng, max(1, n_random))
         if progress is not None:
             progress(1)
-
-    per_dataset = pd.DataFrame(rows)
-    order = list(dict.fromkeys(per_dataset["method"]))
-    summary = (
-        per_dataset.groupby("method", sort=False)
-        .agg(**{f: (f, "mean") for f in FIGURES}, n_datasets=("dataset", "nunique"))
-        .reindex(order)
-        .reset_index()
-    )
-    if baselines:
-        summary = add_gap_closed(summary)
-    curves = {m: np.mean(c, axis=0) for m, c in curve_sum.items()}
-    return EvaluationResult(
-        summary=summary,
-        per_dataset=per_dataset,
-        grid=grid,
-        curves=curves,
-        t_lo=t_lo,
-        t_hi=t_hi,
-        params=rec.get_params(),
-    )
+    return collected.result(grid, t_lo, t_hi, rec.get_params(), gap=baselines)
 
 
 def gap_closed(loss, sbs_loss, oracle_loss=0.0):
@@ -462,7 +474,6 @@ def evaluate_transfer(
         Methods ``metarec``, ``AR``, ``global AR*``, ``single best`` (the source's best mean
         accuracy), ``random`` and ``bound``, with the gap closed against that single best.
     """
-    import pandas as pd
     from sklearn.base import clone
 
     rec = recommender if recommender is not None else Recommender()
@@ -484,86 +495,25 @@ def evaluate_transfer(
     test = np.flatnonzero(truth.present_.sum(axis=1) >= 2)
     if test.size == 0:
         raise InvalidInputError("no target dataset has results of two or more algorithms")
-    tim = np.clip(np.where(truth.present_[test], truth.time_[test], np.nan), 1e-4, None)
-    t_lo = float(np.nanmin(tim))
-    t_hi = max(float(np.nanmax(np.nansum(tim, axis=1))), t_lo * 10.0)
-    grid = np.geomspace(t_lo, t_hi, N_GRID)
+    t_lo, t_hi, grid = _interval(truth.present_[test], truth.time_[test])
     rng = np.random.default_rng(random_state)
     raw = truth.raw_metafeatures_
-    majority = (
-        raw["majority_class_pct"].to_numpy(float) / 100.0
-        if "majority_class_pct" in raw.columns
-        else np.full(len(raw), np.nan)
-    )
-    rows, curve_sum = [], {}
+    majority = _majority(raw)
+    collected = _Collected()
     for i in test:
-        here = np.flatnonzero(truth.present_[i])
-        acc = truth.accuracy_[i, here]
-        time = np.clip(truth.time_[i, here], 1e-4, None)
-        start = majority[i] if np.isfinite(majority[i]) else 0.0
-        best = max(float(acc.max()), start)
-        name = str(truth.datasets_[i])
-        case = _Case(
-            name, here, acc, time, best, start, _true_a3r(acc, time, float(rec.n)), grid,
-            t_lo, t_hi, time_origin,
-        )  # fmt: skip
+        case = _case(truth, i, majority, grid, t_lo, t_hi, time_origin)
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
-        orders = {}
         for method, model in methods.items():
-            ranking = model.recommend(metafeatures=query)
-            orders[method] = case.local_order(
-                [
-                    truth.algorithm_index_[a]
-                    for a in ranking.algorithms
-                    if a in truth.algorithm_index_
-                ]
-            )
-        names = [str(truth.algorithms_[j]) for j in here]
-        orders["single best"] = np.asarray(
-            sorted(range(here.size), key=lambda p: (source_rank.get(names[p], np.inf), p)), int
+            ranked = model.recommend(metafeatures=query).algorithms
+            known = [truth.algorithm_index_[a] for a in ranked if a in truth.algorithm_index_]
+            collected.record(case, method, case.local_order(known))
+        names = [str(truth.algorithms_[j]) for j in case.here]
+        by_source = sorted(
+            range(case.here.size), key=lambda p: (source_rank.get(names[p], np.inf), p)
         )
-        for method, order in orders.items():
-            row, curve = case.record(method, order)
-            rows.append(row)
-            curve_sum.setdefault(method, []).append(curve)
-        rand = [case.record("random", rng.permutation(here.size)) for _ in range(max(1, n_random))]
-        rows.append(
-            {
-                "method": "random",
-                "dataset": name,
-                **{k: float(np.nanmean([r[k] for r, _ in rand])) for k in FIGURES},
-            }
-        )
-        curve_sum.setdefault("random", []).append(np.mean([c for _, c in rand], axis=0))
-        times, losses = bound_curve(acc, time, best, start)
-        rows.append(
-            {
-                "method": "bound",
-                "dataset": name,
-                "spearman": np.nan,
-                "top1_loss": np.nan,
-                "top3_loss": np.nan,
-                **case.time_figures(times, losses),
-            }
-        )
-        curve_sum.setdefault("bound", []).append(_at(grid, times, losses))
-    per_dataset = pd.DataFrame(rows)
-    order = list(dict.fromkeys(per_dataset["method"]))
-    summary = (
-        per_dataset.groupby("method", sort=False)
-        .agg(**{f: (f, "mean") for f in FIGURES}, n_datasets=("dataset", "nunique"))
-        .reindex(order)
-        .reset_index()
-    )
-    return EvaluationResult(
-        summary=add_gap_closed(summary),
-        per_dataset=per_dataset,
-        grid=grid,
-        curves={m: np.mean(c, axis=0) for m, c in curve_sum.items()},
-        t_lo=t_lo,
-        t_hi=t_hi,
-        params=rec.get_params(),
-    )
+        collected.record(case, "single best", np.asarray(by_source, dtype=int))
+        collected.random_and_bound(case, rng, max(1, n_random))
+    return collected.result(grid, t_lo, t_hi, rec.get_params(), gap=True)
 
 
 def _refit_like(rec: Recommender, **params) -> Recommender:
