@@ -20,17 +20,16 @@ a factor 3 of the prediction, and the median absolute error in decades (|log10 r
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import subprocess
 import sys
 import tempfile
-from datetime import date
 from pathlib import Path
 
 import numpy as np
 
 from metarec.recommender._runtime import RuntimeModel, size_features
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pages import markdown_table, write_page
 
 TABZILLA = next(
     (
@@ -87,20 +86,6 @@ def figures(result) -> dict:
     return row
 
 
-def stamp() -> str:
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (
-        f"Measured {date.today().isoformat()} at commit {commit} on {platform.machine()}, "
-        f"{os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}."
-    )
-
-
 def main(argv=None) -> None:
     from metarec.storage import KnowledgeBase
 
@@ -124,25 +109,17 @@ def main(argv=None) -> None:
         name, _, url = item.partition("=")
         kbs[name] = KnowledgeBase(url, create=False)
     rows = {name: figures(leave_one_dataset_out(*history(kb))) for name, kb in kbs.items()}
-    columns = list(next(iter(rows.values())))
-    lines = [
-        "| history | " + " | ".join(columns) + " |",
-        "|---|" + "---:|" * len(columns),
-    ]
-    for name, row in rows.items():
-        cells = [f"{v:,}" if isinstance(v, int) else f"{v:.3f}" for v in row.values()]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    table = "\n".join(lines)
+    columns = ["history", *next(iter(rows.values()))]
+    table = markdown_table(columns, [[name, *row.values()] for name, row in rows.items()])
     print(table)
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(
-            "# Expected fit time on unseen datasets\n\n"
-            "Leave-one-dataset-out: the runtime model (one power law of fit time in rows, "
-            "features and classes per algorithm, with a split-conformal 80 % interval) "
-            "against the algorithm's median time over the other datasets. Written by "
-            f"`python benchmarks/runtime_model.py`.\n\n{table}\n\n{stamp()}\n"
-        )
+    write_page(
+        args.markdown,
+        "Expected fit time on unseen datasets",
+        "Leave-one-dataset-out: the runtime model (one power law of fit time in rows, features "
+        "and classes per algorithm, with a split-conformal 80 % interval) against the "
+        "algorithm's median time over the other datasets. Written by "
+        f"`python benchmarks/runtime_model.py`.\n\n{table}",
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from runtime_model import REALWORLD, stamp
+from _pages import markdown_table, write_page
+from runtime_model import REALWORLD
 
 COLUMNS = (
     "method", "top1_loss", "top3_loss", "mil_1s", "loss_10s", "top1_gap_closed",
@@ -50,25 +51,15 @@ def main(argv=None) -> None:
         result = evaluate_transfer(source, target, Recommender(random_state=0))
         frame = result.summary[list(COLUMNS)]
         print(f"\n{source_name} -> {target_name}\n{frame.round(3).to_string(index=False)}")
-        head = "| " + " | ".join(COLUMNS) + " |"
-        rule = "|---|" + "---:|" * (len(COLUMNS) - 1)
-        body = [
-            "| "
-            + " | ".join(
-                str(v) if isinstance(v, str) else ("" if v != v else f"{v:.3f}") for v in row
-            )
-            + " |"
-            for row in frame.itertuples(index=False)
-        ]
-        blocks.append(f"## {source_name} → {target_name}\n\n" + "\n".join([head, rule, *body]))
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(
-            "# Transfer between run histories\n\n"
-            "The default recommender fitted on one history ranks the other's datasets from "
-            "their metafeatures alone (`metarec.recommender.evaluate_transfer`). Written by "
-            "`python benchmarks/transfer.py`.\n\n" + "\n\n".join(blocks) + f"\n\n{stamp()}\n"
-        )
+        table = markdown_table(COLUMNS, frame.itertuples(index=False))
+        blocks.append(f"## {source_name} → {target_name}\n\n{table}")
+    write_page(
+        args.markdown,
+        "Transfer between run histories",
+        "The default recommender fitted on one history ranks the other's datasets from their "
+        "metafeatures alone (`metarec.recommender.evaluate_transfer`). Written by "
+        "`python benchmarks/transfer.py`.\n\n" + "\n\n".join(blocks),
+    )
 
 
 if __name__ == "__main__":
