@@ -497,7 +497,8 @@ def import_runs(
                 notes.append(f"ignored non-numeric column(s): {', '.join(ignored)}")
             conflicts = _Conflicts(conn, tables, on_conflict, reader, metrics)
         frame, checks = _normalise_runs(chunk, metrics, defaults)
-        drop, replace = conflicts.examine(start, frame, checks)
+        examined = conflicts.examine(start, frame, checks)
+        drop, replace, named_keys = examined.drop, examined.replace, examined.codes
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
         if progress is not None:
@@ -510,13 +511,15 @@ def import_runs(
         # stored runs to overwrite, in the order their rows keep below
         replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
         valid_total += int(keep.sum())
-        insert_mask = keep & (~drop | is_replacement)
+        # a named run identical to the one stored under its key has nothing to write
+        insert_mask = keep & (~drop | is_replacement) & ~examined.present
         if not insert_mask.all():
             frame = frame.loc[insert_mask].reset_index(drop=True)
             is_replacement = is_replacement[insert_mask]
+            named_keys = named_keys[insert_mask]
         if frame.empty:
             continue
-        keys = run_keys(frame, metrics, counter)
+        keys = run_keys(frame, metrics, counter, named_keys=named_keys)
         dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
         algorithm_ids = algorithms.ids_of(frame["algorithm"])
         values = run_values(frame, keys, dataset_ids, algorithm_ids)

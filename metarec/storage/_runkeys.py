@@ -247,8 +247,29 @@ class OccurrenceCounter:
         return occurrence
 
 
-def run_keys(frame, metric_columns, counter: OccurrenceCounter) -> np.ndarray:
-    """Return the integer ``run_key`` of every row of a normalised run frame (object array)."""
+def run_keys(
+    frame, metric_columns, counter: OccurrenceCounter, *, named_keys: np.ndarray | None = None
+) -> np.ndarray:
+    """Return the integer ``run_key`` of every row of a normalised run frame (object array).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Normalised run rows.
+    metric_columns : sequence of str
+        The metric columns of the rows.
+    counter : OccurrenceCounter
+        The occurrences of the hashed rows met so far by the import; updated.
+    named_keys : ndarray of int64, optional
+        :func:`named_key` of ``"<source>:<source_run_id>"`` of each row, already computed;
+        read only where the row is named (a non-empty ``source`` and ``source_run_id``).
+        Without it the named keys are computed here.
+
+    Returns
+    -------
+    ndarray of object
+        One Python ``int`` per row.
+    """
     n = len(frame)
     keys = np.empty(n, dtype=object)
     import pandas as pd
@@ -260,7 +281,9 @@ def run_keys(frame, metric_columns, counter: OccurrenceCounter) -> np.ndarray:
         source = np.where(named, source, "").astype(str)
         run_id = np.where(named, run_id, "").astype(str)
         named = (np.char.str_len(source) > 0) & (np.char.str_len(run_id) > 0)
-    if named.any():
+    if named.any() and named_keys is not None:
+        keys[named] = np.asarray(named_keys, dtype=np.int64)[named].tolist()
+    elif named.any():
         keys[named] = [
             named_key(f"{s}:{r}") for s, r in zip(source[named], run_id[named], strict=True)
         ]
