@@ -34,6 +34,12 @@ from metarec.storage._importers import (
 from metarec.storage._migrate import HEAD, SchemaState, UpgradeReport, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
+from metarec.storage._opening import (
+    NoKnowledgeBaseError,
+    missing_file_error,
+    peek_state,
+    refusal,
+)
 from metarec.storage._performance import (
     PAIR_BASE,
     _positions,
@@ -50,10 +56,6 @@ FETCH_BATCH = 100_000
 _STATUS_NAMES = ("ok", "timeout", "error")
 
 
-class NoKnowledgeBaseError(KnowledgeBaseError):
-    """A knowledge base was to be read where there is none (a mistyped ``--db``)."""
-
-
 #: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
 RUN_COLUMNS = (
     "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
@@ -64,31 +66,6 @@ DATASET_COLUMNS = (
 )  # fmt: skip
 ALGORITHM_COLUMNS = ("name", "family", "library", "parameters")
 EXPORT_FORMATS = ("csv", "parquet")
-
-
-def _missing_file_message(path: Path, given, shown_url: str) -> tuple[str, str]:
-    """Why there is no knowledge base at ``path``, for Python and for the command line.
-
-    The hint says how to make one only where that can work (not under a file).
-    """
-    folder = next((p for p in path.parents if p.exists()), None)
-    if folder is not None and not folder.is_dir():
-        message = f"no knowledge base at {path}: {folder} is a file, not a folder"
-        return message, message
-    shown = given if isinstance(given, str) and "://" not in given else shown_url
-    return (
-        f"no knowledge base at {path}; KnowledgeBase({str(shown)!r}) creates one",
-        f"no knowledge base at {path}; `metarec --db {shown} db upgrade` creates one",
-    )
-
-
-def _said_twice(common: str, python: str, cli: str) -> KnowledgeBaseError:
-    """An error whose message ends with a hint for Python callers, and another for the CLI."""
-    return KnowledgeBaseError(common + python, cli_message=common + cli)
-
-
-#: File endings of data files, which a mistyped --db may name.
-_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".arff", ".gz", ".json", ".xlsx")
 
 
 class KnowledgeBase:
@@ -158,8 +135,7 @@ class KnowledgeBase:
         self.is_builtin = False
         path = _sqlite_path(self._url)
         if not create and path is not None and not path.exists():
-            message, cli_message = _missing_file_message(path, url, self.url)
-            raise NoKnowledgeBaseError(message, cli_message=cli_message)
+            raise missing_file_error(path, url, self.url)
         mode: str | bool = bool(read_only)
         if path is not None and read_only is not False:
             mode = sqlite_read_only_mode(path) or bool(read_only)
@@ -194,56 +170,14 @@ class KnowledgeBase:
         self, state: SchemaState, *, create: bool, upgrade: bool
     ) -> KnowledgeBaseError | None:
         """The error opening a database in ``state`` must raise, or ``None``."""
-        path = _sqlite_path(self._url)
-        older = f"{self.url} has schema revision {state.revision}, older than this metarec's {HEAD}"
-        if state.kind == "old" and path is not None and sqlite_read_only_mode(path) is not None:
-            return _said_twice(
-                f"{older}, and is read-only here: its owner can upgrade it ",
-                "(KnowledgeBase.open_for_upgrade)",
-                "with 'metarec db upgrade'",
-            )
-        if state.kind == "old" and not upgrade:
-            return _said_twice(
-                f"{older}: upgrade it first with ",
-                "KnowledgeBase.open_for_upgrade(url), which copies a SQLite file before "
-                "migrating it",
-                "'metarec db upgrade', which copies a SQLite file before migrating it",
-            )
-        if state.kind == "empty" and not create:
-            if path is not None and path.suffix.lower() in _DATA_SUFFIXES:
-                return _said_twice(
-                    f"{path} is empty and is not a knowledge base: ",
-                    "a KnowledgeBase URL names a knowledge-base file (such as kb.sqlite), not "
-                    "a data file",
-                    "--db names a knowledge-base file (such as kb.sqlite), not a data file",
-                )
-            return _said_twice(
-                f"{self.url} is empty: it is not a knowledge base yet (",
-                "KnowledgeBase(url) creates one)",
-                "import runs into it, or create it with 'metarec db upgrade')",
-            )
-        return None
+        return refusal(state, self._url, self.url, create=create, upgrade=upgrade)
 
     def _refuse_unless_current(self, path: Path) -> None:
-        """Raise what :meth:`_open` would for a database that is not current, writing nothing.
-
-        An empty file is refused without opening it; any other file is classified through a
-        read-only connection, so that a refused database keeps every byte (a read-write
-        connection would switch it to WAL mode first).
-        """
-        if not path.exists():
-            return
-        if path.is_file() and path.stat().st_size == 0:
-            raise self._refusal(SchemaState("empty", None), create=False, upgrade=False)
-        probe = make_engine(self._url, create_dirs=False, read_only=True)
-        try:
-            with database_errors(self.url, "open"), probe.connect() as conn:
-                state = schema_state(conn, self.url)
-        finally:
-            probe.dispose()
-        refusal = self._refusal(state, create=False, upgrade=False)
-        if refusal is not None:
-            raise refusal
+        """Raise what :meth:`_open` would for a database that is not current, writing nothing
+        (see :func:`metarec.storage._opening.peek_state`)."""
+        error = self._refusal(peek_state(self._url, self.url), create=False, upgrade=False)
+        if error is not None:
+            raise error
 
     @classmethod
     def open_for_upgrade(
@@ -279,20 +213,10 @@ class KnowledgeBase:
             Not a metarec knowledge base, or made by a newer metarec.
         """
         resolved = resolve_db_url(url)
-        shown = redact_url(resolved)
         path = _sqlite_path(resolved)
-        if path is not None:
-            if not path.exists():
-                message, cli_message = _missing_file_message(path, url, shown)
-                raise NoKnowledgeBaseError(message, cli_message=cli_message)
-            if path.is_file() and path.stat().st_size == 0:
-                return None
-        engine = make_engine(resolved, create_dirs=False, read_only=path is not None)
-        try:
-            with database_errors(shown, "open"), engine.connect() as conn:
-                return schema_state(conn, shown).revision
-        finally:
-            engine.dispose()
+        if path is not None and not path.exists():
+            raise missing_file_error(path, url, redact_url(resolved))
+        return peek_state(resolved, redact_url(resolved)).revision
 
     def check(self) -> list[Check]:
         """Check the knowledge base's health (``metarec db check``); nothing is written.
