@@ -29,17 +29,8 @@ import numpy as np
 from metarec.recommender._runtime import RuntimeModel, size_features
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _histories import REALWORLD, TABZILLA, load_history
 from _pages import markdown_table, write_page
-
-TABZILLA = next(
-    (
-        p / "shared/runhistories/tabzilla"
-        for p in Path(__file__).resolve().parents
-        if (p / "shared/runhistories/tabzilla").is_dir()
-    ),
-    Path("shared/runhistories/tabzilla"),
-)
-REALWORLD = Path(__file__).resolve().parent / "histories" / "realworld-dev"
 
 
 def history(kb):
@@ -101,10 +92,7 @@ def main(argv=None) -> None:
         ("realworld-dev", REALWORLD, "runs.csv.gz"),
     ):
         if folder.is_dir():
-            kb = KnowledgeBase(f"sqlite:///{workdir / name}.sqlite")
-            kb.import_runs(folder / runs)
-            kb.import_metafeatures(folder / "metafeatures.csv")
-            kbs[name] = kb
+            kbs[name] = load_history(folder, runs, workdir / f"{name}.sqlite")
     for item in args.history:
         name, _, url = item.partition("=")
         kbs[name] = KnowledgeBase(url, create=False)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _histories import REALWORLD, load_history
 from _pages import markdown_table, write_page
-from runtime_model import REALWORLD
 
 COLUMNS = (
     "method", "top1_loss", "top3_loss", "mil_1s", "loss_10s", "top1_gap_closed",
@@ -40,9 +40,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     builtin = KnowledgeBase.builtin()
     path = Path(tempfile.mkdtemp(prefix="metarec-transfer-")) / "realworld.sqlite"
-    realworld = KnowledgeBase(f"sqlite:///{path}")
-    realworld.import_runs(REALWORLD / "runs.csv.gz")
-    realworld.import_metafeatures(REALWORLD / "metafeatures.csv")
+    realworld = load_history(REALWORLD, "runs.csv.gz", path)
     blocks = []
     for (source_name, source), (target_name, target) in (
         (("built-in", builtin), ("realworld-dev", realworld)),

@@ -41,19 +41,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd
+from _histories import TABZILLA
 
 from metarec.recommender import Recommender, evaluate_recommender
 from metarec.recommender._evaluate import _refit_like
 from metarec.recommender._tune import BASELINES, DEFAULT_GRID, tune_recommender
 
-TABZILLA = next(
-    (
-        p / "shared/runhistories/tabzilla"
-        for p in Path(__file__).resolve().parents
-        if (p / "shared/runhistories/tabzilla").is_dir()
-    ),
-    Path("shared/runhistories/tabzilla"),
-)
 SHOWN = ("metarec", "global AR*", "kNN AR*", "a3r", "AR", "single best", "random", "bound")
 
 
