@@ -59,7 +59,7 @@ def _write_locked(db) -> bool:
 
 @pytest.fixture
 def big_runs(tmp_path):
-    n = 1_000_000
+    n = 2_000_000  # an import of several seconds: the signal lands inside it
     rng = np.random.default_rng(0)
     path = tmp_path / "big.csv"
     pd.DataFrame(
@@ -84,7 +84,9 @@ def test_an_interrupted_import_keeps_the_kb_unchanged_and_says_so(signum, code, 
     version = kb.data_version()
     kb.close()
     process = _start(["--db", str(db), "import", "runs", str(big_runs)], tmp_path / "home")
-    _wait_until(lambda: _write_locked(db), process)  # the import's transaction is open
+    # the import's transaction is open: the write lock held twice in a row, 0.2 s apart (not
+    # the moment a closing connection takes it to remove the write-ahead log)
+    _wait_until(lambda: _write_locked(db) and not time.sleep(0.2) and _write_locked(db), process)
     process.send_signal(signum)
     out, err = process.communicate(timeout=60)
     assert process.returncode == code, err
