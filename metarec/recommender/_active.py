@@ -39,6 +39,9 @@ import numpy as np
 
 __all__ = ["agreement_weights", "budget_plan", "incumbent_gain"]
 
+#: A3R's root in the gain of strategies without their own (ARR).
+DEFAULT_N = 32.0
+
 
 def agreement_weights(
     recommender, idx: np.ndarray, tried: Mapping[str, tuple[float, float]], *, scale: float
@@ -157,8 +160,9 @@ def incumbent_gain(recommender, idx, w, tried):
         return None
     m = recommender.present_[idx]
     both = m & m[:, [best_j]]
-    if recommender._strategy() != "ar":
-        z = recommender.log_sr_[idx] - recommender._log_time(idx) / float(recommender.n)
+    if recommender.strategy != "ar":
+        n = float(getattr(recommender, "n", None) or DEFAULT_N)
+        z = recommender.log_sr_[idx] - recommender._log_time(idx) / n
         gain = np.maximum(z - z[:, [best_j]], 0.0)
     else:
         acc = np.nan_to_num(recommender.accuracy_[idx])

@@ -518,13 +518,7 @@ def evaluate_transfer(
 
 def _refit_like(rec: Recommender, **params) -> Recommender:
     """A copy of a fitted recommender with other ranking parameters (same data, no refit)."""
-    import copy
-
-    other = copy.copy(rec)
-    for name, value in params.items():
-        setattr(other, name, value)
-    other._validate_params()
-    return other
+    return rec._with_params(**params)
 
 
 def evaluate_active_testing(

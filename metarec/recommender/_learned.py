@@ -40,9 +40,19 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from metarec.exceptions import NotFittedError
+from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec.recommender._base import BaseRanker
+from metarec.recommender._scoring import pairwise_log_score
 
-__all__ = ["fit_model", "predict", "learned_order", "row_ratio", "query_vector", "PRIOR_ROWS"]
+__all__ = [
+    "LearnedRanker",
+    "fit_model",
+    "predict",
+    "learned_order",
+    "row_ratio",
+    "query_vector",
+    "PRIOR_ROWS",
+]
 
 #: Most datasets the prior's all-datasets means are taken over (see "Planner evidence").
 PRIOR_ROWS = 2000
@@ -247,3 +257,131 @@ def _answer(rec, exp_acc, log_time, keep) -> int:
         candidates = np.flatnonzero(keep)
         score = np.zeros_like(score)
     return int(candidates[np.lexsort((rec._ties(candidates), -score[candidates]))][0])
+
+
+class LearnedRanker(BaseRanker):
+    """The performance model's order, its first picks chosen by the loss-time planner.
+
+    The performance model (:mod:`metarec.recommender._model`) predicts every algorithm's
+    A3R rank, accuracy and time from the new dataset's metafeatures; the loss-time planner
+    (:mod:`metarec.recommender._planner`) picks the first ``n_plan`` algorithms from the
+    evidence described in the module documentation; the model's order follows.
+
+    Parameters
+    ----------
+    k : int or None, default=10
+        Nearest datasets of the planner's evidence.
+    n : float, default=32
+        Root of the time ratio of the model's A3R rank target.
+    n_plan : int, default=4
+        Algorithms chosen by the planner before the model's order.
+    time_floor : float, default=0.001
+        Seconds below which a run costs the planner no log time ("time that matters").
+    plan_rule : {"ratio", "area"}, default="ratio"
+        Planner criterion: expected loss reduction per unit of log time, or expected area
+        under the loss-versus-log-time curve.
+    order : {"rank", "score"}, default="rank"
+        Model order after the planner: predicted A3R rank, or A3R of the predicted accuracy
+        and time (times floored at ``time_floor``).
+    time_scaling : {None, "rows", "model"}, default=None
+        How the planner scales neighbours' times to the new dataset: not at all, by the
+        ratio of ``n_instances``, or to the model's predicted time level.
+    prior_weight : float, default=4.0
+        The global evidence counts as this many nearest neighbours.
+    model_weight : float, default=1.0
+        Weight of the model's prediction as one more pseudo-neighbour of the planner.
+    answer_n : float or None, default=None
+        With a number, the first algorithm is the one of best predicted accuracy discounted
+        by its predicted time, ``log(accuracy) - log(max(time, time_floor)) / answer_n``.
+    n_estimators, min_samples_leaf : int, default=100, 2
+        Trees of the performance model and their smallest leaf.
+    normalize, distance, weights, features, tried_scale, random_state
+        As in :class:`~metarec.recommender._base.BaseRanker`; ``random_state`` also seeds
+        the model's trees (``None``: seed 0).
+
+    Attributes
+    ----------
+    model_ : PerformanceModel
+        The performance model fitted on every dataset.
+    predictions_ : dict
+        Predictions of models refitted without excluded datasets.
+    """
+
+    strategy = "learned"
+
+    def __init__(
+        self,
+        *,
+        k: int | None = 10,
+        n: float = 32,
+        n_plan: int = 4,
+        time_floor: float = 0.001,
+        plan_rule: str = "ratio",
+        order: str = "rank",
+        time_scaling: str | None = None,
+        prior_weight: float = 4.0,
+        model_weight: float = 1.0,
+        answer_n: float | None = None,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 2,
+        normalize: bool = True,
+        distance: str = "l1-range",
+        weights: str | None = "distance",
+        features=None,
+        tried_scale: float = float("inf"),
+        random_state=None,
+    ) -> None:
+        self.k = k
+        self.n = n
+        self.n_plan = n_plan
+        self.time_floor = time_floor
+        self.plan_rule = plan_rule
+        self.order = order
+        self.time_scaling = time_scaling
+        self.prior_weight = prior_weight
+        self.model_weight = model_weight
+        self.answer_n = answer_n
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.normalize = normalize
+        self.distance = distance
+        self.weights = weights
+        self.features = features
+        self.tried_scale = tried_scale
+        self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if int(self.n_plan) != self.n_plan or self.n_plan < 0:
+            raise InvalidInputError(f"n_plan must be a non-negative integer; got {self.n_plan!r}")
+        if not (np.isfinite(self.time_floor) and self.time_floor > 0):
+            raise InvalidInputError(
+                f"time_floor must be a positive number of seconds; got {self.time_floor!r}"
+            )
+        if self.plan_rule not in ("area", "ratio"):
+            raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
+        if self.time_scaling not in (None, "rows", "model"):
+            raise InvalidInputError(
+                f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
+            )
+        for name in ("prior_weight", "model_weight"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
+                raise InvalidInputError(f"{name} must be a non-negative number; got {value!r}")
+        if self.answer_n is not None and not (
+            isinstance(self.answer_n, (int, float)) and self.answer_n > 0
+        ):
+            raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
+        if self.order not in ("rank", "score"):
+            raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
+
+    def _fit_strategy(self) -> None:
+        self.model_ = fit_model(self, np.ones(self.datasets_.size, dtype=bool))
+
+    def _strategy_scores(self, idx, m, w):
+        # the stored results' own ranking: pairwise A3R with the model's root
+        z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
+        return pairwise_log_score(z, m, w)
+
+    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
+        return learned_order(self, query, idx, w, excluded, keep, tried)

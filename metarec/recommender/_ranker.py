@@ -1,42 +1,12 @@
-"""The :class:`Recommender`: pairwise A3R over the most similar datasets of a knowledge base.
+"""The :class:`Recommender`: the facade the command line and the Python API use.
 
-How a ranking is computed (``method="a3r"``):
-
-1. The ``k`` datasets of the knowledge base nearest to the new one in metafeature space are
-   chosen (:mod:`metarec.recommender._neighbours`).
-2. On every neighbour ``d`` and every pair of algorithms ``(p, q)`` that both have a result on
-   it, ``A3R_pq^d = (SR_p / SR_q) / (T_p / T_q)^(1/n)`` (Abdulrahman & Brazdil 2014).
-3. The ratios are aggregated over neighbours by the (weighted) geometric mean, over the
-   datasets where both algorithms ran, and over competitors by the arithmetic mean, as
-   Brazdil, Soares & Costa (2003) aggregate ARR:
-   ``score_p = mean_{q != p, shared data} exp( sum_d w_d log A3R_pq^d / sum_d w_d )``.
-
-Step 3 is a matrix product.  With ``Z = log SR - log T / n`` (datasets x algorithms, 0 where
-missing), the presence mask ``M`` and the weights ``W = diag(w)``::
-
-    sum_d w_d m_dp m_dq log A3R_pq^d = (Z' W M)_pq - (M' W Z)_pq = G - G',  G = Z' W M
-    sum_d w_d m_dp m_dq              = (M' W M)_pq
-
-(the same as ``(L'M - M'L) - (LT'M - M'LT) / n`` with ``L = log SR``, ``LT = log T``), so a
-ranking costs two products of an (algorithms x datasets) by a (datasets x algorithms) matrix,
-and memory ``O(algorithms^2 + algorithms x datasets)``: no loop over pairs or datasets.
-
-Missing and failed results: a pair counts only on datasets where both algorithms have a
-result.  A failed or timed-out run counts as the majority-class accuracy of its dataset
-(``majority_class_pct / 100``, else ``majority_class_size / n_instances``; for other metrics,
-the worst value observed on the dataset) at the cost of the time it used (if that is unknown,
-the longest time observed on the dataset).  Per-run rows (several per dataset and
-algorithm) are first aggregated as ``KnowledgeBase.runs()`` does.  When only some runs of an
-(algorithm, dataset) failed, the success rate is the mean over all runs with failed runs counted that way.
-
-With ``normalize=True`` the success rates of each dataset are first passed through
-:func:`metarec.evaluation.normalized_metric` with that dataset's metafeatures (task from
-``n_classes``: 2 = binary, more = multiclass; datasets whose metafeatures lack what the metric
-needs keep their raw values).  Because the adjustment is a factor common to every algorithm
-of a dataset, it cancels in the ratio ``SR_p / SR_q`` except where the clamping to [0, 1]
-applies; it changes the expected accuracy reported, not the order, in most cases.
-
-Success rates are floored at 1e-3 and times at 1e-4 s before taking logarithms.
+It reads a knowledge base into a :class:`~metarec.recommender.PerformanceMatrix`, fits the
+ranker of the chosen strategy on it (:class:`~metarec.recommender.LearnedRanker`,
+:class:`~metarec.recommender.A3RRanker`, :class:`~metarec.recommender.ARRRanker`,
+:class:`~metarec.recommender.AverageRankRanker`) and computes a new dataset's metafeatures
+when it is given as data.  Every parameter of every strategy is a parameter of the facade
+(those of other strategies are ignored), so that ``Recommender(strategy="a3r", k=5)`` and a
+grid over strategies stay one estimator.
 """
 
 from __future__ import annotations
@@ -47,29 +17,34 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from metarec._names import check_names
-from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
-from metarec.recommender._compat import arr
-from metarec.recommender._neighbours import (
-    DISTANCES,
-    MetafeatureScaler,
-    select_neighbours,
-    similarity_weights,
-)
-from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
-from metarec.recommender._results import _aggregate_runs, _baseline, _normalize
-from metarec.recommender._scoring import _mean_over_competitors, average_rank, pairwise_log_score
+from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec.recommender._ranking import Ranking
 
 __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
 #: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
 STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
 METHODS = STRATEGIES[1:]
-SR_FLOOR = 1e-3
-#: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
-#: depend on the machine and differ between two extractions of the same data.
-TIMING_SUFFIXES = ("_time",)
-TIME_FLOOR = 1e-4
-_ARR_CHUNK = 4_000_000  # elements of the (datasets, algorithms, algorithms) block for ARR
+_COMMON = ("k", "normalize", "distance", "weights", "features", "tried_scale", "random_state")
+_OWN = {
+    "learned": (
+        "n",
+        "n_plan",
+        "time_floor",
+        "plan_rule",
+        "order",
+        "time_scaling",
+        "prior_weight",
+        "model_weight",
+        "answer_n",
+        "n_estimators",
+        "min_samples_leaf",
+    ),
+    "a3r": ("n",),
+    "arr": ("acc_d",),
+    "ar": (),
+    "ar*": ("n",),
+}
 
 
 class Recommender(BaseEstimator):
@@ -147,6 +122,9 @@ class Recommender(BaseEstimator):
 
     Attributes
     ----------
+    ranker_ : BaseRanker
+        The fitted ranker of the strategy in force; its fitted attributes (below) are read
+        through the facade.
     datasets_ : ndarray of str
         Datasets of the knowledge base with at least one result.
     algorithms_ : ndarray of str
@@ -235,52 +213,41 @@ class Recommender(BaseEstimator):
         """The ranking strategy in force (``method``, when given, overrides ``strategy``)."""
         return self.method if self.method is not None else self.strategy
 
+    def _make_ranker(self):
+        """An unfitted ranker of the strategy in force, with this facade's parameters."""
+        from metarec.recommender._learned import LearnedRanker
+        from metarec.recommender._strategies import A3RRanker, ARRRanker, AverageRankRanker
+
+        strategy = self._strategy()
+        params = {name: getattr(self, name) for name in _COMMON + _OWN[strategy]}
+        if strategy == "ar":
+            return AverageRankRanker(n=None, **params)
+        if strategy == "ar*":
+            return AverageRankRanker(**params)
+        return {"learned": LearnedRanker, "a3r": A3RRanker, "arr": ARRRanker}[strategy](**params)
+
     def _validate_params(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise InvalidInputError(
-                f"strategy must be one of {', '.join(STRATEGIES)}; got {self.strategy!r}"
-            )
-        if self.method is not None and self.method not in STRATEGIES:
-            raise InvalidInputError(
-                f"method must be one of {', '.join(STRATEGIES)}; got {self.method!r}"
-            )
-        if int(self.n_plan) != self.n_plan or self.n_plan < 0:
-            raise InvalidInputError(f"n_plan must be a non-negative integer; got {self.n_plan!r}")
-        if not (np.isfinite(self.time_floor) and self.time_floor > 0):
-            raise InvalidInputError(
-                f"time_floor must be a positive number of seconds; got {self.time_floor!r}"
-            )
-        if self.plan_rule not in ("area", "ratio"):
-            raise InvalidInputError(f"plan_rule must be 'area' or 'ratio'; got {self.plan_rule!r}")
-        if self.time_scaling not in (None, "rows", "model"):
-            raise InvalidInputError(
-                f"time_scaling must be None, 'rows' or 'model'; got {self.time_scaling!r}"
-            )
-        for name in ("prior_weight", "model_weight"):
+        for name in ("strategy", "method"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
-                raise InvalidInputError(f"{name} must be a non-negative number; got {value!r}")
-        if self.answer_n is not None and not (
-            isinstance(self.answer_n, (int, float)) and self.answer_n > 0
-        ):
-            raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
-        if self.order not in ("rank", "score"):
-            raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
-        if self.distance not in DISTANCES:
-            raise InvalidInputError(
-                f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
-            )
-        if self.k is not None and (int(self.k) != self.k or self.k < 1):
-            raise InvalidInputError(f"k must be a positive integer or None; got {self.k!r}")
+            if (value is not None or name == "strategy") and value not in STRATEGIES:
+                raise InvalidInputError(
+                    f"{name} must be one of {', '.join(STRATEGIES)}; got {value!r}"
+                )
+        ranker = self._make_ranker()
+        ranker._validate_params()
+        if self._strategy() != "learned":
+            # the learned strategy's parameters are checked even when another strategy is
+            # in force: a grid over strategies must not hide a bad value
+            from metarec.recommender._learned import LearnedRanker
+
+            LearnedRanker(
+                **{n: getattr(self, n) for n in _COMMON + _OWN["learned"]}
+            )._validate_params()
         if not (np.isfinite(self.n) and self.n > 0):
             raise InvalidInputError(f"n must be a positive number; got {self.n!r}")
-        if self.weights not in (None, "distance"):
-            raise InvalidInputError(f"weights must be None or 'distance'; got {self.weights!r}")
-        if not self.tried_scale > 0:
-            raise InvalidInputError(f"tried_scale must be positive; got {self.tried_scale!r}")
 
     def fit(self, kb, y=None) -> Recommender:
-        """Read the runs and metafeatures of a knowledge base.
+        """Read the runs and metafeatures of a knowledge base and fit the strategy's ranker.
 
         Parameters
         ----------
@@ -294,162 +261,56 @@ class Recommender(BaseEstimator):
         -------
         self
         """
+        from metarec.recommender._matrix import PerformanceMatrix
+
         self._validate_params()
-        runs = kb.runs()
-        meta = kb.metafeatures()
-        return self._fit_frames(runs, meta)
-
-    def _fit_frames(self, runs, meta) -> Recommender:
-        import pandas as pd
-
-        for column in ("dataset", "algorithm"):
-            if column not in runs.columns:
-                raise InvalidInputError(
-                    f"the knowledge base's runs have no column {column!r} "
-                    f"(columns: {', '.join(map(str, runs.columns))})"
-                )
-        counts = ("dataset", "algorithm", "status", "n_runs", "n_failed")
-        measures = [c for c in runs.columns if c not in counts]
-        check_names([self.metric], measures, what="metric", parameter="metric", option="--metric")
-        check_names([self.time], measures, what="time column", parameter="time")
-        if len(runs) == 0:
-            raise InvalidInputError("the knowledge base has no runs to learn from")
-        runs = runs.copy()
-        runs["dataset"] = runs["dataset"].astype(str)
-        runs["algorithm"] = runs["algorithm"].astype(str)
-        if runs.duplicated(["dataset", "algorithm"]).any():
-            runs = _aggregate_runs(runs, self.metric, self.time)
-        datasets = np.array(sorted(runs["dataset"].unique()), dtype=object)
-        algorithms = np.array(sorted(runs["algorithm"].unique()), dtype=object)
-        d_index = pd.Index(datasets)
-        a_index = pd.Index(algorithms)
-        rows = d_index.get_indexer(runs["dataset"])
-        cols = a_index.get_indexer(runs["algorithm"])
-        shape = (datasets.size, algorithms.size)
-
-        def grid(values, fill=np.nan):
-            out = np.full(shape, fill, dtype=float)
-            out[rows, cols] = np.asarray(values, dtype=float)
-            return out
-
-        acc = grid(pd.to_numeric(runs[self.metric], errors="coerce"))
-        tim = grid(pd.to_numeric(runs[self.time], errors="coerce"))
-        present = np.zeros(shape, dtype=bool)
-        present[rows, cols] = True
-        if "status" in runs.columns:
-            status_ok = runs["status"].fillna("ok").astype(str).eq("ok").to_numpy()
-        else:
-            status_ok = np.ones(len(runs), dtype=bool)
-        n_runs = grid(runs["n_runs"] if "n_runs" in runs.columns else np.ones(len(runs)), 1.0)
-        n_failed = grid(
-            runs["n_failed"] if "n_failed" in runs.columns else np.zeros(len(runs)), 0.0
-        )
-        all_failed = np.zeros(shape, dtype=bool)
-        all_failed[rows, cols] = ~status_ok
-        all_failed |= present & np.isnan(acc)
-
-        # metafeatures aligned with the datasets
-        meta = meta.copy() if meta is not None else pd.DataFrame({"dataset": []})
-        if "dataset" not in meta.columns:
-            raise InvalidInputError("the knowledge base's metafeatures have no 'dataset' column")
-        meta["dataset"] = meta["dataset"].astype(str)
-        meta = meta.drop_duplicates("dataset", keep="last").set_index("dataset").reindex(datasets)
-        numeric = meta.apply(pd.to_numeric, errors="coerce")
-        names = [c for c in numeric.columns if numeric[c].notna().any()]
-        if self.features is None:
-            # timings depend on the machine and vary from run to run: not for distances
-            names = [c for c in names if not c.endswith(TIMING_SUFFIXES)]
-        else:
-            unknown = [f for f in self.features if f not in numeric.columns]
-            if unknown:
-                raise UnknownNameError(
-                    f"metafeature(s) {', '.join(map(repr, unknown))} are not in the knowledge base"
-                )
-            names = [f for f in self.features if f in names]
-        raw_meta = numeric
-
-        # majority-class baseline per dataset (for failed runs)
-        baseline = _baseline(raw_meta, self.metric, acc, present & ~all_failed)
-        partial = present & ~all_failed & (n_failed > 0) & (n_runs > 0)
-        mixed = (acc * (n_runs - n_failed) + baseline[:, None] * n_failed) / np.where(
-            n_runs > 0, n_runs, 1
-        )
-        acc = np.where(partial & np.isfinite(baseline)[:, None], mixed, acc)
-        acc = np.where(all_failed, baseline[:, None], acc)
-        longest = np.nanmax(np.where(present, tim, np.nan), axis=1, initial=-np.inf)
-        tim = np.where(present & ~np.isfinite(tim), longest[:, None], tim)
-        usable = present & np.isfinite(acc) & np.isfinite(tim)
-        # datasets without any usable result cannot help
-        keep = usable.any(axis=1)
-        datasets, acc, tim, usable = datasets[keep], acc[keep], tim[keep], usable[keep]
-        all_failed, raw_meta = all_failed[keep], raw_meta.loc[keep]
-        acc = np.where(usable, acc, np.nan)
-        tim = np.where(usable, tim, np.nan)
-
-        sr = acc
-        if self.normalize:
-            sr = _normalize(acc, raw_meta)
-        log_sr = np.where(usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0)
-
-        scaler = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
-        self.scaler_ = scaler
-        self.metafeatures_ = scaler.transform(raw_meta[scaler.names_].to_numpy(float))
-        self.raw_metafeatures_ = raw_meta
-        self.datasets_ = datasets
-        self.algorithms_ = algorithms
-        self.accuracy_ = acc
-        self.time_ = tim
-        self.present_ = usable
-        self.failed_ = all_failed & usable
-        self.log_sr_ = log_sr
-        self.dataset_index_ = {name: i for i, name in enumerate(datasets)}
-        self.algorithm_index_ = {name: j for j, name in enumerate(algorithms)}
-        self.baseline_ = _baseline(raw_meta, self.metric, acc, usable)
-        self.row_time_ = np.nansum(np.where(usable, tim, np.nan), axis=1)
-        self.model_features_ = list(names)
-        self.model_X_ = raw_meta[names].to_numpy(float)
-        self.n_instances_ = (
-            raw_meta["n_instances"].to_numpy(float) if "n_instances" in raw_meta.columns else None
-        )
-        self.predictions_ = {}
-        if self._strategy() == "learned":
-            from metarec.recommender._learned import fit_model
-
-            self.model_ = fit_model(self, np.ones(datasets.size, dtype=bool))
+        matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time)
+        self.ranker_ = self._make_ranker().fit(matrix)
         return self
 
-    def _seed(self):
-        if isinstance(self.random_state, np.random.RandomState):
-            return self.random_state.randint(2**31)
-        return 0 if self.random_state is None else self.random_state
+    def _with_params(self, **params) -> Recommender:
+        """A copy with other ranking parameters sharing this one's fitted data (no refit).
+
+        Only the strategy's own state is fitted again (the learned strategy's model when the
+        copy's strategy is ``"learned"`` and this one's is not).
+        """
+        import copy
+
+        other = copy.copy(self)
+        for name, value in params.items():
+            setattr(other, name, value)
+        other._validate_params()
+        if hasattr(self, "ranker_"):
+            ranker = other._make_ranker()
+            shared = {k: v for k, v in vars(self.ranker_).items() if k.endswith("_")}
+            if type(ranker) is not type(self.ranker_):
+                shared.pop("model_", None)
+                shared["predictions_"] = {}
+            ranker.__dict__.update(shared)
+            if ranker.strategy == "learned" and "model_" not in shared:
+                ranker._fit_strategy()
+            other.ranker_ = ranker
+        return other
+
+    def __getattr__(self, name: str):
+        # fitted attributes live on the ranker; read them through the facade
+        if name.endswith("_") and not name.startswith("__") and name != "ranker_":
+            ranker = self.__dict__.get("ranker_")
+            if ranker is not None and hasattr(ranker, name):
+                return getattr(ranker, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _log_time(self, rows) -> np.ndarray:
-        """Logarithm of the (floored) time of the datasets ``rows``, 0 where missing.
-
-        Computed from ``time_`` when needed rather than kept: a fitted recommender holds
-        only what recommending needs.
-        """
-        tim = self.time_[rows]
-        with np.errstate(invalid="ignore"):
-            return np.where(
-                self.present_[rows],
-                np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)),
-                0.0,
-            )
+        return self.ranker_._log_time(rows)
 
     def _row_ratio(self, query, idx) -> np.ndarray:
         """``n_instances`` of the new dataset over each dataset ``idx``'s (1 where unknown)."""
         from metarec.recommender._learned import row_ratio
 
-        return row_ratio(self, query, idx)
-
-    def _ties(self, j: np.ndarray) -> np.ndarray:
-        if self.random_state is None:
-            return np.argsort(np.argsort(self.algorithms_[j].astype(str)))
-        return np.random.default_rng(self._seed()).permutation(j.size)
+        return row_ratio(self.ranker_, query, idx)
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "present_"):
+        if "ranker_" not in self.__dict__:
             raise NotFittedError("this Recommender is not fitted yet; call fit(kb) first")
 
     # ------------------------------------------------------------ recommend
@@ -486,8 +347,6 @@ class Recommender(BaseEstimator):
         -------
         Ranking
         """
-        from metarec.recommender._active import agreement_weights, budget_plan, incumbent_gain
-
         self._check_fitted()
         check_names(
             [str(name) for name in (tried or {})],
@@ -496,92 +355,24 @@ class Recommender(BaseEstimator):
             parameter="tried",
             option="--tried",
         )  # before the metafeatures are computed: a mistyped name is not silently ignored
+        ranker = self._ranker_in_force()
         query = self._query_metafeatures(X, y, metafeatures)
-        excluded = np.zeros(self.datasets_.size, dtype=bool)
-        for name in [exclude] if isinstance(exclude, str) else exclude:
-            i = self.dataset_index_.get(str(name))
-            if i is not None:
-                excluded[i] = True
-        candidates = ~excluded
-        vector = self.scaler_.vector(query)
-        dist, n_compared = self.scaler_.distances(self.metafeatures_, vector)
-        if self.k is None:
-            dist_sel = np.where(np.isfinite(dist), dist, np.inf)
-            idx = np.flatnonzero(candidates)
-            idx = idx[np.lexsort((idx, dist_sel[idx]))]
-        else:
-            idx = select_neighbours(dist, int(self.k), candidates)
-        if idx.size == 0:
-            raise InvalidInputError(
-                "no dataset of the knowledge base can be compared with the new one "
-                "(all excluded, or no metafeature in common)"
-            )
-        finite = np.isfinite(dist[idx])
-        w = np.ones(idx.size)
-        if self.weights is not None and finite.any():
-            w[finite] = similarity_weights(dist[idx][finite], self.weights)
-            w[~finite] = w[finite].min()
-        tried = dict(tried or {})
-        tried_idx = [self.algorithm_index_[str(name)] for name in tried]
-        if tried:
-            w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
-        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
-        keep = np.ones(self.algorithms_.size, dtype=bool)
-        keep[tried_idx] = False
-        strategy = self._strategy()
-        basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
-        if strategy == "learned":
-            from metarec.recommender._learned import learned_order
+        return ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
 
-            order, scores, exp_acc, exp_time, basis = learned_order(
-                self, query, idx, w, excluded, keep, tried
+    def _ranker_in_force(self):
+        """The fitted ranker, with the facade's current parameters (``set_params`` after fit).
+
+        A strategy other than the fitted one needs a fit (the learned model, for instance).
+        """
+        ranker = self.ranker_
+        wanted = self._make_ranker()
+        if wanted.strategy != ranker.strategy:
+            raise NotFittedError(
+                f"this Recommender was fitted with strategy={ranker.strategy!r}; fit it again "
+                f"with strategy={self._strategy()!r}"
             )
-        else:
-            order = self._order(scores, exp_acc, keep)
-        if tried and strategy != "learned":
-            gain = incumbent_gain(self, idx, w, tried)
-            if gain is not None:
-                # most expected gain over the best tried algorithm first; no evidence last;
-                # equal gains keep the order of the plain ranking
-                key = np.where(np.isfinite(gain[order]), -gain[order], np.inf)
-                order = order[np.argsort(key, kind="stable")]
-                scores = gain
-        neighbours = tuple(
-            Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
-            for i, wi in zip(idx, w, strict=True)
-        )
-        plan: tuple = ()
-        if budget is not None:
-            if not budget > 0:
-                raise InvalidInputError(
-                    f"budget must be a positive number of seconds; got {budget!r}"
-                )
-            order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
-        entries = tuple(
-            RankedAlgorithm(
-                algorithm=str(self.algorithms_[j]),
-                score=float(scores[j]),
-                rank=r + 1,
-                expected_accuracy=float(exp_acc[j]),
-                expected_time=float(exp_time[j]),
-                n_datasets=int(n_sup[j]),
-                n_failed=int(n_fail[j]),
-                expected_accuracy_low=float(acc_low[j]),
-                expected_accuracy_high=float(acc_high[j]),
-                basis=str(basis[j]) if budget is None else "budget plan",
-            )
-            for r, j in enumerate(order)
-        )
-        return Ranking(
-            entries=entries,
-            neighbours=neighbours,
-            method=strategy,
-            metric=self.metric,
-            time=self.time,
-            budget=None if budget is None else float(budget),
-            tried=tuple(str(t) for t in tried),
-            plan=tuple(plan),
-        )
+        ranker.set_params(**wanted.get_params())
+        return ranker
 
     def rank(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.
@@ -598,42 +389,7 @@ class Recommender(BaseEstimator):
             ``neighbours`` lists the datasets used, at distance NaN.
         """
         self._check_fitted()
-        if datasets is None:
-            idx = np.arange(self.datasets_.size)
-        else:
-            names = [datasets] if isinstance(datasets, str) else list(datasets)
-            check_names(
-                [str(d) for d in names],
-                self.datasets_,
-                what="dataset",
-                parameter="datasets",
-                option="--dataset",
-            )
-            idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
-        w = np.ones(idx.size)
-        scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high = self._scores(idx, w)
-        order = self._order(scores, exp_acc, n_sup > 0)
-        return Ranking(
-            entries=tuple(
-                RankedAlgorithm(
-                    str(self.algorithms_[j]),
-                    float(scores[j]),
-                    r + 1,
-                    float(exp_acc[j]),
-                    float(exp_time[j]),
-                    int(n_sup[j]),
-                    int(n_fail[j]),
-                    expected_accuracy_low=float(acc_low[j]),
-                    expected_accuracy_high=float(acc_high[j]),
-                    basis="stored results",
-                )
-                for r, j in enumerate(order)
-            ),
-            neighbours=tuple(Neighbour(str(self.datasets_[i]), float("nan"), 1.0) for i in idx),
-            method=self._strategy() if self._strategy() != "learned" else "a3r",
-            metric=self.metric,
-            time=self.time,
-        )
+        return self._ranker_in_force().rank_stored(datasets)
 
     def _query_metafeatures(self, X, y, metafeatures) -> Mapping[str, float]:
         if metafeatures is not None:
@@ -649,78 +405,3 @@ class Recommender(BaseEstimator):
         from metarec.metafeatures import extract
 
         return extract(X, y)
-
-    # -------------------------------------------------------------- scoring
-    def _scores(self, idx: np.ndarray, w: np.ndarray):
-        """Scores, expected accuracy/time and evidence of every algorithm on neighbours ``idx``."""
-        m = self.present_[idx].astype(float)
-        wm = m * w[:, None]
-        wsum = wm.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            exp_acc = np.where(
-                wsum > 0, (wm * np.nan_to_num(self.accuracy_[idx])).sum(0) / wsum, np.nan
-            )
-            exp_time = np.where(
-                wsum > 0,
-                np.exp((wm * self._log_time(idx)).sum(0) / np.where(wsum > 0, wsum, 1)),
-                np.nan,
-            )
-        n_sup = m.sum(axis=0).astype(int)
-        n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
-        with np.errstate(invalid="ignore"):
-            acc_nb = np.where(m > 0, self.accuracy_[idx], np.nan)
-            acc_low = np.where(n_sup > 0, np.nanmin(np.where(m > 0, acc_nb, np.inf), 0), np.nan)
-            acc_high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
-        method = self._strategy()
-        if method in ("a3r", "learned"):
-            z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
-            scores = pairwise_log_score(z, m, w)
-        elif method == "arr":
-            scores = self._arr_scores(idx, m, w)
-        else:
-            if method == "ar":
-                values = np.where(m > 0, self.log_sr_[idx], np.nan)
-            else:
-                values = np.where(
-                    m > 0, self.log_sr_[idx] - self._log_time(idx) / float(self.n), np.nan
-                )
-            scores = average_rank(values, w)
-        return scores, exp_acc, exp_time, n_sup, n_fail, acc_low, acc_high
-
-    def _arr_scores(self, idx, m, w):
-        """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""
-        sr = np.exp(self.log_sr_[idx])
-        t = np.exp(self._log_time(idx))
-        n_alg = sr.shape[1]
-        chunk = max(1, _ARR_CHUNK // max(1, n_alg * n_alg))
-        total = np.zeros((n_alg, n_alg))
-        count = np.zeros((n_alg, n_alg))
-        for start in range(0, idx.size, chunk):
-            s = slice(start, start + chunk)
-            ratio = arr(
-                sr[s, :, None], sr[s, None, :], t[s, :, None], t[s, None, :], acc_d=self.acc_d
-            )
-            both = m[s, :, None] * m[s, None, :] * w[s, None, None]
-            # ARR is not monotonic and can be <= 0 (Abdulrahman & Brazdil 2014): floor it
-            logr = np.log(np.clip(np.nan_to_num(ratio, nan=1.0), 1e-6, None))
-            total += (both * logr).sum(axis=0)
-            count += both.sum(axis=0)
-        return _mean_over_competitors(total, count)
-
-    def _order(self, scores, exp_acc, keep) -> np.ndarray:
-        """Indices of kept algorithms, best first; NaN scores last."""
-        j = np.flatnonzero(keep)
-        s = scores[j]
-        key = -s if self._strategy() in ("a3r", "arr", "learned") else s
-        key = np.where(np.isfinite(key), key, np.inf)
-        acc_key = -np.nan_to_num(exp_acc[j], nan=-np.inf)
-        if self.random_state is None:
-            tie = np.argsort(np.argsort(self.algorithms_[j].astype(str)))
-        else:
-            rng = np.random.default_rng(
-                self.random_state
-                if not isinstance(self.random_state, np.random.RandomState)
-                else self.random_state.randint(2**31)
-            )
-            tie = rng.permutation(j.size)
-        return j[np.lexsort((tie, acc_key, np.round(key, 12)))]

@@ -11,7 +11,7 @@ import pytest
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
 from metarec.recommender import Ranking, Recommender
 from metarec.recommender._compat import a3r, arr
-from metarec.recommender._ranker import average_rank, pairwise_log_score
+from metarec.recommender._scoring import average_rank, pairwise_log_score
 from tests.recommender._fakes import random_kb, tiny_kb
 
 QUERY = {"x": 0.4, "constant": 3.0}

@@ -1,0 +1,449 @@
+"""What every ranking strategy shares: neighbours, evidence, tried algorithms and budgets.
+
+A strategy is a subclass of :class:`BaseRanker` that says only how it scores and orders the
+algorithms (:meth:`BaseRanker._strategy_order`); the base class
+
+1. is fitted on a :class:`~metarec.recommender.PerformanceMatrix` (``fit(matrix)``): the
+   normalized success rates, the scaled metafeatures and the runtime model;
+2. for a new dataset (``rank(query, *, exclude, tried, budget)``) chooses the ``k`` nearest
+   datasets in metafeature space (:mod:`metarec.recommender._neighbours`) and their
+   similarity weights, re-weights them by agreement with the algorithms already tried
+   (:mod:`metarec.recommender._active`), computes the evidence of every algorithm (expected
+   accuracy and time, how many neighbours ran it, how many failed), asks the strategy for
+   its order, and turns a budget into a plan.
+
+With ``normalize=True`` the success rates of each dataset are first passed through
+:func:`metarec.evaluation.normalized_metric` with that dataset's metafeatures (task from
+``n_classes``: 2 = binary, more = multiclass; datasets whose metafeatures lack what the metric
+needs keep their raw values).  Because the adjustment is a factor common to every algorithm
+of a dataset, it cancels in the ratio ``SR_p / SR_q`` except where the clamping to [0, 1]
+applies.  Success rates are floored at 1e-3 and times at 1e-4 s before taking logarithms.
+
+Expected time
+    An algorithm's time on a neighbour was measured on a dataset of another size; the
+    expected time on the new dataset is the per-algorithm power law of
+    :class:`~metarec.recommender._runtime.RuntimeModel` (log time against log rows,
+    features and classes, fitted on every dataset of the matrix) evaluated at the new
+    dataset's size, with its 80 % conformal interval.  Without a size in the query, or for
+    an algorithm the runtime model has no dataset for, it is the neighbours' weighted
+    geometric mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from metarec._names import check_names
+from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
+from metarec.recommender._neighbours import (
+    DISTANCES,
+    MetafeatureScaler,
+    select_neighbours,
+    similarity_weights,
+)
+from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
+from metarec.recommender._results import _normalize
+
+__all__ = ["BaseRanker", "Evidence", "SR_FLOOR", "TIME_FLOOR", "TIMING_SUFFIXES"]
+
+SR_FLOOR = 1e-3
+TIME_FLOOR = 1e-4
+#: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
+#: depend on the machine and differ between two extractions of the same data.
+TIMING_SUFFIXES = ("_time",)
+
+
+class Evidence:
+    """The neighbours' evidence about every algorithm for one query (arrays over algorithms).
+
+    Attributes
+    ----------
+    expected_accuracy, expected_time : ndarray
+        Similarity-weighted mean accuracy and geometric mean time over the neighbours that
+        ran each algorithm (NaN without evidence).
+    n_datasets, n_failed : ndarray of int
+        Neighbours with a result, and with a failed one.
+    low, high : ndarray
+        Lowest and highest accuracy among them.
+    """
+
+    __slots__ = ("expected_accuracy", "expected_time", "n_datasets", "n_failed", "low", "high")
+
+    def __init__(self, expected_accuracy, expected_time, n_datasets, n_failed, low, high):
+        self.expected_accuracy = expected_accuracy
+        self.expected_time = expected_time
+        self.n_datasets = n_datasets
+        self.n_failed = n_failed
+        self.low = low
+        self.high = high
+
+
+class BaseRanker(BaseEstimator):
+    """Base class of the ranking strategies (see the module documentation).
+
+    Subclasses set ``strategy`` (the name a :class:`Ranking` reports), ``higher_is_better``
+    (whether a larger score ranks first) and implement :meth:`_strategy_scores`; the
+    learned strategy overrides :meth:`_strategy_order` as a whole.  Every subclass takes the
+    parameters below (keyword-only) besides its own.
+
+    Parameters
+    ----------
+    k : int or None
+        Number of nearest datasets used; ``None`` = every dataset.
+    normalize : bool, default=True
+        Adjust each dataset's success rates with the normalized metric first.
+    distance : {"l1-range", "standardized"}, default="l1-range"
+        Metafeature distance.
+    weights : {None, "distance"}, default="distance"
+        Similarity weights of the neighbours.
+    features : sequence of str or None, default=None
+        Metafeatures of the distance; ``None`` = every numeric one except timings.
+    tried_scale : float, default=inf
+        Active testing's re-weighting of neighbours by agreement with tried results.
+    random_state : int, RandomState or None, default=None
+        Breaks exact ties between scores at random (``None``: by name).
+
+    Attributes
+    ----------
+    datasets_, algorithms_ : ndarray of str
+        Rows and columns of the fitted matrix.
+    accuracy_, time_ : ndarray of shape (n_datasets, n_algorithms)
+        The matrix's accuracy and time (NaN where missing).
+    present_, failed_ : ndarray of bool
+        Whether a result exists, and whether every run of it failed.
+    log_sr_ : ndarray
+        Logarithm of the (normalized, floored) success rate, 0 where missing.
+    metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
+        Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
+    runtime_ : RuntimeModel
+        Per-algorithm power law of time in the dataset's size.
+    """
+
+    strategy = "base"
+    higher_is_better = True
+
+    # ------------------------------------------------------------------ fit
+    def _validate_params(self) -> None:
+        if self.distance not in DISTANCES:
+            raise InvalidInputError(
+                f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
+            )
+        if self.k is not None and (int(self.k) != self.k or self.k < 1):
+            raise InvalidInputError(f"k must be a positive integer or None; got {self.k!r}")
+        if self.weights not in (None, "distance"):
+            raise InvalidInputError(f"weights must be None or 'distance'; got {self.weights!r}")
+        if not self.tried_scale > 0:
+            raise InvalidInputError(f"tried_scale must be positive; got {self.tried_scale!r}")
+        n = getattr(self, "n", None)
+        if n is not None and not (np.isfinite(n) and n > 0):
+            raise InvalidInputError(f"n must be a positive number; got {n!r}")
+
+    def fit(self, matrix, y=None):
+        """Learn from a performance matrix.
+
+        Parameters
+        ----------
+        matrix : PerformanceMatrix
+            The knowledge base's results (see :meth:`PerformanceMatrix.from_kb`).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        from metarec.recommender._matrix import PerformanceMatrix
+
+        if not isinstance(matrix, PerformanceMatrix):
+            raise InvalidInputError(
+                f"fit takes a PerformanceMatrix (PerformanceMatrix.from_kb(kb)); "
+                f"got {type(matrix).__name__}"
+            )
+        self._validate_params()
+        raw_meta = matrix.metafeatures
+        names = [c for c in raw_meta.columns if raw_meta[c].notna().any()]
+        if self.features is None:
+            # timings depend on the machine and vary from run to run: not for distances
+            names = [c for c in names if not str(c).endswith(TIMING_SUFFIXES)]
+        else:
+            unknown = [f for f in self.features if f not in raw_meta.columns]
+            if unknown:
+                raise UnknownNameError(
+                    f"metafeature(s) {', '.join(map(repr, unknown))} are not in the knowledge base"
+                )
+            names = [f for f in self.features if f in names]
+        acc, usable = matrix.accuracy, matrix.present
+        sr = _normalize(acc, raw_meta) if self.normalize else acc
+        self.log_sr_ = np.where(
+            usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0
+        )
+        self.scaler_ = MetafeatureScaler(self.distance).fit(raw_meta[names].to_numpy(float), names)
+        self.metafeatures_ = self.scaler_.transform(raw_meta[self.scaler_.names_].to_numpy(float))
+        self.raw_metafeatures_ = raw_meta
+        self.metric_ = matrix.metric
+        self.time_column_ = matrix.time_column
+        self.datasets_ = matrix.datasets
+        self.algorithms_ = matrix.algorithms
+        self.accuracy_ = acc
+        self.time_ = matrix.time
+        self.present_ = usable
+        self.failed_ = matrix.failed
+        self.dataset_index_ = {name: i for i, name in enumerate(self.datasets_)}
+        self.algorithm_index_ = {name: j for j, name in enumerate(self.algorithms_)}
+        self.baseline_ = matrix.baseline
+        self.row_time_ = np.nansum(np.where(usable, matrix.time, np.nan), axis=1)
+        self.model_features_ = list(names)
+        self.model_X_ = raw_meta[names].to_numpy(float)
+        self.n_instances_ = (
+            raw_meta["n_instances"].to_numpy(float) if "n_instances" in raw_meta.columns else None
+        )
+        self.predictions_ = {}
+        self._fit_strategy()
+        return self
+
+    def _fit_strategy(self) -> None:
+        """What a strategy learns beyond the shared state (nothing by default)."""
+
+    def _seed(self):
+        if isinstance(self.random_state, np.random.RandomState):
+            return self.random_state.randint(2**31)
+        return 0 if self.random_state is None else self.random_state
+
+    def _log_time(self, rows) -> np.ndarray:
+        """Logarithm of the (floored) time of the datasets ``rows``, 0 where missing."""
+        tim = self.time_[rows]
+        with np.errstate(invalid="ignore"):
+            return np.where(
+                self.present_[rows],
+                np.log(np.clip(np.nan_to_num(tim, nan=1.0), TIME_FLOOR, None)),
+                0.0,
+            )
+
+    def _ties(self, j: np.ndarray) -> np.ndarray:
+        if self.random_state is None:
+            return np.argsort(np.argsort(self.algorithms_[j].astype(str)))
+        return np.random.default_rng(self._seed()).permutation(j.size)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "present_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() first")
+
+    # ----------------------------------------------------------------- rank
+    def rank(
+        self,
+        query: Mapping[str, float],
+        *,
+        exclude=(),
+        tried: Mapping[str, tuple[float, float]] | None = None,
+        budget: float | None = None,
+    ) -> Ranking:
+        """Rank the algorithms for a new dataset given its metafeatures.
+
+        Parameters
+        ----------
+        query : mapping of str to float
+            The new dataset's metafeatures (names as in the matrix).
+        exclude : iterable of str, default=()
+            Datasets not to use (leave-one-out evaluation).
+        tried : mapping of str to (accuracy, time), optional
+            Results already obtained on the new dataset: dropped from the ranking, and the
+            neighbours re-weighted by agreement with them.
+        budget : float, optional
+            Time budget in seconds: the plan expected to reach the lowest loss within it.
+
+        Returns
+        -------
+        Ranking
+        """
+        from metarec.recommender._active import agreement_weights, budget_plan
+
+        self._check_fitted()
+        tried = dict(tried or {})
+        check_names(
+            [str(name) for name in tried],
+            self.algorithms_,
+            what="algorithm",
+            parameter="tried",
+            option="--tried",
+        )
+        if budget is not None and not budget > 0:
+            raise InvalidInputError(f"budget must be a positive number of seconds; got {budget!r}")
+        excluded = np.zeros(self.datasets_.size, dtype=bool)
+        for name in [exclude] if isinstance(exclude, str) else exclude:
+            i = self.dataset_index_.get(str(name))
+            if i is not None:
+                excluded[i] = True
+        idx, dist, n_compared, w = self._neighbours(query, excluded)
+        tried_idx = [self.algorithm_index_[str(name)] for name in tried]
+        if tried:
+            w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
+        evidence = self._evidence(idx, w)
+        keep = np.ones(self.algorithms_.size, dtype=bool)
+        keep[tried_idx] = False
+        order, scores, exp_acc, exp_time, basis = self._strategy_order(
+            query, idx, w, excluded, keep, tried, evidence
+        )
+        plan: tuple = ()
+        if budget is not None:
+            order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
+            basis = np.full(self.algorithms_.size, "budget plan", dtype=object)
+        neighbours = tuple(
+            Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
+            for i, wi in zip(idx, w, strict=True)
+        )
+        return Ranking(
+            entries=self._entries(order, scores, exp_acc, exp_time, evidence, basis),
+            neighbours=neighbours,
+            method=self.strategy,
+            metric=self.metric_,
+            time=self.time_column_,
+            budget=None if budget is None else float(budget),
+            tried=tuple(str(t) for t in tried),
+            plan=tuple(plan),
+        )
+
+    def rank_stored(self, datasets=None) -> Ranking:
+        """Ranking of the stored results themselves, without a new dataset.
+
+        Parameters
+        ----------
+        datasets : str or iterable of str, optional
+            Datasets whose results are aggregated (each weighs 1); default every dataset.
+            With one dataset this is the "true" ranking of that dataset.
+
+        Returns
+        -------
+        Ranking
+            ``neighbours`` lists the datasets used, at distance NaN.
+        """
+        self._check_fitted()
+        if datasets is None:
+            idx = np.arange(self.datasets_.size)
+        else:
+            names = [datasets] if isinstance(datasets, str) else list(datasets)
+            check_names(
+                [str(d) for d in names],
+                self.datasets_,
+                what="dataset",
+                parameter="datasets",
+                option="--dataset",
+            )
+            idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
+        w = np.ones(idx.size)
+        evidence = self._evidence(idx, w)
+        scores = self._strategy_scores(idx, self.present_[idx].astype(float), w)
+        order = self._order(scores, evidence.expected_accuracy, evidence.n_datasets > 0)
+        basis = np.full(self.algorithms_.size, "stored results", dtype=object)
+        return Ranking(
+            entries=self._entries(
+                order,
+                scores,
+                evidence.expected_accuracy,
+                evidence.expected_time,
+                evidence,
+                basis,
+            ),
+            neighbours=tuple(Neighbour(str(self.datasets_[i]), float("nan"), 1.0) for i in idx),
+            method=self.strategy if self.strategy != "learned" else "a3r",
+            metric=self.metric_,
+            time=self.time_column_,
+        )
+
+    def _entries(self, order, scores, exp_acc, exp_time, evidence, basis) -> tuple:
+        return tuple(
+            RankedAlgorithm(
+                algorithm=str(self.algorithms_[j]),
+                score=float(scores[j]),
+                rank=r + 1,
+                expected_accuracy=float(exp_acc[j]),
+                expected_time=float(exp_time[j]),
+                n_datasets=int(evidence.n_datasets[j]),
+                n_failed=int(evidence.n_failed[j]),
+                expected_accuracy_low=float(evidence.low[j]),
+                expected_accuracy_high=float(evidence.high[j]),
+                basis=str(basis[j]),
+            )
+            for r, j in enumerate(order)
+        )
+
+    def _neighbours(self, query, excluded):
+        """Indices, distances, compared-feature counts and similarity weights of neighbours."""
+        vector = self.scaler_.vector(query)
+        dist, n_compared = self.scaler_.distances(self.metafeatures_, vector)
+        candidates = ~excluded
+        if self.k is None:
+            dist_sel = np.where(np.isfinite(dist), dist, np.inf)
+            idx = np.flatnonzero(candidates)
+            idx = idx[np.lexsort((idx, dist_sel[idx]))]
+        else:
+            idx = select_neighbours(dist, int(self.k), candidates)
+        if idx.size == 0:
+            raise InvalidInputError(
+                "no dataset of the knowledge base can be compared with the new one "
+                "(all excluded, or no metafeature in common)"
+            )
+        finite = np.isfinite(dist[idx])
+        w = np.ones(idx.size)
+        if self.weights is not None and finite.any():
+            w[finite] = similarity_weights(dist[idx][finite], self.weights)
+            w[~finite] = w[finite].min()
+        return idx, dist, n_compared, w
+
+    def _evidence(self, idx: np.ndarray, w: np.ndarray) -> Evidence:
+        """Expected accuracy/time and the evidence of every algorithm on neighbours ``idx``."""
+        m = self.present_[idx].astype(float)
+        wm = m * w[:, None]
+        wsum = wm.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            exp_acc = np.where(
+                wsum > 0, (wm * np.nan_to_num(self.accuracy_[idx])).sum(0) / wsum, np.nan
+            )
+            exp_time = np.where(
+                wsum > 0,
+                np.exp((wm * self._log_time(idx)).sum(0) / np.where(wsum > 0, wsum, 1)),
+                np.nan,
+            )
+        n_sup = m.sum(axis=0).astype(int)
+        n_fail = (self.failed_[idx] & self.present_[idx]).sum(axis=0)
+        with np.errstate(invalid="ignore"):
+            acc_nb = np.where(m > 0, self.accuracy_[idx], np.nan)
+            low = np.where(n_sup > 0, np.nanmin(np.where(m > 0, acc_nb, np.inf), 0), np.nan)
+            high = np.where(n_sup > 0, np.nanmax(np.where(m > 0, acc_nb, -np.inf), 0), np.nan)
+        return Evidence(exp_acc, exp_time, n_sup, n_fail, low, high)
+
+    # ------------------------------------------------------------- strategy
+    def _strategy_scores(self, idx: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Each algorithm's score on neighbours ``idx`` (presence ``m``, weights ``w``)."""
+        raise NotImplementedError
+
+    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
+        """Order, scores, expected accuracy, expected time and basis of every algorithm.
+
+        The classic strategies order the kept algorithms by their score; with tried
+        algorithms, by the expected gain over the best of them (active testing).
+        """
+        from metarec.recommender._active import incumbent_gain
+
+        scores = self._strategy_scores(idx, self.present_[idx].astype(float), w)
+        order = self._order(scores, evidence.expected_accuracy, keep)
+        if tried:
+            gain = incumbent_gain(self, idx, w, tried)
+            if gain is not None:
+                # most expected gain over the best tried algorithm first; no evidence last;
+                # equal gains keep the order of the plain ranking
+                key = np.where(np.isfinite(gain[order]), -gain[order], np.inf)
+                order = order[np.argsort(key, kind="stable")]
+                scores = gain
+        basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
+        return order, scores, evidence.expected_accuracy, evidence.expected_time, basis
+
+    def _order(self, scores, exp_acc, keep) -> np.ndarray:
+        """Indices of kept algorithms, best first; NaN scores last."""
+        j = np.flatnonzero(keep)
+        s = scores[j]
+        key = -s if self.higher_is_better else s
+        key = np.where(np.isfinite(key), key, np.inf)
+        acc_key = -np.nan_to_num(exp_acc[j], nan=-np.inf)
+        return j[np.lexsort((self._ties(j), acc_key, np.round(key, 12)))]

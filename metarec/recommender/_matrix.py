@@ -1,0 +1,205 @@
+"""The :class:`PerformanceMatrix`: a knowledge base's results as (datasets x algorithms) arrays.
+
+Every ranking strategy is fitted on one of these instead of reading the knowledge base's
+frames itself: the frames are read, aggregated and checked once, and a strategy can be
+fitted on results that never were in a knowledge base (a run history, a hand-made matrix
+in a test).
+
+Missing and failed results: a failed or timed-out run counts as the majority-class accuracy
+of its dataset (``majority_class_pct / 100``, else ``majority_class_size / n_instances``;
+for other metrics, the worst value observed on the dataset) at the cost of the time it used
+(if that is unknown, the longest time observed on the dataset).  Per-run rows (several per
+dataset and algorithm) are first aggregated as ``KnowledgeBase.runs()`` does.  When only
+some runs of an (algorithm, dataset) failed, the accuracy is the mean over all runs with
+failed runs counted that way.  Datasets without any usable result are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from metarec._names import check_names
+from metarec.exceptions import InvalidInputError
+from metarec.recommender._results import _aggregate_runs, _baseline
+
+__all__ = ["PerformanceMatrix"]
+
+_COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")
+
+
+@dataclass(frozen=True, eq=False)
+class PerformanceMatrix:
+    """Accuracy, time and status of every (dataset, algorithm) pair, with the metafeatures.
+
+    Build it with :meth:`from_kb` or :meth:`from_frames`; the arrays are not copied again by
+    the rankers, so do not modify them in place.
+
+    Attributes
+    ----------
+    datasets : ndarray of str, shape (n_datasets,)
+        Datasets with at least one usable result, sorted.
+    algorithms : ndarray of str, shape (n_algorithms,)
+        Algorithms, sorted.
+    accuracy : ndarray of shape (n_datasets, n_algorithms)
+        The metric (failed runs replaced as the module documentation says); NaN where there
+        is no result.
+    time : ndarray of shape (n_datasets, n_algorithms)
+        Time in seconds; NaN where there is no result.
+    present : ndarray of bool
+        Whether the cell has a usable result.
+    failed : ndarray of bool
+        Whether every run of the cell failed.
+    metafeatures : DataFrame
+        Numeric metafeatures, one row per dataset in ``datasets``' order (NaN where
+        missing).
+    metric, time_column : str
+        Names of the metric and time columns the matrix was read from.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"dataset": ["a", "a", "b"], "algorithm": ["x", "y", "x"],
+    ...                      "accuracy": [0.9, 0.8, 0.7], "fit_time": [1.0, 2.0, 3.0]})
+    >>> m = PerformanceMatrix.from_frames(runs, pd.DataFrame({"dataset": ["a", "b"]}))
+    >>> m.shape, m.present.tolist()
+    ((2, 2), [[True, True], [True, False]])
+    """
+
+    datasets: np.ndarray
+    algorithms: np.ndarray
+    accuracy: np.ndarray
+    time: np.ndarray
+    present: np.ndarray
+    failed: np.ndarray
+    metafeatures: object
+    metric: str = "accuracy"
+    time_column: str = "fit_time"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(n_datasets, n_algorithms)``."""
+        return (int(self.datasets.size), int(self.algorithms.size))
+
+    @property
+    def baseline(self) -> np.ndarray:
+        """The value a failed run counts as on each dataset (see the module documentation)."""
+        return _baseline(self.metafeatures, self.metric, self.accuracy, self.present)
+
+    def subset(self, rows) -> PerformanceMatrix:
+        """The matrix restricted to the datasets ``rows`` (boolean mask or indices)."""
+        rows = np.asarray(rows)
+        if rows.dtype != bool:
+            mask = np.zeros(self.datasets.size, dtype=bool)
+            mask[rows] = True
+            rows = mask
+        return PerformanceMatrix(
+            self.datasets[rows],
+            self.algorithms,
+            self.accuracy[rows],
+            self.time[rows],
+            self.present[rows],
+            self.failed[rows],
+            self.metafeatures.loc[rows],
+            self.metric,
+            self.time_column,
+        )
+
+    @classmethod
+    def from_kb(cls, kb, *, metric: str = "accuracy", time: str = "fit_time"):
+        """Read a knowledge base (or any object with ``runs()`` and ``metafeatures()``).
+
+        Parameters
+        ----------
+        kb : KnowledgeBase
+            ``runs()`` returns one row per (dataset, algorithm) with columns ``dataset,
+            algorithm``, the metric, the time and optionally ``status``, ``n_runs``,
+            ``n_failed``; ``metafeatures()`` a wide frame with a ``dataset`` column.
+        metric, time : str, keyword-only
+            Columns of ``runs()`` used as the metric (higher is better) and the time.
+
+        Returns
+        -------
+        PerformanceMatrix
+        """
+        return cls.from_frames(kb.runs(), kb.metafeatures(), metric=metric, time=time)
+
+    @classmethod
+    def from_frames(cls, runs, meta, *, metric: str = "accuracy", time: str = "fit_time"):
+        """Build the matrix from a runs frame and a metafeatures frame (see :meth:`from_kb`)."""
+        import pandas as pd
+
+        for column in ("dataset", "algorithm"):
+            if column not in runs.columns:
+                raise InvalidInputError(
+                    f"the knowledge base's runs have no column {column!r} "
+                    f"(columns: {', '.join(map(str, runs.columns))})"
+                )
+        measures = [c for c in runs.columns if c not in _COUNTS]
+        check_names([metric], measures, what="metric", parameter="metric", option="--metric")
+        check_names([time], measures, what="time column", parameter="time")
+        if len(runs) == 0:
+            raise InvalidInputError("the knowledge base has no runs to learn from")
+        runs = runs.copy()
+        runs["dataset"] = runs["dataset"].astype(str)
+        runs["algorithm"] = runs["algorithm"].astype(str)
+        if runs.duplicated(["dataset", "algorithm"]).any():
+            runs = _aggregate_runs(runs, metric, time)
+        datasets = np.array(sorted(runs["dataset"].unique()), dtype=object)
+        algorithms = np.array(sorted(runs["algorithm"].unique()), dtype=object)
+        rows = pd.Index(datasets).get_indexer(runs["dataset"])
+        cols = pd.Index(algorithms).get_indexer(runs["algorithm"])
+        shape = (datasets.size, algorithms.size)
+
+        def grid(values, fill=np.nan):
+            out = np.full(shape, fill, dtype=float)
+            out[rows, cols] = np.asarray(values, dtype=float)
+            return out
+
+        acc = grid(pd.to_numeric(runs[metric], errors="coerce"))
+        tim = grid(pd.to_numeric(runs[time], errors="coerce"))
+        present = np.zeros(shape, dtype=bool)
+        present[rows, cols] = True
+        if "status" in runs.columns:
+            status_ok = runs["status"].fillna("ok").astype(str).eq("ok").to_numpy()
+        else:
+            status_ok = np.ones(len(runs), dtype=bool)
+        n_runs = grid(runs["n_runs"] if "n_runs" in runs.columns else np.ones(len(runs)), 1.0)
+        n_failed = grid(
+            runs["n_failed"] if "n_failed" in runs.columns else np.zeros(len(runs)), 0.0
+        )
+        all_failed = np.zeros(shape, dtype=bool)
+        all_failed[rows, cols] = ~status_ok
+        all_failed |= present & np.isnan(acc)
+
+        meta = meta.copy() if meta is not None else pd.DataFrame({"dataset": []})
+        if "dataset" not in meta.columns:
+            raise InvalidInputError("the knowledge base's metafeatures have no 'dataset' column")
+        meta["dataset"] = meta["dataset"].astype(str)
+        meta = meta.drop_duplicates("dataset", keep="last").set_index("dataset").reindex(datasets)
+        numeric = meta.apply(pd.to_numeric, errors="coerce")
+
+        baseline = _baseline(numeric, metric, acc, present & ~all_failed)
+        partial = present & ~all_failed & (n_failed > 0) & (n_runs > 0)
+        mixed = (acc * (n_runs - n_failed) + baseline[:, None] * n_failed) / np.where(
+            n_runs > 0, n_runs, 1
+        )
+        acc = np.where(partial & np.isfinite(baseline)[:, None], mixed, acc)
+        acc = np.where(all_failed, baseline[:, None], acc)
+        longest = np.nanmax(np.where(present, tim, np.nan), axis=1, initial=-np.inf)
+        tim = np.where(present & ~np.isfinite(tim), longest[:, None], tim)
+        usable = present & np.isfinite(acc) & np.isfinite(tim)
+        keep = usable.any(axis=1)  # datasets without any usable result cannot help
+        usable = usable[keep]
+        return cls(
+            datasets=datasets[keep],
+            algorithms=algorithms,
+            accuracy=np.where(usable, acc[keep], np.nan),
+            time=np.where(usable, tim[keep], np.nan),
+            present=usable,
+            failed=all_failed[keep] & usable,
+            metafeatures=numeric.loc[keep],
+            metric=metric,
+            time_column=time,
+        )
