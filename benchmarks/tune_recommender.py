@@ -1,29 +1,24 @@
-"""Tune the recommender's defaults on two run histories at once, then evaluate every method.
+"""Tune the recommender's defaults on three run histories at once, then evaluate every method.
 
 Usage::
 
-    python benchmarks/tune_recommender.py
-    python benchmarks/tune_recommender.py --tabzilla DIR --cache DIR --markdown out.md
+    python benchmarks/tune_recommender.py            # writes docs/benchmarks/recommender.md
+    python benchmarks/tune_recommender.py --cache DIR --page out.md --defaults-only
 
-One command re-measures everything the README's tables show (``--defaults-only``: the same
-procedure for the current defaults alone, as a one-configuration grid):
-
-1. the built-in knowledge base and the TabZilla run history (``runs.csv`` and
-   ``metafeatures.csv`` imported with ``KnowledgeBase.import_runs`` /
-   ``import_metafeatures`` into a temporary knowledge base) are each split in a tuning and a
-   held-out half (``--seed``);
+1. The built-in knowledge base, the TabZilla run history and the realworld-dev history
+   (each imported with ``KnowledgeBase.import_runs`` / ``import_metafeatures`` into a
+   temporary knowledge base) are each split in a tuning and a held-out half (``--seed``);
 2. the learned strategy's grid (``metarec.recommender._tune.DEFAULT_GRID``) is evaluated by
-   leave-one-dataset-out on the tuning halves of both histories together, the baselines on
-   the same halves; the configuration winning most comparisons against global AR*, kNN AR*
-   and the classic ``a3r`` strategy is chosen (see ``metarec.recommender._tune``);
-3. the chosen configuration and every baseline are evaluated on the held-out half of each
-   history (the figures to report), then by leave-one-dataset-out over every dataset of each
-   history, with the normalised MIL ``(MIL - bound) / (random - bound)``.
+   leave-one-dataset-out on the tuning halves of the three histories together, the
+   baselines and the former default on the same halves; the configuration winning most
+   comparisons is chosen (see ``metarec.recommender._tune``);
+3. the chosen configuration, the former default and every baseline are evaluated on the
+   held-out half of each history: the page's table, with what the defaults were asked to
+   meet and whether they do.
 
-The performance model's leave-one-out predictions (one model fit per left-out dataset and
-exclusion set) are cached in ``--cache`` (a pickle per history, keyed by a hash of the
-history's data and the model parameters), so reruns with a changed grid are quick; delete
-the directory to re-measure from scratch.
+``--defaults-only`` runs the same procedure with the current defaults as a one-configuration
+grid.  The performance model's leave-one-out predictions are cached in ``--cache`` (a pickle
+per history, keyed by a hash of the history's data and the model parameters).
 """
 
 from __future__ import annotations
@@ -40,25 +35,25 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 import pandas as pd
-from _histories import TABZILLA
+from _histories import REALWORLD, TABZILLA, load_history
+from _pages import markdown_table, write_page
 
-from metarec.recommender import Recommender, evaluate_recommender
-from metarec.recommender._evaluate import _refit_like
-from metarec.recommender._tune import BASELINES, DEFAULT_GRID, tune_recommender
+from metarec.recommender import Recommender
+from metarec.recommender._tune import DEFAULT_GRID, tune_recommender
 
 SHOWN = ("metarec", "global AR*", "kNN AR*", "a3r", "AR", "single best", "random", "bound")
 
 
-def load_histories(tabzilla: Path, workdir: Path) -> dict:
+def load_histories(workdir: Path) -> dict:
     from metarec.storage import KnowledgeBase
 
     kbs = {"built-in": KnowledgeBase.builtin()}
-    if tabzilla.is_dir():
-        kb = KnowledgeBase(f"sqlite:///{workdir / 'tabzilla.db'}")
-        kb.import_runs(tabzilla / "runs.csv")
-        kb.import_metafeatures(tabzilla / "metafeatures.csv")
-        kbs["TabZilla"] = kb
+    if TABZILLA.is_dir():
+        kbs["TabZilla"] = load_history(TABZILLA, "runs.csv", workdir / "tabzilla.db")
+    if REALWORLD.is_dir():
+        kbs["realworld-dev"] = load_history(REALWORLD, "runs.csv.gz", workdir / "rw.db")
     return kbs
 
 
@@ -71,91 +66,62 @@ def _key(kb, rec: Recommender) -> str:
     return h.hexdigest()[:16]
 
 
-def normalised(summary: pd.DataFrame) -> pd.DataFrame:
-    s = summary.set_index("method")
-    bound, rand = s.loc["bound", "mil"], s.loc["random", "mil"]
-    out = summary.copy()
-    out["mil_norm"] = (out["mil"] - bound) / (rand - bound)
-    order = [m for m in SHOWN if m in set(out["method"])]
-    return out.set_index("method").loc[order].reset_index()
+SHOWN = (
+    "metarec",
+    "former default",
+    "global AR*",
+    "kNN AR*",
+    "a3r",
+    "AR",
+    "single best",
+    "random",
+    "bound",
+)
+COLUMNS = (
+    "top1_loss",
+    "top1_gap_closed",
+    "top3_loss",
+    "mil_1s",
+    "loss_10s",
+    "loss_60s",
+    "loss_10min",
+    "mil",
+    "spearman",
+)
 
 
-def verdict(summary: pd.DataFrame) -> str:
-    s = summary.set_index("method")
-    m = s.loc["metarec"]
-    parts = []
-    for other in BASELINES:
-        if other not in s.index:
-            continue
-        o = s.loc[other]
-        wins = [m.mil < o.mil, m.top3_loss < o.top3_loss, m.spearman > o.spearman]
-        parts.append(
-            f"vs {other}: MIL {'yes' if wins[0] else 'NO'}, top-3 "
-            f"{'yes' if wins[1] else 'NO'}, Spearman {'yes' if wins[2] else 'NO'}"
-        )
-    return "; ".join(parts)
-
-
-README_METHODS = {
-    "metarec": "**metarec**",
-    "global AR*": "global AR*",
-    "kNN AR*": "kNN AR*",
-    "a3r": "a3r (former default)",
-    "AR": "AR",
-    "single best": "single best",
-    "random": "random",
-    "bound": "bound",
-}
-
-
-def readme_table(summaries: dict, methods=tuple(README_METHODS)) -> str:
-    """The README's table: one block of rows per history, metarec's wins over all three
-    baselines in bold."""
-    lines = [
-        "| history | method | Spearman | top-1 loss | top-3 loss | MIL | mil_norm |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
+def table(summaries: dict) -> str:
+    """Every method on every history's held-out half, one block of rows per history."""
+    rows = []
     for name, summary in summaries.items():
-        s = normalised(summary).set_index("method")
-        others = s.loc[[b for b in BASELINES if b in s.index]]
-        mine = s.loc["metarec"]
-        best = {
-            "spearman": mine.spearman > others.spearman.max(),
-            "top1_loss": mine.top1_loss < others.top1_loss.min(),
-            "top3_loss": mine.top3_loss < others.top3_loss.min(),
-            "mil": mine.mil < others.mil.min(),
-            "mil_norm": mine.mil_norm < others.mil_norm.min(),
-        }
-        for method in methods:
-            if method not in s.index:
-                continue
-            row = s.loc[method]
-            cells = []
-            for col in ("spearman", "top1_loss", "top3_loss", "mil", "mil_norm"):
-                v = row[col]
-                if method == "bound" and col == "mil_norm":
-                    cells.append("0")
-                    continue
-                text = "" if v != v else f"{v:.3f}"
-                if method == "metarec" and best[col] and text:
-                    text = f"**{text}**"
-                cells.append(text)
-            lines.append(f"| {name} | {README_METHODS[method]} | " + " | ".join(cells) + " |")
+        s = summary.set_index("method")
+        for method in SHOWN:
+            if method in s.index:
+                rows.append([name, method, *(float(s.loc[method].get(c, np.nan)) for c in COLUMNS)])
+    return markdown_table(["history", "method", *COLUMNS], rows)
+
+
+def targets(summaries: dict) -> str:
+    """What the default was asked to meet on each held-out half, and whether it does."""
+    lines = []
+    for name, summary in summaries.items():
+        s = summary.set_index("method")
+        m, ar, former = s.loc["metarec"], s.loc["global AR*"], s.loc["former default"]
+
+        def say(ok):
+            return "met" if ok else "**not met**"
+
+        lines.append(
+            f"- {name}: top-1 gap closed {m.top1_gap_closed:.3f} (> 0: "
+            f"{say(m.top1_gap_closed > 0)}; >= 0.30: {say(m.top1_gap_closed >= 0.3)}); "
+            f"top-3 loss {m.top3_loss:.3f} vs global AR* {ar.top3_loss:.3f} "
+            f"({say(m.top3_loss < ar.top3_loss)}); MIL from 1 s {m.mil_1s:.3f} vs global AR* "
+            f"{ar.mil_1s:.3f} ({say(m.mil_1s < ar.mil_1s)}); vs the former default "
+            f"top-1 {say(m.top1_loss < former.top1_loss)}, top-3 "
+            f"{say(m.top3_loss < former.top3_loss)}, MIL from 1 s "
+            f"{say(m.mil_1s < former.mil_1s)}"
+        )
     return "\n".join(lines)
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    """A GitHub table of a frame (numbers to 3 decimals)."""
-
-    def cell(v):
-        if isinstance(v, float):
-            return "" if v != v else f"{v:.3f}"
-        return str(v)
-
-    head = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
-    return "\n".join([head, rule, *body])
 
 
 def save_cache(cache: Path | None, fitted: dict, keys: dict) -> None:
@@ -168,25 +134,28 @@ def save_cache(cache: Path | None, fitted: dict, keys: dict) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tabzilla", type=Path, default=TABZILLA, help="TabZilla run history")
     parser.add_argument("--cache", type=Path, default=None, help="cache of model predictions")
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits")
-    parser.add_argument("--markdown", type=Path, default=None, help="also write tables here")
+    parser.add_argument(
+        "--page",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "recommender.md",
+        help="the page to write",
+    )
     parser.add_argument(
         "--defaults-only",
         action="store_true",
         help="evaluate the current defaults the same way instead of tuning the grid",
     )
     args = parser.parse_args(argv)
-    pd.set_option("display.width", 200)
-    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_columns", 40)
     workdir = Path(tempfile.mkdtemp(prefix="metarec-tune-"))
-    kbs = load_histories(args.tabzilla, workdir)
+    kbs = load_histories(workdir)
     base = Recommender()
-    fitted = {}
-    keys = {}
+    fitted, keys = {}, {}
     for name, kb in kbs.items():
-        rec = base.__class__(**base.get_params()).fit(kb)
+        rec = Recommender(**base.get_params()).fit(kb)
         keys[name] = _key(kb, rec)
         if args.cache is not None:
             path = args.cache / f"{name}-{keys[name]}.pkl"
@@ -199,63 +168,40 @@ def main(argv=None) -> None:
         grid = {name: (base.get_params()[name],) for name in DEFAULT_GRID}
     result = tune_recommender(kbs, grid, base=base, random_state=args.seed, fitted=fitted)
     save_cache(args.cache, result.fitted, keys)
-    lines = []
-
-    def show(title, frame):
-        text = frame.round(3).to_string(index=False)
-        print(f"\n{title}\n{text}")
-        lines.append(f"\n### {title}\n\n{markdown(frame)}\n")
-
-    print(
-        f"grid of {len(result.table)} configurations, tuned in {time.perf_counter() - start:.1f} s"
+    seconds = time.perf_counter() - start
+    top = result.table.head(10)
+    print(top.round(3).to_string(index=False))
+    print(f"chosen: {result.best_params} ({len(result.table)} configurations, {seconds:.0f} s)")
+    summaries = {name: r.summary for name, r in result.heldout.items()}
+    print(table(summaries))
+    print(targets(summaries))
+    splits = ", ".join(
+        f"{name} {len(t)} tuning / {len(h)} held out" for name, (t, h) in result.splits.items()
     )
-    for name, (tuning, heldout) in result.splits.items():
-        print(f"{name}: {len(tuning)} tuning datasets, {len(heldout)} held out")
-    show("Baselines on the tuning halves", result.baselines.round(3))
-    show("Best configurations on the tuning halves (wins of 18, criterion)", result.table.head(12))
-    for param in ("time_floor", "prior_weight", "model_weight"):
-        if param not in result.table.columns:
-            continue
-        # the table is ordered best first (wins, then criterion): the first row per value
-        best = result.table.groupby(param, sort=True).head(1).sort_values(param)
-        best = best[[param, "wins", "criterion"]]
-        show(f"{param}: best configuration per value on the tuning halves", best)
-    print(f"\nchosen: {result.best_params}")
-    lines.append(f"\nchosen: `{result.best_params}`\n")
-    lines.append(
-        "\n### README: held-out halves\n\n"
-        + readme_table({n: r.summary for n, r in result.heldout.items()})
-        + "\n"
+    text = "\n\n".join(
+        [
+            "Every method on the held-out half of each development history, by "
+            "leave-one-dataset-out (the knowledge base holds every other dataset). Losses are "
+            "accuracy points below the dataset's best; `mil_1s` is the mean loss over log "
+            "time from 1 s, `loss_10s`/`loss_60s`/`loss_10min` the loss after that much "
+            "cumulative fit time; `top1_gap_closed` the share of the single-best-to-oracle "
+            "gap the first choice closes. `metarec` is the configuration the grid chose on "
+            "the tuning halves, `former default` the learned strategy before the first "
+            "answer and the person's time axis.",
+            f"Splits: {splits}. Chosen on the tuning halves: `{result.best_params}` "
+            f"({len(result.table)} configurations).",
+            table(summaries),
+            "What the default was asked to meet on each held-out half:",
+            targets(summaries),
+            "Best configurations on the tuning halves:",
+            markdown_table(
+                list(top.columns),
+                [[v if isinstance(v, str) else v for v in r] for r in top.itertuples(False)],
+            ),
+            "Command: `python benchmarks/tune_recommender.py`.",
+        ]
     )
-    for name, res in result.heldout.items():
-        frame = normalised(res.summary)
-        show(f"{name}: held-out half, leave-one-dataset-out", frame)
-        print("beats:", verdict(res.summary))
-        lines.append(f"\nbeats: {verdict(res.summary)}\n")
-    every = {}
-    for name, kb in kbs.items():
-        chosen = _refit_like(result.fitted[name], **result.best_params)
-        full = evaluate_recommender(kb, chosen, fitted=True)
-        every[name] = full.summary
-        show(f"{name}: every dataset, leave-one-dataset-out", normalised(full.summary))
-        print("beats:", verdict(full.summary))
-        lines.append(f"\nbeats: {verdict(full.summary)}\n")
-    lines.append(
-        "\n### README: every dataset\n\n"
-        + readme_table(every, ("metarec", "global AR*", "kNN AR*", "a3r", "random", "bound"))
-        + "\n"
-    )
-    for name, summary in every.items():
-        s = normalised(summary).set_index("method")
-        m = s.loc["metarec"]
-        lines.append(
-            f"\n{name} targets: mil_norm {m.mil_norm:.3f} (<= 0.05: "
-            f"{'met' if m.mil_norm <= 0.05 else 'NOT met'}), top-3 loss {m.top3_loss:.3f} "
-            f"(<= 1.5: {'met' if m.top3_loss <= 1.5 else 'NOT met'})\n"
-        )
-    save_cache(args.cache, result.fitted, keys)
-    if args.markdown is not None:
-        args.markdown.write_text("".join(lines))
+    write_page(args.page, "The recommender on three development histories", text)
 
 
 if __name__ == "__main__":

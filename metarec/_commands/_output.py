@@ -237,7 +237,7 @@ def table_cells(frame) -> tuple[list[str], list[list[str]], list[bool]]:
             cells.append(text)
         rows.append(cells)
     numeric = [frame[c].dtype.kind in "iuf" for c in shown]
-    headers = [f"{c} (range)" if f"{c}_low" in hidden else c for c in shown]
+    headers = [f"{c} (80 % interval)" if f"{c}_low" in hidden else c for c in shown]
     return headers, rows, numeric
 
 

@@ -171,10 +171,15 @@ def recommend(
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
     DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME, with a classification
-    target (a continuous target is refused; --as-classes takes its values as labels).  The
-    ranking comes from the pairwise A3R (accuracy / time trade-off) of the algorithms on the
-    most similar datasets of the knowledge base; the neighbours used are listed too.  Tables
-    show times with units and accuracies in percent; JSON and CSV keep full precision.
+    target (a continuous target is refused; --as-classes takes its values as labels).  By
+    default (strategy "learned") the first row is the answer: the algorithm of best accuracy
+    predicted from DATA's metafeatures, its time discounted only beyond a second; then the
+    runs a loss-time planner expects to close the gap to the best fastest (time counted from
+    1 s), then the model's order.  The score column (expected_loss) is the expected loss,
+    in points below the best, after running that row and every row above it.  Expected
+    accuracy and time come with 80 % intervals; time is scaled to DATA's rows, features and
+    classes.  The neighbouring datasets used are listed too.  Tables show times with units
+    and accuracies in percent; JSON and CSV keep full precision.
 
     \b
     Example:
@@ -205,12 +210,13 @@ def recommend(
             plot_recommendation(frame, path=output, title=title)
         echo_note(f"Figure written to {output}")
     emit(
-        frame,
+        frame.rename(columns={"score": ranking.score_name}) if fmt == "table" else frame,
         fmt,
         title=title,
         json_extra={
             "dataset": dataset.name,
             "method": ranking.method,
+            "score_name": ranking.score_name,
             "params": {k2: v for k2, v in model.get_params().items() if k2 != "features"},
             "neighbours": neighbours,
             "tried": {a: list(v) for a, v in tried_results.items()},

@@ -1,9 +1,10 @@
 """Recommend algorithms for a new dataset from the results on similar datasets.
 
-The :class:`Recommender` ranks the algorithms of a knowledge base by their pairwise A3R
-(accuracy/time ratio of ratios) on the datasets nearest to the new one in metafeature space;
-:func:`evaluate_recommender` measures how good such rankings are by leave-one-dataset-out,
-:func:`evaluate_transfer` on the datasets of another knowledge base.
+The :class:`Recommender` is the facade: it reads a knowledge base into a
+:class:`PerformanceMatrix` and fits the ranker of its strategy, one estimator per strategy
+(:class:`LearnedRanker`, the default; the classic :class:`A3RRanker`, :class:`ARRRanker` and
+:class:`AverageRankRanker`).  :func:`evaluate_recommender` measures rankings by
+leave-one-dataset-out, :func:`evaluate_transfer` on the datasets of another knowledge base.
 """
 
 from metarec.recommender._evaluate import (
@@ -11,11 +12,19 @@ from metarec.recommender._evaluate import (
     evaluate_recommender,
     evaluate_transfer,
 )
+from metarec.recommender._learned import LearnedRanker
+from metarec.recommender._matrix import PerformanceMatrix
 from metarec.recommender._ranker import METHODS, Recommender
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
+from metarec.recommender._strategies import A3RRanker, ARRRanker, AverageRankRanker
 
 __all__ = [
     "Recommender",
+    "PerformanceMatrix",
+    "LearnedRanker",
+    "A3RRanker",
+    "ARRRanker",
+    "AverageRankRanker",
     "Ranking",
     "RankedAlgorithm",
     "Neighbour",

@@ -46,6 +46,7 @@ from metarec.recommender._neighbours import (
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
 from metarec.recommender._results import _normalize
+from metarec.recommender._runtime import RuntimeModel, conformal_widths, size_features
 
 __all__ = ["BaseRanker", "Evidence", "SR_FLOOR", "TIME_FLOOR", "TIMING_SUFFIXES"]
 
@@ -54,6 +55,10 @@ TIME_FLOOR = 1e-4
 #: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
 #: depend on the machine and differ between two extractions of the same data.
 TIMING_SUFFIXES = ("_time",)
+#: Coverage of the expected accuracy's and expected time's intervals.
+COVERAGE = 0.8
+#: Most datasets whose held-out residuals size the accuracy interval (evenly spaced).
+CALIBRATION_ROWS = 500
 
 
 class Evidence:
@@ -67,10 +72,21 @@ class Evidence:
     n_datasets, n_failed : ndarray of int
         Neighbours with a result, and with a failed one.
     low, high : ndarray
-        Lowest and highest accuracy among them.
+        Lowest and highest accuracy among them (the evidence's spread).
+    time_low, time_high : ndarray
+        The expected time's 80 % interval (see "Expected time" in the module documentation).
     """
 
-    __slots__ = ("expected_accuracy", "expected_time", "n_datasets", "n_failed", "low", "high")
+    __slots__ = (
+        "expected_accuracy",
+        "expected_time",
+        "n_datasets",
+        "n_failed",
+        "low",
+        "high",
+        "time_low",
+        "time_high",
+    )
 
     def __init__(self, expected_accuracy, expected_time, n_datasets, n_failed, low, high):
         self.expected_accuracy = expected_accuracy
@@ -79,6 +95,8 @@ class Evidence:
         self.n_failed = n_failed
         self.low = low
         self.high = high
+        self.time_low = np.full_like(expected_time, np.nan)
+        self.time_high = np.full_like(expected_time, np.nan)
 
 
 class BaseRanker(BaseEstimator):
@@ -123,6 +141,7 @@ class BaseRanker(BaseEstimator):
     """
 
     strategy = "base"
+    score_name = "score"
     higher_is_better = True
 
     # ------------------------------------------------------------------ fit
@@ -200,8 +219,93 @@ class BaseRanker(BaseEstimator):
             raw_meta["n_instances"].to_numpy(float) if "n_instances" in raw_meta.columns else None
         )
         self.predictions_ = {}
+        self.runtimes_ = {}  # runtime models refitted without excluded datasets
+        self.runtime_ = RuntimeModel(coverage=COVERAGE).fit(
+            self._sizes(), np.where(usable, matrix.time, np.nan)
+        )
         self._fit_strategy()
+        self.accuracy_width_ = conformal_widths(self._calibration_residuals(), COVERAGE)
         return self
+
+    def _sizes(self, rows=None) -> np.ndarray:
+        """:func:`size_features` of the datasets ``rows`` (every dataset by default)."""
+        raw = self.raw_metafeatures_
+
+        def column(name):
+            return raw[name].to_numpy(float) if name in raw.columns else np.ones(len(raw))
+
+        sizes = size_features(column("n_instances"), column("n_features"), column("n_classes"))
+        return sizes if rows is None else sizes[rows]
+
+    def _runtime_without(self, excluded: np.ndarray):
+        """The runtime model fitted without the datasets ``excluded`` (cached per exclusion)."""
+        if not excluded.any():
+            return self.runtime_
+        key = tuple(str(d) for d in self.datasets_[excluded])
+        if key not in self.runtimes_:
+            keep = ~excluded
+            self.runtimes_[key] = RuntimeModel(coverage=COVERAGE).fit(
+                self._sizes(keep), np.where(self.present_[keep], self.time_[keep], np.nan)
+            )
+        return self.runtimes_[key]
+
+    def _time_expectation(self, query, excluded, evidence) -> None:
+        """Put the runtime model's expected time and interval for ``query`` into ``evidence``.
+
+        Without the query's ``n_instances``, or for an algorithm the runtime model has no
+        time for, the neighbours' geometric mean stays, with the runtime model's interval
+        width around it.
+        """
+        model = self._runtime_without(excluded)
+
+        def value(name):
+            try:
+                v = float(query.get(name, np.nan))
+            except (TypeError, ValueError):
+                return np.nan
+            return v if np.isfinite(v) else np.nan
+
+        rows = value("n_instances")
+        has = model.n_datasets_ > 0
+        fallback = evidence.expected_time
+        if rows > 0:
+            x = size_features([rows], [value("n_features")], [value("n_classes")])
+            predicted = model.predict(x)[0]
+            expected = np.where(has, predicted, fallback)
+        else:
+            expected = fallback
+        width = np.where(np.isfinite(model.width_), model.width_, np.nan)
+        evidence.expected_time = expected
+        evidence.time_low = expected * np.exp(-width)
+        evidence.time_high = expected * np.exp(width)
+
+    def _calibration_rows(self) -> np.ndarray:
+        """Datasets whose held-out residuals size the accuracy interval (evenly spaced)."""
+        rows = np.flatnonzero(self.present_.any(axis=1))
+        if rows.size > CALIBRATION_ROWS:
+            rows = rows[np.linspace(0, rows.size - 1, CALIBRATION_ROWS).round().astype(np.int64)]
+        return rows
+
+    def _calibration_residuals(self) -> np.ndarray:
+        """Leave-one-dataset-out residuals of the expected accuracy (rows x algorithms).
+
+        For the neighbour strategies: each calibration dataset's expected accuracy from its
+        own ``k`` nearest other datasets, minus its results.
+        """
+        rows = self._calibration_rows()
+        residuals = np.full((rows.size, self.algorithms_.size), np.nan)
+        excluded = np.zeros(self.datasets_.size, dtype=bool)
+        for r, i in enumerate(rows):
+            excluded[i] = True
+            try:
+                idx, _, _, w = self._neighbours_of(self.metafeatures_[i], excluded)
+            except InvalidInputError:
+                excluded[i] = False
+                continue
+            excluded[i] = False
+            predicted = self._evidence(idx, w).expected_accuracy
+            residuals[r] = np.where(self.present_[i], self.accuracy_[i] - predicted, np.nan)
+        return residuals
 
     def _fit_strategy(self) -> None:
         """What a strategy learns beyond the shared state (nothing by default)."""
@@ -280,15 +384,22 @@ class BaseRanker(BaseEstimator):
         if tried:
             w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
         evidence = self._evidence(idx, w)
+        self._time_expectation(query, excluded, evidence)
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
         order, scores, exp_acc, exp_time, basis = self._strategy_order(
             query, idx, w, excluded, keep, tried, evidence
         )
+        evidence.low = np.clip(exp_acc - self.accuracy_width_, 0.0, 1.0)
+        evidence.high = np.clip(exp_acc + self.accuracy_width_, 0.0, 1.0)
+        score_name = self._score_name(bool(tried))
         plan: tuple = ()
         if budget is not None:
             order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
             basis = np.full(self.algorithms_.size, "budget plan", dtype=object)
+            scores = np.full(self.algorithms_.size, np.nan)
+            scores[order] = [loss for _, loss in plan]
+            score_name = "expected_loss"
         neighbours = tuple(
             Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
             for i, wi in zip(idx, w, strict=True)
@@ -302,7 +413,14 @@ class BaseRanker(BaseEstimator):
             budget=None if budget is None else float(budget),
             tried=tuple(str(t) for t in tried),
             plan=tuple(plan),
+            score_name=score_name,
         )
+
+    def _score_name(self, tried: bool) -> str:
+        """What the ``score`` of a ranking of this strategy is (the table's column name)."""
+        if tried:
+            return "expected_gain"
+        return self.score_name
 
     def rank_stored(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.
@@ -349,6 +467,7 @@ class BaseRanker(BaseEstimator):
             method=self.strategy if self.strategy != "learned" else "a3r",
             metric=self.metric_,
             time=self.time_column_,
+            score_name=self.score_name if self.strategy != "learned" else "a3r_score",
         )
 
     def _entries(self, order, scores, exp_acc, exp_time, evidence, basis) -> tuple:
@@ -364,13 +483,18 @@ class BaseRanker(BaseEstimator):
                 expected_accuracy_low=float(evidence.low[j]),
                 expected_accuracy_high=float(evidence.high[j]),
                 basis=str(basis[j]),
+                expected_time_low=float(evidence.time_low[j]),
+                expected_time_high=float(evidence.time_high[j]),
             )
             for r, j in enumerate(order)
         )
 
     def _neighbours(self, query, excluded):
         """Indices, distances, compared-feature counts and similarity weights of neighbours."""
-        vector = self.scaler_.vector(query)
+        return self._neighbours_of(self.scaler_.vector(query), excluded)
+
+    def _neighbours_of(self, vector, excluded):
+        """:meth:`_neighbours` of a scaled metafeature vector."""
         dist, n_compared = self.scaler_.distances(self.metafeatures_, vector)
         candidates = ~excluded
         if self.k is None:

@@ -56,19 +56,21 @@ __all__ = [
 
 #: Most datasets the prior's all-datasets means are taken over (see "Planner evidence").
 PRIOR_ROWS = 2000
+#: Folds of the cross-fitted residuals that size the expected accuracy's interval.
+CALIBRATION_FOLDS = 5
 
 SR_FLOOR = 1e-3
 TIME_FLOOR = 1e-4
 
 
-def fit_model(rec, rows: np.ndarray):
+def fit_model(rec, rows: np.ndarray, *, n_estimators: int | None = None):
     """The performance model of ``rec`` fitted on the datasets ``rows`` (bool mask)."""
     from metarec.recommender._model import PerformanceModel
 
     X = rec.model_X_[rows]
     return PerformanceModel(
         n=float(rec.n),
-        n_estimators=rec.n_estimators,
+        n_estimators=rec.n_estimators if n_estimators is None else n_estimators,
         min_samples_leaf=rec.min_samples_leaf,
         random_state=rec._seed(),
     ).fit(
@@ -195,8 +197,13 @@ def evidence(rec, query, idx, w, excluded, exp_acc, log_time, best_pred):
     return acc, time, weights, best, start
 
 
-def learned_order(rec, query, idx, w, excluded, keep, tried):
-    """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy."""
+def learned_order(rec, query, idx, w, excluded, keep, tried, evidence_=None):
+    """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy.
+
+    The score of each algorithm is the planner evidence's expected loss (percentage points
+    below the best) after running it and every algorithm ranked above it: it never
+    increases down the ranking.
+    """
     from metarec.recommender._planner import plan_first
 
     pred = predict(rec, query, excluded)
@@ -240,18 +247,44 @@ def learned_order(rec, query, idx, w, excluded, keep, tried):
     order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
     basis = np.full(rec.algorithms_.size, "model", dtype=object)
     basis[picks] = "planner"
+    exp_time = np.exp(log_time) if evidence_ is None else evidence_.expected_time
     if rec.answer_n is not None and order.size:
-        answer = _answer(rec, exp_acc, log_time, keep)
+        answer = _answer(rec, exp_acc, exp_time, keep)
         order = np.concatenate([[answer], order[order != answer]])
         basis[answer] = "answer"
-    return order, key, exp_acc, np.exp(log_time), basis
+    scores = np.full(rec.algorithms_.size, np.nan)
+    scores[order] = expected_loss_along(order, acc, weights, best, start)
+    return order, scores, exp_acc, exp_time, basis
 
 
-def _answer(rec, exp_acc, log_time, keep) -> int:
-    """The algorithm of best predicted accuracy discounted by its time (``answer_n``)."""
-    score = np.log(np.clip(exp_acc, SR_FLOOR, None)) - np.maximum(
-        log_time, np.log(rec.time_floor)
-    ) / float(rec.answer_n)
+def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:
+    """Expected loss (points) after running ``order[:r + 1]``, for every ``r``.
+
+    The weighted mean over evidence rows of ``100 * (best - max(start, best accuracy reached
+    so far))``; an algorithm without a result on a row does not help there.
+    """
+    if order.size == 0:
+        return np.zeros(0)
+    reached = np.maximum.accumulate(np.nan_to_num(acc[:, order], nan=-np.inf), axis=1)
+    loss = 100.0 * np.maximum(best[:, None] - np.maximum(start[:, None], reached), 0.0)
+    total = weights.sum()
+    if not total > 0:
+        return np.full(order.size, np.nan)
+    return weights @ loss / total
+
+
+def _answer(rec, exp_acc, exp_time, keep) -> int:
+    """The first algorithm: best predicted accuracy, discounted beyond ``answer_patience``.
+
+    ``score = log(accuracy) - max(0, log(time / answer_patience)) / answer_n``: an algorithm
+    expected to finish within ``answer_patience`` seconds is judged on its accuracy alone;
+    beyond, A3R's ``n``-th root of the time ratio discounts it.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        over = np.maximum(np.log(np.maximum(exp_time, 1e-12) / rec.answer_patience), 0.0)
+    score = np.log(np.clip(exp_acc, SR_FLOOR, None)) - np.nan_to_num(over, nan=0.0) / float(
+        rec.answer_n
+    )
     candidates = np.flatnonzero(keep & np.isfinite(score))
     if candidates.size == 0:
         candidates = np.flatnonzero(keep)
@@ -275,7 +308,7 @@ class LearnedRanker(BaseRanker):
         Root of the time ratio of the model's A3R rank target.
     n_plan : int, default=4
         Algorithms chosen by the planner before the model's order.
-    time_floor : float, default=0.001
+    time_floor : float, default=1.0
         Seconds below which a run costs the planner no log time ("time that matters").
     plan_rule : {"ratio", "area"}, default="ratio"
         Planner criterion: expected loss reduction per unit of log time, or expected area
@@ -288,11 +321,15 @@ class LearnedRanker(BaseRanker):
         ratio of ``n_instances``, or to the model's predicted time level.
     prior_weight : float, default=4.0
         The global evidence counts as this many nearest neighbours.
-    model_weight : float, default=1.0
+    model_weight : float, default=16.0
         Weight of the model's prediction as one more pseudo-neighbour of the planner.
-    answer_n : float or None, default=None
-        With a number, the first algorithm is the one of best predicted accuracy discounted
-        by its predicted time, ``log(accuracy) - log(max(time, time_floor)) / answer_n``.
+    answer_n : float or None, default=inf
+        With a number, the first algorithm (the answer) is the one of best predicted
+        accuracy, discounted by its expected time beyond ``answer_patience``:
+        ``log(accuracy) - max(0, log(time / answer_patience)) / answer_n`` (``inf``: accuracy
+        alone); ``None``: the planner's first.
+    answer_patience : float, default=1.0
+        Seconds an answer may take at no discount.
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     normalize, distance, weights, features, tried_scale, random_state
@@ -308,6 +345,7 @@ class LearnedRanker(BaseRanker):
     """
 
     strategy = "learned"
+    score_name = "expected_loss"
 
     def __init__(
         self,
@@ -315,13 +353,14 @@ class LearnedRanker(BaseRanker):
         k: int | None = 10,
         n: float = 32,
         n_plan: int = 4,
-        time_floor: float = 0.001,
+        time_floor: float = 1.0,
         plan_rule: str = "ratio",
         order: str = "rank",
         time_scaling: str | None = None,
         prior_weight: float = 4.0,
-        model_weight: float = 1.0,
-        answer_n: float | None = None,
+        model_weight: float = 16.0,
+        answer_n: float | None = float("inf"),
+        answer_patience: float = 1.0,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         normalize: bool = True,
@@ -341,6 +380,7 @@ class LearnedRanker(BaseRanker):
         self.prior_weight = prior_weight
         self.model_weight = model_weight
         self.answer_n = answer_n
+        self.answer_patience = answer_patience
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.normalize = normalize
@@ -374,6 +414,15 @@ class LearnedRanker(BaseRanker):
             raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
+        if not (
+            isinstance(self.answer_patience, (int, float))
+            and np.isfinite(self.answer_patience)
+            and self.answer_patience > 0
+        ):
+            raise InvalidInputError(
+                f"answer_patience must be a positive number of seconds; "
+                f"got {self.answer_patience!r}"
+            )
 
     def _fit_strategy(self) -> None:
         self.model_ = fit_model(self, np.ones(self.datasets_.size, dtype=bool))
@@ -384,4 +433,32 @@ class LearnedRanker(BaseRanker):
         return pairwise_log_score(z, m, w)
 
     def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
-        return learned_order(self, query, idx, w, excluded, keep, tried)
+        return learned_order(self, query, idx, w, excluded, keep, tried, evidence)
+
+    def _calibration_residuals(self) -> np.ndarray:
+        """Cross-fitted residuals of the model's expected accuracy (the CV+ of Barber et al.).
+
+        The calibration datasets are split in :data:`CALIBRATION_FOLDS` folds; each fold's
+        expected accuracy comes from a model fitted on every other dataset with a fifth of
+        the trees (at least 10: the folds together cost about one full fit; a smaller
+        forest's residuals are a little wider, so the interval errs on the wide side).
+        """
+        rows = self._calibration_rows()
+        residuals = np.full((rows.size, self.algorithms_.size), np.nan)
+        if rows.size < 2:
+            return residuals
+        folds = np.arange(rows.size) % min(CALIBRATION_FOLDS, rows.size)
+        trees = max(10, int(self.n_estimators) // CALIBRATION_FOLDS)
+        for fold in np.unique(folds):
+            held = rows[folds == fold]
+            train = np.ones(self.datasets_.size, dtype=bool)
+            train[held] = False
+            model = fit_model(self, train, n_estimators=trees)
+            pred = model.predict(
+                np.where(np.isfinite(self.model_X_[held]), self.model_X_[held], np.nan)
+            )
+            expected = np.clip(pred["best"][:, None] - pred["gap"], 0.0, 1.0)
+            residuals[folds == fold] = np.where(
+                self.present_[held], self.accuracy_[held] - expected, np.nan
+            )
+        return residuals

@@ -59,6 +59,8 @@ class RankedAlgorithm:
     expected_accuracy_low: float = float("nan")
     expected_accuracy_high: float = float("nan")
     basis: str = "neighbours"
+    expected_time_low: float = float("nan")
+    expected_time_high: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class Ranking:
     budget: float | None = None
     tried: tuple[str, ...] = ()
     plan: tuple[tuple[float, float], ...] = field(default=())
+    score_name: str = "score"
 
     @property
     def algorithms(self) -> list[str]:
@@ -151,6 +154,8 @@ class Ranking:
                 "expected_accuracy_low": [float(e.expected_accuracy_low) for e in self.entries],
                 "expected_accuracy_high": [float(e.expected_accuracy_high) for e in self.entries],
                 "expected_time": [float(e.expected_time) for e in self.entries],
+                "expected_time_low": [float(e.expected_time_low) for e in self.entries],
+                "expected_time_high": [float(e.expected_time_high) for e in self.entries],
                 "n_datasets": [int(e.n_datasets) for e in self.entries],
                 "n_failed": [int(e.n_failed) for e in self.entries],
                 "basis": [e.basis for e in self.entries],

@@ -41,7 +41,7 @@ from sklearn.base import BaseEstimator
 
 from metarec.exceptions import InvalidInputError, NotFittedError
 
-__all__ = ["RuntimeModel", "size_features", "MIN_DATASETS"]
+__all__ = ["RuntimeModel", "size_features", "conformal_widths", "MIN_DATASETS"]
 
 #: Fewer datasets than this for an algorithm: its interval width pools every algorithm's.
 MIN_DATASETS = 10
@@ -149,15 +149,7 @@ class RuntimeModel(BaseEstimator):
             loo = (y - fitted) / np.maximum(1.0 - leverage, 1e-6)
         self.loo_residuals_ = np.where(observed, loo, np.nan)
         self.n_datasets_ = observed.sum(axis=0)
-        pooled = _conformal_width(np.abs(self.loo_residuals_).ravel(), self.coverage)
-        self.width_ = np.array(
-            [
-                _conformal_width(np.abs(self.loo_residuals_[:, a]), self.coverage)
-                if self.n_datasets_[a] >= MIN_DATASETS
-                else pooled
-                for a in range(t.shape[1])
-            ]
-        )
+        self.width_ = conformal_widths(self.loo_residuals_, self.coverage)
         return self
 
     def predict(self, X, *, interval: bool = False):
@@ -194,3 +186,36 @@ def _conformal_width(residuals: np.ndarray, coverage: float) -> float:
         return float("inf")
     rank = int(np.ceil((m + 1) * coverage))
     return float(r[min(rank, m) - 1])
+
+
+def conformal_widths(residuals, coverage: float) -> np.ndarray:
+    """Split-conformal half-width of each column's interval from held-out residuals.
+
+    Parameters
+    ----------
+    residuals : ndarray of shape (n_datasets, n_columns)
+        Held-out residuals (NaN where a column has none).
+    coverage : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    ndarray of shape (n_columns,)
+        For a column with ``m >= MIN_DATASETS`` residuals, the ``ceil((m + 1) coverage)``-th
+        smallest absolute residual; with fewer, the same over every column's residuals
+        pooled (infinite without any residual).
+
+    Examples
+    --------
+    >>> conformal_widths(np.array([[0.1], [-0.3], [0.2], [0.5]] * 3), 0.5).round(2).tolist()
+    [0.3]
+    """
+    r = np.abs(np.asarray(residuals, dtype=float))
+    counts = np.isfinite(r).sum(axis=0)
+    pooled = _conformal_width(r.ravel(), coverage)
+    return np.array(
+        [
+            _conformal_width(r[:, a], coverage) if counts[a] >= MIN_DATASETS else pooled
+            for a in range(r.shape[1])
+        ]
+    )

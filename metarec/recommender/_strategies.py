@@ -75,6 +75,7 @@ class A3RRanker(BaseRanker):
     """
 
     strategy = "a3r"
+    score_name = "a3r_score"
 
     def __init__(
         self,
@@ -116,6 +117,7 @@ class ARRRanker(BaseRanker):
     """
 
     strategy = "arr"
+    score_name = "arr_score"
 
     def __init__(
         self,
@@ -172,6 +174,7 @@ class AverageRankRanker(BaseRanker):
     """
 
     higher_is_better = False
+    score_name = "average_rank"
 
     def __init__(
         self,

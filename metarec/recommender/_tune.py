@@ -11,12 +11,17 @@ Procedure (held-out split of datasets, several run histories at once):
    performance model is refitted without the left-out dataset and the held-out half, so none
    of their results influences the choice.  The baselines (global AR*, kNN AR*, and the
    classic ``a3r`` strategy with its former defaults) are evaluated on the same tuning halves.
-3. A configuration's ``wins`` count the comparisons it wins on the tuning halves: MIL and
-   top-3 loss lower, Spearman correlation higher, against each baseline, on each history
-   (``3 x 3 x n_histories`` comparisons).  The configuration with the most wins is chosen;
-   ties go to the lowest ``criterion`` = the sum over histories of the normalised MIL
-   ``(MIL - bound) / (random - bound)`` plus the top-3 loss divided by the random order's
-   (both 0 = perfect, 1 = no better than random), then to the grid order.
+3. A configuration's ``wins`` count, on each history's tuning half, what a user of the
+   first answer and of the order would ask of it: its top-1 loss closes a positive share of
+   the gap between the single best algorithm (SBS) and the oracle; its top-3 loss and its
+   MIL counted from 1 s (``mil_1s``) are lower than global AR*'s; and its top-1 loss, top-3
+   loss and ``mil_1s`` are lower than those of :data:`FORMER_DEFAULT` (``6 x
+   n_histories`` comparisons).  A first answer worse than the constant one is what a user
+   notices first, so the first condition comes before the rest: configurations are ordered
+   by ``never_worse`` (histories whose top-1 loss is below the single best's), then by
+   ``wins``, then by the lowest ``criterion`` = the sum over histories of ``-top1_gap_closed`` plus the top-3
+   loss divided by global AR*'s plus the normalised ``(mil_1s - bound) / (random -
+   bound)``, then to the grid order.
 4. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
    held-out half of each history (the knowledge base then holds every dataset but the one
    left out).  These are the figures to report.
@@ -37,22 +42,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._evaluate import _refit_like, evaluate_recommender
+from metarec.recommender._evaluate import _refit_like, evaluate_recommender, gap_closed
 from metarec.recommender._ranker import Recommender
 
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 
-BASELINES = ("global AR*", "kNN AR*", "a3r")
+BASELINES = ("global AR*", "single best", "former default")
+
+#: The learned strategy's parameters before the first answer and the person's time axis.
+FORMER_DEFAULT = {"time_floor": 0.001, "model_weight": 1.0, "answer_n": None}
 
 DEFAULT_GRID: Mapping[str, tuple] = {
-    "k": (5, 10, 20, 40),
-    "n_plan": (1, 2, 3, 4),
-    "time_floor": (0.001, 0.1, 1.0),
-    "plan_rule": ("ratio",),
-    "order": ("rank",),
-    "time_scaling": (None, "model"),
-    "prior_weight": (0.0, 0.5, 1.0, 2.0, 4.0),
-    "model_weight": (0.0, 1.0),
+    "time_floor": (1.0,),
+    "model_weight": (1.0, 16.0),
+    "answer_n": (None, 16.0, 64.0, float("inf")),
+    "answer_patience": (1.0, 10.0, 60.0),
 }
 
 
@@ -97,9 +101,31 @@ def split_datasets(rec: Recommender, test_size: float, random_state) -> tuple[tu
     return tuple(sorted(shuffled[n_out:])), tuple(sorted(shuffled[:n_out]))
 
 
+FIGURES = ("spearman", "top1_loss", "top3_loss", "mil", "mil_1s", "top1_gap_closed")
+
+
 def _figures(summary) -> dict:
     s = summary.set_index("method")
-    return {m: s.loc[m, ["spearman", "top3_loss", "mil"]].to_dict() for m in s.index}
+    s = s.reindex(columns=list(FIGURES))
+    return {m: s.loc[m].to_dict() for m in s.index}
+
+
+def _wins_and_criterion(mine, figs) -> tuple[int, float]:
+    """Comparisons won on one history and its share of the criterion (see module doc)."""
+    ar, former = figs["global AR*"], figs["former default"]
+    mine = dict(mine)
+    mine["top1_gap_closed"] = gap_closed(mine["top1_loss"], figs["single best"]["top1_loss"])
+    wins = int(mine["top1_gap_closed"] > 0)
+    wins += int(mine["top3_loss"] < ar["top3_loss"]) + int(mine["mil_1s"] < ar["mil_1s"])
+    wins += sum(int(mine[f] < former[f]) for f in ("top1_loss", "top3_loss", "mil_1s"))
+    bound, rand = figs["bound"]["mil_1s"], figs["random"]["mil_1s"]
+    spread = rand - bound if rand > bound else 1.0
+    criterion = (
+        -mine["top1_gap_closed"]
+        + mine["top3_loss"] / max(ar["top3_loss"], 1e-9)
+        + (mine["mil_1s"] - bound) / spread
+    )
+    return wins, float(criterion)
 
 
 def tune_recommender(
@@ -153,6 +179,15 @@ def tune_recommender(
             kb, fitted[name], datasets=tuning, extra_exclude=heldout, fitted=True
         )
         base_figs[name] = _figures(result.summary)
+        former = evaluate_recommender(
+            kb,
+            _refit_like(fitted[name], **FORMER_DEFAULT),
+            baselines=False,
+            datasets=tuning,
+            extra_exclude=heldout,
+            fitted=True,
+        )
+        base_figs[name]["former default"] = _figures(former.summary)["metarec"]
         for method, figs in base_figs[name].items():
             base_rows.append({"history": name, "method": method, **figs})
     names = list(grid)
@@ -162,7 +197,12 @@ def tune_recommender(
     rows = []
     for combo in combos:
         params = dict(zip(names, combo, strict=True))
-        row = {**{p: _show(v) for p, v in params.items()}, "wins": 0, "criterion": 0.0}
+        row = {
+            **{p: _show(v) for p, v in params.items()},
+            "never_worse": 0,
+            "wins": 0,
+            "criterion": 0.0,
+        }
         for name, kb in kbs.items():
             tuning, heldout = splits[name]
             ranker = _refit_like(fitted[name], **params)
@@ -170,27 +210,21 @@ def tune_recommender(
                 kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
             )
             mine = result.summary.set_index("method").loc["metarec"]
-            figs = base_figs[name]
-            for other in BASELINES:
-                if other not in figs:
-                    continue
-                row["wins"] += int(mine.mil < figs[other]["mil"])
-                row["wins"] += int(mine.top3_loss < figs[other]["top3_loss"])
-                row["wins"] += int(mine.spearman > figs[other]["spearman"])
-            bound, rand = figs["bound"]["mil"], figs["random"]["mil"]
-            row["criterion"] += (mine.mil - bound) / (rand - bound) + mine.top3_loss / figs[
-                "random"
-            ]["top3_loss"]
-            row[f"{name} spearman"] = mine.spearman
-            row[f"{name} top3"] = mine.top3_loss
-            row[f"{name} MIL"] = mine.mil
+            wins, criterion = _wins_and_criterion(mine, base_figs[name])
+            row["never_worse"] += int(
+                mine["top1_loss"] < base_figs[name]["single best"]["top1_loss"]
+            )
+            row["wins"] += wins
+            row["criterion"] += criterion
+            for figure in ("top1_loss", "top3_loss", "mil_1s"):
+                row[f"{name} {figure}"] = mine[figure]
         row["_order"] = len(rows)
         row["_params"] = params
         rows.append(row)
         if progress is not None:
             progress(1)
     table = pd.DataFrame(rows).sort_values(
-        ["wins", "criterion", "_order"], ascending=[False, True, True]
+        ["never_worse", "wins", "criterion", "_order"], ascending=[False, False, True, True]
     )
     best = dict(table["_params"].iloc[0])
     heldout_results = {}
@@ -199,6 +233,14 @@ def tune_recommender(
         heldout_results[name] = evaluate_recommender(
             kb, chosen, datasets=splits[name][1], fitted=True
         )
+        former = evaluate_recommender(
+            kb,
+            _refit_like(fitted[name], **FORMER_DEFAULT),
+            baselines=False,
+            datasets=splits[name][1],
+            fitted=True,
+        )
+        heldout_results[name] = _with_former(heldout_results[name], former)
     return TuningResult(
         table=table.drop(columns=["_order", "_params"]).reset_index(drop=True),
         baselines=pd.DataFrame(base_rows),
@@ -207,6 +249,22 @@ def tune_recommender(
         heldout=heldout_results,
         fitted=fitted,
     )
+
+
+def _with_former(result, former):
+    """``result`` with the former default's summary row added as ``"former default"``."""
+    import dataclasses
+
+    import pandas as pd
+
+    row = former.summary[former.summary["method"] == "metarec"].assign(method="former default")
+    sbs = result.summary.set_index("method").loc["single best"]
+    row = row.assign(
+        top1_gap_closed=gap_closed(row["top1_loss"].to_numpy(), sbs.top1_loss),
+        top3_gap_closed=gap_closed(row["top3_loss"].to_numpy(), sbs.top3_loss),
+    )
+    summary = pd.concat([result.summary, row], ignore_index=True)
+    return dataclasses.replace(result, summary=summary)
 
 
 def _show(value):

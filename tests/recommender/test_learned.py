@@ -91,7 +91,8 @@ def test_model_targets_and_prediction_shapes():
 
 
 def test_learned_ranking_frame_and_basis():
-    rec = Recommender(n_estimators=10, k=5).fit(random_kb(seed=3))
+    # without the answer: the planner's picks, then the model's order
+    rec = Recommender(n_estimators=10, k=5, answer_n=None).fit(random_kb(seed=3))
     frame = rec.recommend(metafeatures={"f1": 0.1, "f2": 0.5}).to_frame()
     for column in (
         "algorithm",
@@ -113,9 +114,14 @@ def test_learned_ranking_frame_and_basis():
     assert set(basis[n_planned:]) == {"model"}
     ok = frame["n_datasets"] > 0
     assert (frame.loc[ok, "expected_accuracy_low"] <= frame.loc[ok, "expected_accuracy_high"]).all()
-    # after the planner, the model's predicted rank order
-    rest = frame.iloc[n_planned:]["score"].to_numpy()
-    assert np.all(np.diff(rest) >= 0)
+    # the score (expected loss after the rows so far) never grows down the table
+    assert np.all(np.diff(frame["score"].to_numpy()) <= 1e-12)
+    # with the answer (the default): the best predicted accuracy first, then the planner
+    default = Recommender(n_estimators=10, k=5).fit(random_kb(seed=3))
+    ranked = default.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
+    assert ranked.entries[0].basis == "answer"
+    best = max(ranked, key=lambda e: e.expected_accuracy)
+    assert ranked.entries[0].expected_accuracy == best.expected_accuracy
 
 
 def test_strategies_side_by_side_and_params():
@@ -143,9 +149,15 @@ def test_fitted_learned_recommender_pickles_and_predicts_the_same():
 
 def test_tried_on_the_learned_strategy():
     # planner evidence: the neighbours only (no prior, no model pseudo-neighbour)
-    rec = Recommender(n_estimators=10, k=5, random_state=0, prior_weight=0, model_weight=0).fit(
-        random_kb(seed=7)
-    )
+    rec = Recommender(
+        n_estimators=10,
+        k=5,
+        random_state=0,
+        prior_weight=0,
+        model_weight=0,
+        answer_n=None,
+        time_floor=0.001,
+    ).fit(random_kb(seed=7))
     q = {"f1": 0.2, "f2": 0.4}
     first = rec.recommend(metafeatures=q)
     done = first.algorithms[0]
@@ -264,7 +276,8 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     names = list(rec.datasets_[:12])
     result = evaluate_recommender(kb, rec, datasets=names, fitted=True, n_random=5)
     s = result.summary.set_index("method")
-    assert s.loc["metarec", "mil"] < s.loc["random", "mil"]
+    assert s.loc["metarec", "mil_1s"] < s.loc["random", "mil_1s"]
+    assert s.loc["metarec", "top1_loss"] < s.loc["random", "top1_loss"]
     assert s.loc["metarec", "spearman"] > s.loc["random", "spearman"]
     # one model per left-out dataset, none of which saw it
     assert {key[0] for key in rec.predictions_} == {(d,) for d in names}
@@ -351,7 +364,7 @@ def test_planner_prior_over_a_large_kb_is_a_fixed_even_sample(monkeypatch):
 def test_default_planner_plans_on_the_shrunk_evidence():
     from metarec.recommender._learned import evidence, predict
 
-    rec = Recommender(n_estimators=10, k=4, random_state=0).fit(random_kb(seed=14))
+    rec = Recommender(n_estimators=10, k=4, random_state=0, answer_n=None).fit(random_kb(seed=14))
     assert rec.prior_weight > 0 and rec.model_weight > 0
     q = {"f1": 0.1, "f2": -0.3, "majority_class_pct": 40.0}
     ranking = rec.recommend(metafeatures=q)
@@ -385,18 +398,24 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     from metarec.recommender._learned import predict
 
     kb = random_kb(seed=7)
-    rec = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0).fit(kb)
+    rec = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, answer_patience=1.0).fit(
+        kb
+    )
     query = dict(rec.raw_metafeatures_.iloc[0])
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
     excluded[0] = True
     ranking = rec.recommend(metafeatures=query, exclude=[rec.datasets_[0]])
     pred = predict(rec, query, excluded)
     acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
-    score = np.log(np.clip(acc, 1e-3, None)) - np.maximum(pred["log_time"][0], 0.0) / 4.0
+    # the expected time shown (the runtime model's, scaled to the query's size) discounts
+    # the predicted accuracy beyond answer_patience = 1 s
+    shown = ranking.to_frame().set_index("algorithm").loc[list(rec.algorithms_)]
+    np.testing.assert_allclose(shown["expected_accuracy"], acc)
+    score = np.log(np.clip(acc, 1e-3, None)) - np.maximum(np.log(shown["expected_time"]), 0.0) / 4
     assert ranking.algorithms[0] == rec.algorithms_[int(np.argmax(score))]
     assert ranking.entries[0].basis == "answer"
     assert sorted(ranking.algorithms) == sorted(rec.algorithms_)  # every algorithm once
-    plain = Recommender(n_estimators=10, k=5, time_floor=1.0).fit(kb)
+    plain = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=None).fit(kb)
     first = plain.recommend(metafeatures=query, exclude=[rec.datasets_[0]]).entries[0]
     assert first.basis == "planner"
     with pytest.raises(InvalidInputError, match="answer_n"):
