@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 import pandas as pd
 from _kb_frames import FrameKB
+from _pages import write_page
 
 from metarec.evaluation import a3r
 from metarec.recommender import Recommender
@@ -102,46 +103,57 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", type=int, default=10_000)
     parser.add_argument("--algorithms", type=int, default=200)
     parser.add_argument("--pairs", type=int, default=400, help="pairs timed for the naive version")
+    parser.add_argument(
+        "--page",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "recommend-speed.md",
+    )
     args = parser.parse_args(argv)
+    lines = []
+
+    def say(text):
+        print(text, flush=True)
+        lines.append(f"- {text}")
+
     n_d, n_a = args.datasets, args.algorithms
     kb = synthetic_kb(n_d, n_a)
-    print(f"synthetic KB: {n_d} datasets x {n_a} algorithms, {len(kb.runs())} results")
+    say(f"synthetic KB: {n_d} datasets x {n_a} algorithms, {len(kb.runs())} results")
 
     start = time.perf_counter()
     classic = Recommender(strategy="a3r").fit(kb)
     t_classic = time.perf_counter() - start
-    print(f"fit, strategy='a3r' (reads the frames, no model): {t_classic:.2f} s")
+    say(f"fit, strategy='a3r' (reads the frames, no model): {t_classic:.2f} s")
     start = time.perf_counter()
     rec = Recommender().fit(kb)
     t_fit = time.perf_counter() - start
-    print(
+    say(
         f"fit, default strategy {rec.strategy!r} (frames + performance model): {t_fit:.2f} s "
         f"({t_fit / t_classic:.1f}x the 'a3r' fit in the same run); under 30 s: "
         f"{'yes' if t_fit < 30 else 'NO'}"
     )
     query = {f"mf{i}": 0.1 * i for i in range(20)}
     t_default, ranking = best_of(lambda: rec.recommend(metafeatures=query))
-    print(f"recommend, default strategy, k={rec.k}: {t_default * 1000:.1f} ms (median of 5)")
+    say(f"recommend, default strategy, k={rec.k}: {t_default * 1000:.1f} ms (median of 5)")
     t_classic_rec, _ = best_of(lambda: classic.recommend(metafeatures=query))
-    print(
+    say(
         f"recommend, strategy='a3r', k={classic.k}: {t_classic_rec * 1000:.1f} ms (median of 5; "
         f"default / a3r = {t_default / t_classic_rec:.1f}x)"
     )
     import pickle
 
     t_pickle = len(pickle.dumps(rec)) / 2**20
-    print(f"fitted default recommender pickles to {t_pickle:.1f} MiB")
+    say(f"fitted default recommender pickles to {t_pickle:.1f} MiB")
     everything = Recommender(strategy="a3r", k=None, weights=None).fit(kb)
     t_all, ranking_all = best_of(lambda: everything.recommend(metafeatures=query))
-    print(f"recommend, k=None ({n_d} neighbours): {t_all * 1000:.1f} ms (median of 5)")
-    print(f"under one second: {'yes' if max(t_default, t_all) < 1 else 'NO'}")
+    say(f"recommend, k=None ({n_d} neighbours): {t_all * 1000:.1f} ms (median of 5)")
+    say(f"under one second: {'yes' if max(t_default, t_all) < 1 else 'NO'}")
 
     tracemalloc.start()
     everything.recommend(metafeatures=query)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     mib = 2**20
-    print(
+    say(
         f"peak memory of one k=None recommend: {peak / mib:.1f} MiB "
         f"(one algorithms^2 float matrix = {n_a * n_a * 8 / mib:.2f} MiB, "
         f"one algorithms x datasets matrix = {n_a * n_d * 8 / mib:.1f} MiB, "
@@ -168,7 +180,7 @@ def main(argv=None) -> None:
     )
     seconds, values = naive_pairs(frame, sample, everything.n)
     full = seconds * len(all_pairs) / len(sample)
-    print(
+    say(
         f"naive pandas loop over pairs: {seconds:.2f} s for {len(sample)} of {len(all_pairs)} pairs; "
         f"extrapolated linearly to all pairs: {full:.1f} s (not run in full: it would take too long)"
     )
@@ -179,9 +191,14 @@ def main(argv=None) -> None:
     pair = np.exp((g - g.T) / (m.T @ m))
     index = everything.algorithm_index_
     worst = max(abs(values[(p, q)] / pair[index[p], index[q]] - 1) for p, q in sample)
-    print(f"largest relative difference naive vs vectorised on the sampled pairs: {worst:.1e}")
-    print(f"speed-up of the vectorised recommend (k=None) over the naive one: {full / t_all:,.0f}x")
+    say(f"largest relative difference naive vs vectorised on the sampled pairs: {worst:.1e}")
+    say(f"speed-up of the vectorised recommend (k=None) over the naive one: {full / t_all:,.0f}x")
     assert ranking.algorithms and ranking_all.algorithms
+    write_page(
+        args.page,
+        "Recommending on a large knowledge base",
+        "\n".join(lines) + "\n\nCommand: `python benchmarks/recommend_speed.py`.",
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ accuracies and times); nothing is faked between the command line and the databas
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -34,8 +35,12 @@ def test_recommend_on_a_stored_dataset_finds_it_and_ranks_its_results(real_kb):
     # AR ranks by accuracy: slow 0.90 > mid 0.85 > fast 0.80 (means of two folds +-0.01)
     assert [r["algorithm"] for r in doc["results"]] == ["slow", "mid", "fast"]
     assert rows["slow"]["expected_accuracy"] == pytest.approx(0.90)
-    assert rows["slow"]["expected_time"] == pytest.approx(9.0)
-    assert rows["fast"]["expected_time"] == pytest.approx(0.02)
+    # expected times are the runtime model's (scaled to the dataset's size), with intervals;
+    # they keep the stored order slow 9 s > mid 0.5 s > fast 0.02 s
+    times = [rows[a]["expected_time"] for a in ("slow", "mid", "fast")]
+    assert times[0] > times[1] > times[2] > 0
+    for r in doc["results"]:
+        assert r["expected_time_low"] <= r["expected_time"] <= r["expected_time_high"]
 
 
 def test_recommend_table_shows_units_and_honest_precision(real_kb):
@@ -44,7 +49,7 @@ def test_recommend_table_shows_units_and_honest_precision(real_kb):
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "90.0 %" in out and "85.0 %" in out and "80.0 %" in out
-    assert "9.0 s" in out and "0.50 s" in out and "0.020 s" in out
+    assert re.search(r"\d s \(", out) and re.search(r"\d ms|0\.0\d+ s", out)  # units
     assert "0.9000" not in out and "0.02" + "000" not in out  # no 4-5 digit floats
     assert "Neighbouring datasets" in out
 
