@@ -197,8 +197,11 @@ def evidence(rec, query, idx, w, excluded, exp_acc, log_time, best_pred):
     return acc, time, weights, best, start
 
 
-def learned_order(rec, query, idx, w, excluded, keep, tried, evidence_=None):
+def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
     """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy.
+
+    ``shared`` is the base ranker's :class:`~metarec.recommender._base.Evidence` for the
+    query (its expected times are the ones shown and the ones the answer is discounted by).
 
     The score of each algorithm is the planner evidence's expected loss (percentage points
     below the best) after running it and every algorithm ranked above it: it never
@@ -247,7 +250,7 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, evidence_=None):
     order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
     basis = np.full(rec.algorithms_.size, "model", dtype=object)
     basis[picks] = "planner"
-    exp_time = np.exp(log_time) if evidence_ is None else evidence_.expected_time
+    exp_time = shared.expected_time  # the runtime model's, scaled to the query's size
     if rec.answer_n is not None and order.size:
         answer = _answer(rec, exp_acc, exp_time, keep)
         order = np.concatenate([[answer], order[order != answer]])

@@ -252,8 +252,6 @@ class Recommender(BaseEstimator):
             LearnedRanker(
                 **{n: getattr(self, n) for n in _COMMON + _OWN["learned"]}
             )._validate_params()
-        if not (np.isfinite(self.n) and self.n > 0):
-            raise InvalidInputError(f"n must be a positive number; got {self.n!r}")
 
     def fit(self, kb, y=None) -> Recommender:
         """Read the runs and metafeatures of a knowledge base and fit the strategy's ranker.
