@@ -19,6 +19,7 @@ _LAZY = {
     "load_dataset": "metarec.data",
     "Dataset": "metarec.data",
     "extract": "metarec.metafeatures",
+    "AutoClassifier": "metarec.automl",
 }
 
 __all__ = ["__version__", *_LAZY]

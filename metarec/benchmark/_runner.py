@@ -183,35 +183,33 @@ def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> di
     from metarec.evaluation import nosimple_roc_auc_score
 
     values: dict[tuple[str, int], float] = {}
-    n_folds = max((len(r.folds) for r in results), default=0)
-    for fold in range(n_folds):
+    by_fold = [{record.fold: record for record in r.folds} for r in results]
+    folds = sorted({number for records in by_fold for number in records})
+    for fold in folds:
         members = [
-            r
-            for r in results
-            if fold < len(r.folds)
-            and r.folds[fold].status == "ok"
-            and r.folds[fold].scores is not None
+            (r, records[fold])
+            for r, records in zip(results, by_fold, strict=True)
+            if fold in records and records[fold].status == "ok" and records[fold].scores is not None
         ]
         if not members:
             continue
-        y_test = y[members[0].folds[fold].test_index]
+        y_test = y[members[0][1].test_index]
         if len(np.unique(y_test)) < 2:
             continue
         informative = []
-        for r in members:
-            scores = r.folds[fold].scores
-            if np.ptp(scores, axis=0).max() > 0:
-                informative.append(r)
+        for r, record in members:
+            if np.ptp(record.scores, axis=0).max() > 0:
+                informative.append((r, record))
             else:
                 values[(r.algorithm, fold)] = 0.5
         if not informative:
             continue
-        stacked = np.stack([r.folds[fold].scores for r in informative], axis=1)
+        stacked = np.stack([record.scores for _, record in informative], axis=1)
         try:
             auc = nosimple_roc_auc_score(y_test, stacked, labels=np.arange(n_classes))
         except ValueError:
             continue  # undefined on this fold
-        for r, value in zip(informative, np.asarray(auc, dtype=float), strict=True):
+        for (r, _), value in zip(informative, np.asarray(auc, dtype=float), strict=True):
             values[(r.algorithm, fold)] = float(value)
     return values
 

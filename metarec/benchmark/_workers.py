@@ -199,6 +199,8 @@ class JobTask:
     splits: Sequence[tuple[Any, Any]]
     start: int = 0
     folds: list = field(default_factory=list)  # FoldRecords received so far
+    #: ``time.perf_counter()`` value after which a running fold is killed (a time budget)
+    deadline: float | None = None
 
 
 @dataclass
@@ -208,6 +210,8 @@ class CallTask:
     label: Any
     func: Callable[..., Any]
     args: tuple
+    #: ``time.perf_counter()`` value after which the call is killed (reported as an error)
+    deadline: float | None = None
 
 
 class _Worker:
@@ -321,6 +325,7 @@ class WorkerPool:
         on_job: Callable[[JobTask], None] | None = None,
         on_call: Callable[[CallTask, str, Any], None] | None = None,
         check: Callable[[], None] | None = None,
+        more: Callable[[], JobTask | CallTask | None] | None = None,
     ) -> None:
         """Run ``tasks`` in order of the list on the pool's workers.
 
@@ -330,10 +335,15 @@ class WorkerPool:
         the time limit (``spec.timeout``) kill their worker and are recorded as ``timeout``; a
         worker that dies is recorded as an ``error`` of its fold and replaced.  On any
         exception (KeyboardInterrupt included) every worker is killed.  ``check()`` is called
-        at least twice a second and may raise to stop the run.
+        at least twice a second and may raise to stop the run.  ``more()``, when given, is
+        asked for the next task whenever a worker is free and ``tasks`` are used up (a plan
+        that changes with the results); the run ends when it returns None and no worker is
+        busy.  A fold still running at its task's ``deadline`` is killed and recorded as
+        ``timeout``, like a fold over the time limit; a call past its ``deadline`` is killed
+        and reported as an error.
         """
         try:
-            _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None))
+            _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None), more)
         except BaseException:
             self.close()
             raise
@@ -345,7 +355,20 @@ def run_tasks(tasks: Sequence[JobTask | CallTask], *, n_workers: int, modules=()
         pool.run(tasks, **callbacks)
 
 
-def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check) -> None:
+def _kill_time(worker: _Worker) -> float | None:
+    """When the worker's current fold or call must be killed (``perf_counter``), or None."""
+    task = worker.task
+    if isinstance(task, CallTask):
+        return task.deadline
+    if not isinstance(task, JobTask) or worker.fold is None:
+        return None
+    limits = [task.deadline] if task.deadline is not None else []
+    if task.spec.timeout:
+        limits.append(worker.fold_started + task.spec.timeout)
+    return min(limits) if limits else None
+
+
+def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, more=None) -> None:
     from metarec.benchmark._folds import failed_fold, not_run_folds
 
     workers = pool.workers
@@ -397,20 +420,35 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check) -
             worker.task = None
             queue.appendleft(task)  # the rest of its folds, on a fresh worker
 
-    while queue or any(w.task is not None for w in workers):
+    def next_task():
+        if not queue and more is not None:
+            task = more()
+            if task is not None:
+                queue.append(task)
+        return queue.popleft() if queue else None
+
+    while True:
         check()
-        idle = [w for w in workers if w.task is None]
-        while queue and idle:
-            assign(idle.pop(0), queue.popleft())
-        while queue and len(workers) < pool.n_workers:
+        for worker in [w for w in workers if w.task is None]:
+            task = next_task()
+            if task is None:
+                break
+            assign(worker, task)
+        while len(workers) < pool.n_workers and all(w.task is not None for w in workers):
+            task = next_task()
+            if task is None:
+                break
             worker = _Worker(pool.path, pool.modules)
             workers.append(worker)
-            assign(worker, queue.popleft())
+            assign(worker, task)
+        if not queue and not any(w.task is not None for w in workers):
+            break
         now = time.perf_counter()
         wait = 0.5
         for w in workers:
-            if w.fold is not None and isinstance(w.task, JobTask) and w.task.spec.timeout:
-                wait = min(wait, max(0.0, w.fold_started + w.task.spec.timeout - now))
+            kill_at = _kill_time(w)
+            if kill_at is not None:
+                wait = min(wait, max(0.0, kill_at - now))
         busy = {w.fd: w for w in workers if w.task is not None}
         ready, _, _ = select.select(list(busy), [], [], wait)
         for fd in ready:
@@ -432,14 +470,16 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check) -
                 lost(worker, worker.death())
         now = time.perf_counter()
         for worker in list(workers):
+            kill_at = _kill_time(worker)
+            if kill_at is None or now <= kill_at:
+                continue
             task = worker.task
-            if (
-                isinstance(task, JobTask)
-                and worker.fold is not None
-                and task.spec.timeout
-                and now - worker.fold_started > task.spec.timeout
+            worker.kill()
+            if isinstance(task, CallTask) or (
+                task.deadline is not None and kill_at == task.deadline
             ):
-                worker.kill()
+                lost(worker, "stopped: the time budget ran out", "timeout")
+            else:
                 lost(worker, f"killed after the {task.spec.timeout:g} s time limit", "timeout")
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from metarec.exceptions import KnowledgeBaseError
 
-__all__ = ["builtin_path", "resource_files", "BUILTIN_TABLES"]
+__all__ = ["builtin_path", "resource_files", "seed_with_builtin", "BUILTIN_TABLES"]
 
 BUILTIN_TABLES = ("datasets", "algorithms", "runs", "metafeatures")
 
@@ -71,17 +71,40 @@ def builtin_path() -> Path:
     return target
 
 
-def _load(files: dict[str, Path], path: Path) -> None:
+def seed_with_builtin(kb) -> bool:
+    """Fill a knowledge base that holds no runs with the built-in one's contents.
+
+    A knowledge base that grows with use (``metarec run`` stores every fold it evaluates)
+    must not start empty: a recommender fitted on a single dataset knows nothing.  The
+    built-in datasets, algorithms, runs and metafeatures are imported through the ordinary
+    import path, in the knowledge base's own schema.
+
+    Returns
+    -------
+    bool
+        Whether the knowledge base was filled (False: it already held runs).
+    """
+    if kb.has_runs():
+        return False
+    _fill(kb, resource_files())
+    return True
+
+
+def _fill(kb, files: dict[str, Path]) -> None:
     import pandas as pd
 
+    kb.add_datasets(pd.read_parquet(files["datasets"]))
+    kb.add_algorithms(pd.read_parquet(files["algorithms"]))
+    kb.import_runs(files["runs"])
+    kb.import_metafeatures(files["metafeatures"])
+
+
+def _load(files: dict[str, Path], path: Path) -> None:
     from metarec.storage._kb import KnowledgeBase
 
     kb = KnowledgeBase(f"sqlite:///{path}")
     try:
-        kb.add_datasets(pd.read_parquet(files["datasets"]))
-        kb.add_algorithms(pd.read_parquet(files["algorithms"]))
-        kb.import_runs(files["runs"])
-        kb.import_metafeatures(files["metafeatures"])
+        _fill(kb, files)
         with kb.engine.connect() as conn:  # fold the WAL into the file before it is renamed
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

@@ -1,0 +1,343 @@
+"""``AutoClassifier``: recommend, evaluate within a budget, and keep the best model."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from metarec.automl._duration import parse_duration
+from metarec.automl._search import RunSettings, SearchResult, check_dataset, search
+from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
+
+__all__ = ["AutoClassifier", "open_run_kb"]
+
+TARGET = "__metarec_target__"
+
+
+def open_run_kb(kb=None):
+    """The knowledge base a search reads and grows; filled with the built-in one if empty.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase, str, path or None
+        A knowledge base, a database URL or SQLite path, or None for the default one
+        (``METAREC_DB`` or metarec's data directory).
+
+    Returns
+    -------
+    (KnowledgeBase, bool)
+        The knowledge base, and whether it was just filled with the built-in one.
+    """
+    import shutil
+
+    from metarec._config import resolve_db_url
+    from metarec.storage import KnowledgeBase
+    from metarec.storage._builtin import builtin_path, seed_with_builtin
+    from metarec.storage._engine import _sqlite_path
+
+    if isinstance(kb, KnowledgeBase):
+        return kb, False
+    url = resolve_db_url(None if kb is None else str(kb))
+    path = _sqlite_path(url)
+    if path is not None and (not path.exists() or path.stat().st_size == 0):
+        # a new SQLite file: a copy of the built-in one is its fastest start
+        source = builtin_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, path)
+        return KnowledgeBase(url), True
+    opened = KnowledgeBase(url)
+    return opened, seed_with_builtin(opened)
+
+
+class AutoClassifier(ClassifierMixin, BaseEstimator):
+    """Choose, evaluate and fit a classifier for a dataset within a time budget.
+
+    The recommender ranks metarec's portfolio for the data from its metafeatures and the
+    knowledge base; the algorithms are evaluated in that order with the benchmark runner's
+    protocol (the same folds for all, single-threaded worker processes), each result
+    re-ranks the rest, and an algorithm whose expected time does not fit what is left of the
+    budget is skipped; a fit still running when the budget runs out is stopped.  The answer
+    is the best CV score shrunk toward the knowledge base's expectation (ties go to the
+    faster fit), refitted on every row.  Every evaluated fold is stored in the knowledge
+    base, and a later fit on the same data reuses the stored folds.
+
+    Parameters
+    ----------
+    budget : float or str, default=300
+        Wall-clock seconds for the whole fit, refit included (``90``, ``"90s"``, ``"10m"``,
+        ``"1h"``).
+    kb : KnowledgeBase, str or None, default=None
+        Knowledge base (object, URL or SQLite path); None is the default one.  An empty one
+        is first filled with the built-in knowledge base.
+    protocol : str, default="cv5"
+        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...).
+    metric : {"accuracy", "balanced_accuracy", "roc_auc", "tau"}, default="accuracy"
+        Score that chooses the answer.
+    n_jobs : int, default=1
+        Algorithms evaluated at once, one single-threaded worker process each (-1: all cores).
+    random_state : int, default=0
+        Seed of the folds and of every estimator.
+    store : bool, default=True
+        Store the evaluated folds in the knowledge base (never into the built-in one).
+
+    Attributes
+    ----------
+    best_estimator_ : LabelledClassifier
+        The chosen algorithm's pipeline fitted on every row; takes a DataFrame with the
+        training columns.
+    best_algorithm_ : str
+    leaderboard_ : DataFrame
+        One row per algorithm of the portfolio: CV score and spread, selection score, fit
+        time, expected score and time, planned and actual order, status.
+    cv_results_ : dict of ndarray
+        scikit-learn's layout: ``algorithm``, ``split<i>_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``mean_fit_time``, ``rank_test_score``, ``status``.
+    search_ : SearchResult
+        Everything the search found.
+    classes_ : ndarray
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    >>> model = AutoClassifier(budget=30).fit(X, y)  # doctest: +SKIP
+    >>> model.leaderboard_.head()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        budget: float | str = 300,
+        *,
+        kb=None,
+        protocol: str = "cv5",
+        metric: str = "accuracy",
+        n_jobs: int = 1,
+        random_state: int = 0,
+        store: bool = True,
+    ) -> None:
+        self.budget = budget
+        self.kb = kb
+        self.protocol = protocol
+        self.metric = metric
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.store = store
+
+    def _settings(self, store: bool) -> RunSettings:
+        return RunSettings(
+            budget=parse_duration(self.budget),
+            protocol=self.protocol,
+            metric=self.metric,
+            n_jobs=self.n_jobs,
+            random_state=int(self.random_state),
+            store=store,
+        )
+
+    def fit(self, X, y) -> AutoClassifier:
+        """Search within ``budget`` seconds from now and fit the best algorithm on ``X, y``.
+
+        Raises
+        ------
+        BenchmarkInterrupted
+            On SIGINT or SIGTERM: the search stopped, the finished folds are stored, and the
+            best model so far is fitted (the attributes are set) when that takes about a
+            second.
+        """
+        import pandas as pd
+
+        from metarec.data import load_dataset
+
+        start = time.perf_counter()
+        if not isinstance(X, pd.DataFrame):
+            array = np.asarray(X)
+            if array.ndim != 2:
+                raise InvalidInputError(f"X must be 2-dimensional, got shape {array.shape}")
+            X = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+        y = np.asarray(y)
+        if len(y) != len(X):
+            raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
+        frame = X.reset_index(drop=True).copy()
+        frame[TARGET] = y
+        ds = load_dataset(frame, target=TARGET)
+        budget = parse_duration(self.budget)
+        return self._fit_dataset(ds, start=start, deadline=start + budget)
+
+    def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
+        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
+
+        kb, seeded = open_run_kb(self.kb)
+        store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
+        settings = self._settings(store)
+        check_dataset(ds, settings, kb)
+        if notes is not None and seeded:
+            notes.append("the knowledge base was empty: it starts from the built-in one")
+        with _Signals() as signals:
+            result = search(
+                ds,
+                kb,
+                settings,
+                deadline=deadline,
+                start=start,
+                check=signals.check,
+                progress=progress,
+            )
+        self._set_fitted(result, ds)
+        if result.interrupted is not None:
+            raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
+        if result.model is None:
+            raise BenchmarkError(
+                f"no algorithm finished every fold within the budget of "
+                f"{settings.budget:g} s; give a larger budget (the stored folds are kept)"
+            )
+        return self
+
+    def _set_fitted(self, result: SearchResult, ds) -> None:
+        self.search_ = result
+        self.leaderboard_ = leaderboard(result)
+        self.cv_results_ = cv_results(result)
+        self.best_algorithm_ = result.best
+        if result.model is not None:
+            self.best_estimator_ = result.model
+            self.classes_ = result.model.classes_
+        self.feature_names_in_ = np.asarray(list(ds.X.columns), dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        self.dataset_fingerprint_ = ds.fingerprint
+
+    def _model(self):
+        if "best_estimator_" not in self.__dict__:
+            raise NotFittedError("this AutoClassifier has no fitted model; call fit(X, y) first")
+        return self.best_estimator_
+
+    def predict(self, X):
+        """Labels predicted by :attr:`best_estimator_`."""
+        return self._model().predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
+        return self._model().predict_proba(X)
+
+    def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
+        """Write the fitted model with joblib, and a JSON sidecar describing it.
+
+        The sidecar (``path`` with the suffix ``.json``) names the algorithm and its
+        parameters, the CV score with its spread and folds, the protocol, seed and metric,
+        the data's fingerprint and columns, and the versions of metarec and the libraries.
+
+        Returns
+        -------
+        (Path, Path)
+            The model file and the sidecar.
+        """
+        import joblib
+
+        model = self._model()
+        path = Path(path)
+        sidecar = path.with_suffix(".json")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        joblib.dump(model, tmp)
+        os.replace(tmp, path)
+        sidecar.write_text(json.dumps(self.describe(), indent=2, default=str) + "\n")
+        return path, sidecar
+
+    def describe(self) -> dict[str, Any]:
+        """What :meth:`save` writes into the sidecar."""
+        from importlib import metadata
+
+        from metarec._version import __version__
+        from metarec.benchmark import default_portfolio
+
+        result = self.search_
+        trial = result.trial(result.best) if result.best else None
+        algorithm = default_portfolio()[result.best] if result.best else None
+        versions = {"metarec": __version__}
+        for package in ("scikit-learn", "numpy", "pandas", "scipy"):
+            try:
+                versions[package] = metadata.version(package)
+            except metadata.PackageNotFoundError:  # pragma: no cover
+                pass
+        if algorithm is not None:
+            versions["algorithm library"] = algorithm.library_version()
+        settings = result.settings
+        return {
+            "algorithm": result.best,
+            "estimator": algorithm.estimator if algorithm else None,
+            "parameters": dict(algorithm.params) if algorithm else {},
+            "scaled": algorithm.scale if algorithm else None,
+            "metric": settings.metric,
+            "cv_score": trial.cv_score if trial else None,
+            "cv_sd": trial.cv_sd if trial else None,
+            "fold_scores": list(trial.fold_scores) if trial else [],
+            "selection_score": trial.selection_score if trial else None,
+            "protocol": settings.protocol,
+            "folds": result.n_folds,
+            "seed": settings.random_state,
+            "budget_seconds": settings.budget,
+            "search_seconds": round(result.seconds, 3),
+            "n_evaluated": sum(t.complete for t in result.trials),
+            "dataset": result.dataset,
+            "data_fingerprint": result.fingerprint,
+            "columns": [str(c) for c in self.feature_names_in_],
+            "classes": [str(c) for c in self.classes_] if hasattr(self, "classes_") else [],
+            "versions": versions,
+        }
+
+
+def leaderboard(result: SearchResult):
+    """The trials as a table, best first."""
+    import pandas as pd
+
+    rows = []
+    for trial in result.trials:
+        rows.append(
+            {
+                "algorithm": trial.algorithm,
+                "cv_score": trial.cv_score,
+                "cv_sd": trial.cv_sd,
+                "selection_score": trial.selection_score,
+                "fit_time": trial.fit_time,
+                "expected_score": trial.expected_score,
+                "expected_time": trial.expected_time,
+                "planned": trial.planned,
+                "order": trial.order,
+                "status": trial.status,
+                "finished_at": trial.finished,
+                "message": trial.message,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["order"] = frame["order"].astype("Int64")
+    return frame
+
+
+def cv_results(result: SearchResult) -> dict[str, np.ndarray]:
+    """The trials in scikit-learn's ``cv_results_`` layout (NaN where a fold did not run)."""
+    trials = result.trials
+    out: dict[str, np.ndarray] = {"algorithm": np.array([t.algorithm for t in trials])}
+    for fold in range(result.n_folds):
+        out[f"split{fold}_test_score"] = np.array(
+            [
+                t.fold_scores[fold] if t.complete and fold < len(t.fold_scores) else np.nan
+                for t in trials
+            ]
+        )
+    means = np.array([t.cv_score if t.complete else np.nan for t in trials])
+    out["mean_test_score"] = means
+    out["std_test_score"] = np.array([t.cv_sd if t.complete else np.nan for t in trials])
+    out["mean_fit_time"] = np.array([t.fit_time for t in trials])
+    selection = np.array([t.selection_score for t in trials])
+    order = np.argsort(np.where(np.isfinite(selection), -selection, np.inf), kind="stable")
+    rank = np.empty(len(trials), dtype=int)
+    rank[order] = np.arange(1, len(trials) + 1)
+    out["rank_test_score"] = rank
+    out["status"] = np.array([t.status for t in trials])
+    return out

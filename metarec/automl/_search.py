@@ -1,0 +1,693 @@
+"""The search loop of ``metarec run``: recommend, evaluate, feed back, re-plan, within a budget.
+
+Active testing with real fits (Leite et al. 2012; Abdulrahman et al. 2018): the recommender
+ranks the portfolio for the new dataset from its metafeatures; the first algorithms of the
+ranking are evaluated on the user's data with the benchmark runner's protocol (the same folds
+for every algorithm, warm single-threaded worker processes, ``n_jobs`` at once); each result
+goes back to the recommender as ``tried``, which re-weights the neighbouring datasets by how
+well they predicted it, and the next algorithm comes from the new ranking.
+
+The budget is wall-clock seconds for the whole search, refit included.  An algorithm is
+started only when its expected time for the folds still to run (the recommender's expected
+fit time on a dataset of this size, per fold) fits in what is left after keeping time for the
+final refit; a fold still running when the time is up is killed.  The answer is the algorithm
+with the best CV score shrunk toward the knowledge base's expectation
+(:func:`metarec.automl._select.posterior_scores`), refitted on every row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from metarec.automl._model import LabelledClassifier
+from metarec.automl._select import choose, posterior_scores
+from metarec.exceptions import BenchmarkError
+
+__all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS"]
+
+#: Scores ``metarec run`` can select by (all higher is better).
+METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
+#: Seconds kept for the work after the search (storing the folds, saving the model).
+END_MARGIN = 0.5
+#: Per-fold overhead of a job besides the fit (sending the fold, predicting, scoring).
+FOLD_OVERHEAD = 0.05
+BUDGET_STOP = "stopped: the time budget ran out"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a search does, shared by :class:`~metarec.AutoClassifier` and ``metarec run``.
+
+    Attributes
+    ----------
+    budget : float
+        Wall-clock seconds for the whole search, the final refit included.
+    protocol : str
+        Evaluation protocol of the benchmark runner (``"cv5"``, ``"cv10"``...).
+    metric : str
+        Score that chooses the answer, one of :data:`METRICS`.
+    n_jobs : int
+        Worker processes (joblib's convention: -1 all cores).
+    random_state : int
+        Seed of the folds and of every estimator.
+    store : bool
+        Store every evaluated fold in the knowledge base.
+    """
+
+    budget: float
+    protocol: str = "cv5"
+    metric: str = "accuracy"
+    n_jobs: int = 1
+    random_state: int = 0
+    store: bool = True
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One algorithm of a search: what was planned, what it did and what it scored.
+
+    Attributes
+    ----------
+    algorithm : str
+    planned : int
+        Position in the first ranking (1 = first recommended).
+    order : int or None
+        Position in which it was evaluated (None: not evaluated).
+    status : str
+        ``"ok"`` (evaluated now), ``"stored"`` (every fold reused from the knowledge base),
+        ``"error"`` (a fold failed), ``"timeout"`` (stopped when the budget ran out),
+        ``"skipped"`` (its expected time did not fit the budget left), ``"not run"``.
+    fold_scores : tuple of float
+        The metric on each fold (complete only when ``status`` is ok or stored).
+    fit_time : float
+        Mean CPU seconds of one fold's fit (NaN when not evaluated).
+    expected_score, expected_score_low, expected_score_high : float
+        The recommender's expectation of the accuracy, with its 80 % interval.
+    expected_time, expected_time_high : float
+        The recommender's expected fit time of one fold, and the top of its 80 % interval.
+    selection_score : float
+        The CV mean shrunk toward the expectation: what chooses the answer (NaN: not
+        eligible).
+    finished : float
+        Seconds from the start of the search to the end of its evaluation (NaN: none).
+    message : str
+        Why it was skipped or failed.
+    """
+
+    algorithm: str
+    planned: int
+    order: int | None = None
+    status: str = "not run"
+    fold_scores: tuple[float, ...] = ()
+    fit_time: float = float("nan")
+    expected_score: float = float("nan")
+    expected_score_low: float = float("nan")
+    expected_score_high: float = float("nan")
+    expected_time: float = float("nan")
+    expected_time_high: float = float("nan")
+    selection_score: float = float("nan")
+    finished: float = float("nan")
+    message: str = ""
+
+    @property
+    def cv_score(self) -> float:
+        """Mean of the fold scores (NaN without any)."""
+        return float(np.mean(self.fold_scores)) if self.fold_scores else float("nan")
+
+    @property
+    def cv_sd(self) -> float:
+        """Standard deviation of the fold scores (ddof=1; NaN with fewer than two)."""
+        if len(self.fold_scores) < 2:
+            return float("nan")
+        return float(np.std(self.fold_scores, ddof=1))
+
+    @property
+    def complete(self) -> bool:
+        return self.status in ("ok", "stored")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Everything a search found: the trials, the answer and its refitted model."""
+
+    dataset: str
+    fingerprint: str
+    settings: RunSettings
+    n_folds: int
+    trials: tuple[Trial, ...]
+    best: str | None
+    model: LabelledClassifier | None
+    seconds: float
+    runs_stored: int = 0
+    interrupted: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def trial(self, algorithm: str) -> Trial:
+        return next(t for t in self.trials if t.algorithm == algorithm)
+
+
+# --------------------------------------------------------------------------- worker side
+def refit_pipeline(algorithm, X, codes, numeric, categorical, seed):
+    """Fit ``algorithm``'s pipeline on every row (runs in a worker); returns (model, seconds)."""
+    from metarec.benchmark import build_pipeline
+
+    pipeline = build_pipeline(
+        algorithm, numeric_columns=numeric, categorical_columns=categorical, random_state=seed
+    )
+    start = time.process_time()
+    pipeline.fit(X, codes)
+    return pipeline, time.process_time() - start
+
+
+# --------------------------------------------------------------------------- parent side
+@dataclass
+class _State:
+    """The search's mutable bookkeeping (one per call of :func:`search`)."""
+
+    trials: dict[str, Trial]
+    stored: dict[str, dict[int, tuple[str, float, float, float]]]
+    started: dict[str, int] = field(default_factory=dict)
+    results: list = field(default_factory=list)  # JobResults of folds run now
+    accuracy: dict[str, float] = field(default_factory=dict)  # mean accuracy, for `tried`
+    tried_version: int = 0
+    planned_version: int = -1
+    order: list[str] = field(default_factory=list)
+
+
+def search(
+    ds,
+    kb,
+    settings: RunSettings,
+    *,
+    deadline: float,
+    start: float,
+    recommender=None,
+    portfolio=None,
+    check: Callable[[], None] | None = None,
+    progress: Callable[..., None] | None = None,
+) -> SearchResult:
+    """Evaluate algorithms on ``ds`` in the recommended order until the budget is spent.
+
+    Parameters
+    ----------
+    ds : Dataset
+        A classification dataset (checked by the caller).
+    kb : KnowledgeBase
+        Where the recommender's evidence comes from and the folds go.
+    settings : RunSettings
+    deadline, start : float
+        ``time.perf_counter()`` values: when everything must be done, when the work began.
+    recommender : Recommender, optional
+        Fitted; by default the default recommender fitted on ``kb`` (cached on disk).
+    portfolio : Portfolio, optional
+        Algorithms to choose from; the installed algorithms of the default portfolio.
+    check : callable, optional
+        Called at least twice a second; may raise to stop (SIGINT, SIGTERM).
+    progress : callable, optional
+        ``progress(n=1, total=None)`` as algorithms finish.
+
+    Returns
+    -------
+    SearchResult
+    """
+    from metarec.benchmark import default_portfolio
+    from metarec.benchmark._runner import _preload, worker_count
+    from metarec.benchmark._workers import WorkerPool
+
+    n_workers = worker_count(settings.n_jobs)
+    portfolio = portfolio or default_portfolio()
+    portfolio = portfolio.select([a.name for a in portfolio if a.is_installed()])
+    tick = progress or (lambda n=1, total=None: None)
+    check = check or (lambda: None)
+    # the workers import their libraries while the parent computes metafeatures and plans
+    pool = WorkerPool(n_workers, _preload(portfolio))
+    try:
+        return _search(
+            ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers
+        )
+    finally:
+        pool.close()
+
+
+def _codes(ds) -> tuple[np.ndarray, np.ndarray]:
+    classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
+    labels = np.asarray(ds.y)
+    # the original labels in the order of their codes (the first row of each class)
+    first = np.array([np.flatnonzero(codes == k)[0] for k in range(len(classes))])
+    return labels[first], codes
+
+
+def dataset_name(ds) -> str:
+    """The name a search stores ``ds`` under: its own, or one made from its content."""
+    return f"frame-{ds.fingerprint[:12]}" if ds.name == "frame" else ds.name
+
+
+def _search(
+    ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers
+):
+    from metarec.benchmark._folds import JobSpec, fold_splits
+    from metarec.benchmark._workers import JobTask
+    from metarec.recommender._cache import fitted_recommender
+
+    name = dataset_name(ds)
+    labels, codes = _codes(ds)
+    n_classes = len(labels)
+    base_spec = JobSpec(
+        name,
+        next(iter(portfolio)),
+        ds.X,
+        codes,
+        n_classes,
+        tuple(ds.numeric_columns),
+        tuple(ds.categorical_columns),
+        settings.protocol,
+        settings.random_state,
+    )
+    splits = fold_splits(base_spec)
+    n_folds = len(splits)
+    n_train = float(np.mean([len(train) for train, _ in splits]))
+    refit_scale = len(codes) / max(n_train, 1.0)
+
+    metafeatures = _metafeatures(kb, name, ds, settings.random_state)
+    check()
+    if recommender is None:
+        recommender = fitted_recommender(kb)
+    known = set(recommender.algorithms_)
+    names = set(portfolio.names)
+    stored = _stored_folds(kb, name, settings)
+    state = _State(trials={}, stored=stored)
+
+    def plan(tried: dict, budget: float | None = None) -> list:
+        ranking = recommender.recommend(metafeatures=metafeatures, tried=tried or None)
+        rows = [row for row in ranking if row.algorithm in names]
+        if budget is None:
+            return rows
+        need = sum(_job_seconds(row.expected_time_high, n_folds) for row in rows)
+        if need <= budget * n_workers:
+            return rows  # everything is expected to fit: the recommended order
+        # it does not all fit: the loss-time planner's plan for the time left comes first
+        per_fold = budget * n_workers / n_folds
+        planned_rows = recommender.recommend(
+            metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
+        )
+        head = [row.algorithm for row in planned_rows if row.algorithm in names]
+        by_name = {row.algorithm: row for row in rows}
+        return [by_name[a] for a in head] + [r for r in rows if r.algorithm not in head]
+
+    first = plan({})
+    planned = [row.algorithm for row in first]
+    planned += [a.name for a in portfolio if a.name not in known]
+    for position, algorithm in enumerate(planned, 1):
+        row = next((r for r in first if r.algorithm == algorithm), None)
+        state.trials[algorithm] = Trial(
+            algorithm,
+            position,
+            expected_score=row.expected_accuracy if row else float("nan"),
+            expected_score_low=row.expected_accuracy_low if row else float("nan"),
+            expected_score_high=row.expected_accuracy_high if row else float("nan"),
+            expected_time=row.expected_time if row else float("nan"),
+            expected_time_high=row.expected_time_high if row else float("nan"),
+        )
+    tick(0, total=len(planned))
+
+    # algorithms whose every fold is stored: results without fitting anything
+    for algorithm, folds in stored.items():
+        if algorithm in state.trials and all(i in folds for i in range(n_folds)):
+            _record_stored(state, algorithm, folds, n_folds, start)
+            tick(1)
+
+    def tried() -> dict:
+        out = {}
+        for trial in state.trials.values():
+            accuracy = state.accuracy.get(trial.algorithm)
+            if trial.algorithm in known and accuracy is not None:
+                fit = trial.fit_time if np.isfinite(trial.fit_time) else 0.0
+                out[trial.algorithm] = (float(np.clip(accuracy, 0, 1)), float(fit))
+        return out
+
+    def reserve() -> float:
+        """Seconds kept for refitting the best so far on every row, and the end."""
+        done = [t for t in state.trials.values() if t.complete and np.isfinite(t.fit_time)]
+        if done:
+            best = max(done, key=lambda t: t.cv_score)
+            return best.fit_time * refit_scale * 1.2 + 0.3 + END_MARGIN
+        head = state.trials[planned[0]]
+        guess = head.expected_time if np.isfinite(head.expected_time) else 1.0
+        return guess * refit_scale * 1.2 + 0.3 + END_MARGIN
+
+    def next_task():
+        now = time.perf_counter()
+        if state.planned_version != state.tried_version:
+            rows = plan(tried(), max(deadline - now - reserve(), 0.0))
+            state.order = [r.algorithm for r in rows]
+            state.order += [a for a in planned if a not in state.order]
+            state.planned_version = state.tried_version
+        left = deadline - now - reserve()
+        for algorithm in state.order:
+            trial = state.trials[algorithm]
+            if trial.status != "not run" or algorithm in state.started:
+                continue
+            folds = stored.get(algorithm, {})
+            first_missing = next(i for i in range(n_folds) if i not in folds)
+            need = _job_seconds(trial.expected_time_high, n_folds - first_missing)
+            if need > left:
+                state.trials[algorithm] = replace(
+                    trial,
+                    status="skipped",
+                    message=(
+                        f"expected {need:.3g} s for {n_folds - first_missing} folds, "
+                        f"{max(left, 0):.3g} s left"
+                    ),
+                )
+                tick(1)
+                continue
+            state.started[algorithm] = len(state.started) + 1
+            spec = replace(base_spec, algorithm=portfolio[algorithm])
+            return JobTask(spec, splits, start=first_missing, deadline=deadline - reserve())
+        return None
+
+    def on_job(task) -> None:
+        _record_job(state, task, codes, n_classes, settings, n_folds, start)
+        state.tried_version += 1
+        tick(1)
+
+    interrupted = None
+    notes: list[str] = []
+    try:
+        pool.run([], on_job=on_job, check=check, more=next_task)
+    except BaseException as stop:
+        from metarec.benchmark._signals import _Stop
+
+        if not isinstance(stop, (_Stop, KeyboardInterrupt)):
+            raise
+        import signal
+
+        interrupted = getattr(stop, "signum", signal.SIGINT)
+    order = _eligible(state)
+    model, best = None, None
+    if order:
+        model, best = _refit(
+            order,
+            state.trials,
+            ds,
+            labels,
+            codes,
+            settings,
+            None if interrupted is not None else deadline,
+            refit_scale,
+            notes,
+        )
+        if best is not None:
+            notes.append(f"{best} refitted on all {len(codes):,} rows")
+    elif interrupted is None:
+        notes.append("no algorithm finished every fold within the budget")
+    runs_stored = 0
+    if settings.store:
+        runs_stored = _store(kb, name, ds, codes, n_classes, state, settings, metafeatures)
+    return SearchResult(
+        dataset=name,
+        fingerprint=ds.fingerprint,
+        settings=settings,
+        n_folds=n_folds,
+        trials=tuple(sorted(state.trials.values(), key=_leaderboard_key)),
+        best=best,
+        model=model,
+        seconds=time.perf_counter() - start,
+        runs_stored=runs_stored,
+        interrupted=interrupted,
+        notes=tuple(notes),
+    )
+
+
+def _job_seconds(per_fold: float, n_folds: int) -> float:
+    """Expected seconds of ``n_folds`` folds at ``per_fold`` seconds of fit each (0 if unknown)."""
+    per_fold = per_fold if np.isfinite(per_fold) else 0.0
+    return n_folds * (per_fold + FOLD_OVERHEAD)
+
+
+def _leaderboard_key(trial: Trial):
+    eligible = np.isfinite(trial.selection_score)
+    return (
+        0 if eligible else 1 if trial.fold_scores else 2,
+        -trial.selection_score if eligible else 0.0,
+        trial.planned,
+    )
+
+
+def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
+    from metarec.metafeatures import extract
+
+    stored = kb.metafeatures(datasets=[name]) if name in set(kb.datasets()["name"]) else None
+    if stored is not None and len(stored):
+        row = stored.iloc[0].drop(labels=["dataset"]).to_dict()
+        return {k: float(v) for k, v in row.items()}
+    return dict(extract(ds.X, ds.y, random_state=seed))
+
+
+def _stored_folds(kb, name: str, settings: RunSettings) -> dict:
+    """``algorithm -> {fold: (status, score, fit time, accuracy)}`` stored with this protocol and seed.
+
+    Folds that failed with an error are deterministic and reused as failures; only a prefix
+    of folds can be resumed (folds run in order), so a gap ends what is reused.
+    """
+    if name not in set(kb.datasets()["name"]):
+        return {}
+    runs = kb.runs(aggregate=False, datasets=[name])
+    if not len(runs) or settings.metric not in runs.columns:
+        return {}
+    mine = runs[
+        (runs["source"] == "benchmark")
+        & (runs["protocol"] == settings.protocol)
+        & (runs["seed"] == settings.random_state)
+        & runs["status"].isin(["ok", "error"])
+    ]
+    out: dict[str, dict[int, tuple[str, float, float, float]]] = {}
+    for row in mine.itertuples(index=False):
+        score = getattr(row, settings.metric)
+        accuracy = row.accuracy
+        out.setdefault(row.algorithm, {})[int(row.fold)] = (
+            row.status,
+            float(score),
+            float(row.fit_time),
+            float(accuracy),
+        )
+    for algorithm, folds in out.items():
+        prefix = {}
+        for index in range(len(folds) + 1):
+            if index not in folds:
+                break
+            prefix[index] = folds[index]
+        out[algorithm] = prefix
+    return out
+
+
+def _record_stored(state: _State, algorithm: str, folds: dict, n_folds: int, start) -> None:
+    values = [folds[i] for i in range(n_folds)]
+    failed = [v for v in values if v[0] != "ok"]
+    if not failed:
+        state.accuracy[algorithm] = float(np.mean([v[3] for v in values]))
+    trial = state.trials[algorithm]
+    state.started.setdefault(algorithm, len(state.started) + 1)
+    state.trials[algorithm] = replace(
+        trial,
+        order=state.started[algorithm],
+        status="error" if failed else "stored",
+        fold_scores=tuple(v[1] for v in values if v[0] == "ok"),
+        fit_time=float(np.mean([v[2] for v in values])),
+        finished=time.perf_counter() - start,
+        message="stored folds failed" if failed else "every fold reused from the knowledge base",
+    )
+    state.tried_version += 1
+
+
+def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start) -> None:
+    from metarec.benchmark._folds import JobResult, fold_metrics
+
+    spec = task.spec
+    algorithm = spec.algorithm.name
+    stored = state.stored.get(algorithm, {})
+    scores = [stored[i][1] for i in range(task.start) if stored[i][0] == "ok"]
+    accuracies = [stored[i][3] for i in range(task.start) if stored[i][0] == "ok"]
+    times = [stored[i][2] for i in range(task.start)]
+    status, message = "ok", ""
+    for record in task.folds:
+        if record.status == "ok":
+            metrics = fold_metrics(record, codes, n_classes)
+            scores.append(float(metrics[settings.metric]))
+            accuracies.append(float(metrics["accuracy"]))
+            times.append(record.fit_time)
+        elif record.status == "timeout" and status == "ok":
+            status, message = "timeout", record.error or BUDGET_STOP
+        elif record.status == "error" and status == "ok":
+            status, message = "error", record.error or "error"
+    kept = tuple(r for r in task.folds if not (r.status == "timeout" and _budget_artefact(r.error)))
+    if kept:
+        state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
+    if status == "ok":
+        state.accuracy[algorithm] = float(np.mean(accuracies))
+    trial = state.trials[algorithm]
+    state.trials[algorithm] = replace(
+        trial,
+        order=state.started[algorithm],
+        status=status,
+        fold_scores=tuple(scores),
+        fit_time=float(np.mean(times)) if times else float("nan"),
+        finished=time.perf_counter() - start,
+        message=message if status != "ok" or not task.start else f"{task.start} folds reused",
+    )
+
+
+def _budget_artefact(error: str | None) -> bool:
+    """A fold stopped by the budget, or never started after one was: not about the algorithm."""
+    return bool(error) and (error.startswith(BUDGET_STOP) or error.startswith("not run"))
+
+
+def _eligible(state: _State) -> list[str]:
+    """Complete trials from best to worst (sets their ``selection_score``)."""
+    complete = [t for t in state.trials.values() if t.complete and t.fold_scores]
+    if not complete:
+        return []
+    posterior = posterior_scores(
+        [np.asarray(t.fold_scores) for t in complete],
+        np.array([t.expected_score for t in complete]),
+        np.array([t.expected_score_low for t in complete]),
+        np.array([t.expected_score_high for t in complete]),
+    )
+    for trial, value in zip(complete, posterior, strict=True):
+        state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
+    order = choose(posterior, np.array([t.fit_time for t in complete]))
+    return [complete[i].algorithm for i in order]
+
+
+def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, notes):
+    """Fit the best algorithm whose refit is expected to fit the time left, on every row.
+
+    The refit runs in this process (a warm worker may have been stopped with the budget, and
+    a fresh one would spend seconds importing); its time is known from the folds.  After a
+    SIGINT or SIGTERM (``deadline`` None) only a refit expected to take about a second runs.
+    """
+    from metarec.benchmark import build_pipeline, default_portfolio
+
+    portfolio = default_portfolio()
+    for algorithm in order:
+        expected = trials[algorithm].fit_time * refit_scale
+        left = 1.0 if deadline is None else deadline - END_MARGIN - time.perf_counter()
+        if expected > left and (deadline is None or algorithm != order[-1]):
+            notes.append(
+                f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
+            )
+            continue
+        pipeline = build_pipeline(
+            portfolio[algorithm],
+            numeric_columns=tuple(ds.numeric_columns),
+            categorical_columns=tuple(ds.categorical_columns),
+            random_state=settings.random_state,
+        )
+        try:
+            with _quiet():
+                pipeline.fit(ds.X, codes)
+        except Exception as exc:  # its own failure on every row: try the next one
+            notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
+            continue
+        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), algorithm
+    return None, None
+
+
+def _quiet():
+    import contextlib
+    import warnings
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack
+
+
+def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int:
+    """Store the folds run now (with the dataset, algorithms and metafeatures)."""
+    import pandas as pd
+
+    from metarec.benchmark import default_portfolio
+    from metarec.benchmark._runner import (
+        SOURCE,
+        _library_version,
+        _nosimple,
+        _rows,
+        machine_description,
+    )
+
+    if not state.results:
+        return 0
+    portfolio = default_portfolio()
+    kb.add_dataset(
+        name,
+        source=ds.source,
+        source_id=ds.source_id,
+        task=ds.task,
+        n_instances=len(codes),
+        n_features=ds.X.shape[1],
+        fingerprint=ds.fingerprint,
+    )
+    for result in state.results:
+        algorithm = portfolio[result.algorithm]
+        kb.add_algorithm(
+            algorithm.name,
+            family=algorithm.family,
+            library=_library_version(algorithm),
+            parameters={
+                "estimator": algorithm.estimator,
+                **algorithm.params,
+                "scale": algorithm.scale,
+            },
+        )
+    if not len(kb.metafeatures(datasets=[name])):
+        kb.import_metafeatures(pd.DataFrame([{"dataset": name, **metafeatures}]))
+    machine = machine_description()
+    nosimple = _nosimple(state.results, codes, n_classes)
+    rows = [
+        row
+        for result in state.results
+        for row in _rows(result, nosimple, codes, n_classes, machine)
+    ]
+    report = kb.import_runs(
+        pd.DataFrame(rows), source=SOURCE, protocol=settings.protocol, on_conflict="keep"
+    )
+    return int(report.added)
+
+
+def check_dataset(ds, settings: RunSettings, kb=None) -> None:
+    """Refuse, before any work, a dataset a search cannot use (one line naming the problem)."""
+    from metarec.benchmark._runner import PROTOCOLS, _unsplittable
+
+    if settings.protocol not in PROTOCOLS:
+        raise BenchmarkError(
+            f"unknown protocol {settings.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
+        )
+    if settings.metric not in METRICS:
+        raise BenchmarkError(
+            f"unknown metric {settings.metric!r}; choose one of {', '.join(METRICS)}"
+        )
+    if ds.task == "regression":
+        raise BenchmarkError(
+            f"dataset {ds.name!r}: its target {ds.target!r} looks continuous (regression); "
+            "metarec run chooses classifiers (use --as-classes if its values are classes)"
+        )
+    _, codes = _codes(ds)
+    if len(np.unique(codes)) < 2:
+        raise BenchmarkError(f"dataset {ds.name!r} has a single class in {ds.target!r}")
+    problem = _unsplittable(ds.X, codes, settings.protocol, settings.random_state)
+    if problem is not None:
+        raise BenchmarkError(f"dataset {ds.name!r}: {problem}")
+    if kb is not None:
+        name = dataset_name(ds)
+        stored = kb.datasets()
+        match = stored.loc[stored["name"] == name, "fingerprint"]
+        if len(match) and match.iloc[0] and match.iloc[0] != ds.fingerprint:
+            raise BenchmarkError(
+                f"the knowledge base already holds a different dataset named {name!r} (its "
+                "content changed since it was run); rename the file or use another --db"
+            )
