@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "evaluate": "metarec._commands._evaluate:evaluate",
     "metafeatures": "metarec._commands._metafeatures:metafeatures",
     "benchmark": "metarec._commands._benchmark:benchmark",
+    "run": "metarec._commands._run:run",
     "import": "metarec._commands._import:import_group",
     "ingest": "metarec._commands._ingest:ingest",
     "db": "metarec._commands._db:db",

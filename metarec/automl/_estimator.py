@@ -10,9 +10,16 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._available_if import available_if
 
 from metarec.automl._duration import parse_duration
-from metarec.automl._search import RunSettings, SearchResult, check_dataset, search
+from metarec.automl._search import (
+    RunSettings,
+    SearchResult,
+    check_dataset,
+    check_same_data,
+    search,
+)
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 
 __all__ = ["AutoClassifier", "open_run_kb"]
@@ -175,10 +182,11 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
     def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
         from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
 
+        check_dataset(ds, self._settings(self.store))  # before anything is written
         kb, seeded = open_run_kb(self.kb)
+        check_same_data(ds, kb)
         store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
         settings = self._settings(store)
-        check_dataset(ds, settings, kb)
         if notes is not None and seeded:
             notes.append("the knowledge base was empty: it starts from the built-in one")
         with _Signals() as signals:
@@ -222,6 +230,11 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
         """Labels predicted by :attr:`best_estimator_`."""
         return self._model().predict(X)
 
+    def _has_proba(self) -> bool:
+        model = self.__dict__.get("best_estimator_")
+        return model is None or hasattr(model, "predict_proba")
+
+    @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
         return self._model().predict_proba(X)

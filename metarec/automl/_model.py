@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._available_if import available_if
 
 __all__ = ["LabelledClassifier"]
 
@@ -65,12 +66,20 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
-        codes = np.asarray(self.pipeline_.predict(self._check(X))).astype(int)
+        X = self._check(X)
+        codes = np.asarray(self.pipeline_.predict(X)).astype(int)
         return self.classes_[codes]
 
+    def _has_proba(self) -> bool:
+        fitted = getattr(self, "pipeline_", None)
+        return hasattr(fitted if fitted is not None else self.pipeline, "predict_proba")
+
+    @available_if(_has_proba)
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities, one column per label of :attr:`classes_`."""
-        proba = np.asarray(self.pipeline_.predict_proba(self._check(X)), dtype=float)
+        """Class probabilities, one column per label of :attr:`classes_` (classifiers that
+        estimate them: not ridge, the linear SVM or SGD with hinge loss)."""
+        X = self._check(X)
+        proba = np.asarray(self.pipeline_.predict_proba(X), dtype=float)
         known = np.asarray(self.pipeline_.classes_).astype(int)
         full = np.zeros((proba.shape[0], len(self.classes_)))
         full[:, known] = proba

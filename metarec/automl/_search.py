@@ -32,7 +32,7 @@ __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS"]
 #: Scores ``metarec run`` can select by (all higher is better).
 METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
 #: Seconds kept for the work after the search (storing the folds, saving the model).
-END_MARGIN = 0.5
+END_MARGIN = 1.0
 #: Per-fold overhead of a job besides the fit (sending the fold, predicting, scoring).
 FOLD_OVERHEAD = 0.05
 BUDGET_STOP = "stopped: the time budget ran out"
@@ -659,7 +659,7 @@ def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int
     return int(report.added)
 
 
-def check_dataset(ds, settings: RunSettings, kb=None) -> None:
+def check_dataset(ds, settings: RunSettings) -> None:
     """Refuse, before any work, a dataset a search cannot use (one line naming the problem)."""
     from metarec.benchmark._runner import PROTOCOLS, _unsplittable
 
@@ -682,12 +682,15 @@ def check_dataset(ds, settings: RunSettings, kb=None) -> None:
     problem = _unsplittable(ds.X, codes, settings.protocol, settings.random_state)
     if problem is not None:
         raise BenchmarkError(f"dataset {ds.name!r}: {problem}")
-    if kb is not None:
-        name = dataset_name(ds)
-        stored = kb.datasets()
-        match = stored.loc[stored["name"] == name, "fingerprint"]
-        if len(match) and match.iloc[0] and match.iloc[0] != ds.fingerprint:
-            raise BenchmarkError(
-                f"the knowledge base already holds a different dataset named {name!r} (its "
-                "content changed since it was run); rename the file or use another --db"
-            )
+
+
+def check_same_data(ds, kb) -> None:
+    """Refuse data whose name the knowledge base holds with other content (a changed file)."""
+    name = dataset_name(ds)
+    stored = kb.datasets()
+    match = stored.loc[stored["name"] == name, "fingerprint"]
+    if len(match) and match.iloc[0] and match.iloc[0] != ds.fingerprint:
+        raise BenchmarkError(
+            f"the knowledge base already holds a different dataset named {name!r} (its "
+            "content changed since it was run); rename the file or use another --db"
+        )

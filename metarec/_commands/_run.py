@@ -1,0 +1,196 @@
+"""``metarec run``: recommend, evaluate within a budget, and hand back the best model."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import click
+
+from metarec._commands._interrupt import say_kept
+from metarec._commands._output import db_url, echo_note, emit, format_option, progress
+from metarec._commands._types import OutputFile, SuggestingChoice
+
+PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
+METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
+DEFAULT_BUDGET = "5m"
+MODEL = OutputFile((".joblib", ".pkl"))
+FIGURE = OutputFile((".png", ".svg", ".pdf"))
+COLUMNS = (
+    "algorithm", "cv_score", "cv_sd", "selection_score", "fit_time", "expected_score",
+    "expected_time", "planned", "order", "status", "message",
+)  # fmt: skip
+
+
+def _duration(ctx, param, value):
+    """Click callback of ``--budget``: seconds, checked before any work."""
+    from metarec.automl import parse_duration
+    from metarec.exceptions import InvalidInputError
+
+    try:
+        return parse_duration(value)
+    except InvalidInputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def process_age() -> float:
+    """Seconds since this process started (the interpreter's start-up included), or 0."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as handle:
+            uptime = float(handle.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):  # not Linux: count from here
+        return 0.0
+
+
+@click.command()
+@click.argument("data")
+@click.option("--target", help="Target column [default: 'target', 'class' or the last column].")
+@click.option(
+    "--as-classes",
+    is_flag=True,
+    help="Treat the target's values as class labels even if they look continuous.",
+)
+@click.option(
+    "--budget",
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    callback=_duration,
+    metavar="DURATION",
+    help="Wall clock for the whole command, start-up and refit included: 90, 90s, 10m, 1h.",
+)
+@click.option(
+    "--output",
+    type=MODEL,
+    help="Save the fitted model here (joblib), with a JSON sidecar beside it (.json).",
+)
+@click.option(
+    "-j", "--jobs", "n_jobs", type=int, default=1, show_default=True,
+    help="Algorithms evaluated at once, one single-threaded worker each (-1: all cores).",
+)  # fmt: skip
+@click.option(
+    "--protocol",
+    type=SuggestingChoice(PROTOCOL_CHOICES),
+    default="cv5",
+    show_default=True,
+    help="Evaluation protocol of each algorithm (the same folds for all).",
+)
+@click.option(
+    "--metric",
+    type=SuggestingChoice(METRIC_CHOICES),
+    default="accuracy",
+    show_default=True,
+    help="Score that chooses the answer.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds and models.")
+@click.option(
+    "-o",
+    "--plot",
+    "figure",
+    type=FIGURE,
+    help="Write the loss-time curve (best CV score so far against time) to this file.",
+)
+@click.option(
+    "--no-store",
+    is_flag=True,
+    help="Do not store the evaluated folds in the knowledge base.",
+)
+@format_option()
+@click.pass_context
+def run(
+    ctx, data, target, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
+    no_store, fmt,
+):  # fmt: skip
+    """Choose, evaluate and fit a classifier for DATA within a time budget.
+
+    DATA is a CSV, TSV, Parquet or ARFF file, sklearn:NAME or openml:ID.  The recommender
+    ranks metarec's algorithms for DATA from its metafeatures and the knowledge base; they
+    are evaluated in that order with the same folds for all (single-threaded worker
+    processes, -j at once), each result re-ranks the rest, an algorithm whose expected time
+    (the top of its 80 % interval) does not fit what is left is skipped, and a fit still
+    running when the time is up is stopped.  On small data that runs everything; on large
+    data, what fits.
+
+    The answer is the best CV score shrunk toward what the knowledge base expects of each
+    algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
+    refitted on every row.  --output saves it with joblib: a fitted scikit-learn estimator
+    whose predict and predict_proba take a DataFrame with DATA's feature columns, with a
+    JSON sidecar (algorithm, parameters, CV score and spread, folds, seed, data fingerprint,
+    versions).
+
+    Every evaluated fold is stored in the knowledge base (--db; an empty one starts as a
+    copy of the built-in one), so the next recommendation on similar data knows more, and
+    running the same command again reuses the stored folds instead of refitting them.
+    Ctrl-C or SIGTERM stops within moments, keeps the finished folds and still reports
+    (and saves) the best model so far when its refit takes about a second.
+
+    \b
+    Example:
+      metarec run sklearn:breast_cancer --budget 30 --output model.joblib
+      metarec run data.csv --target label --budget 10m -j 2 -o curve.png
+    """
+    from metarec.automl import AutoClassifier
+    from metarec.benchmark import BenchmarkInterrupted
+    from metarec.data import load_dataset
+    from metarec.exceptions import BenchmarkError
+
+    start = time.perf_counter()
+    deadline = start + budget - process_age()
+    if n_jobs == 0:
+        raise click.BadParameter(
+            "0 workers cannot run anything; use a positive number or -1 (all cores)",
+            param_hint="'-j' / '--jobs'",
+        )
+    say_kept(ctx, "the finished folds are stored; run the same command again to reuse them")
+    ds = load_dataset(data, target=target, as_classes=as_classes)
+    auto = AutoClassifier(
+        budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
+        random_state=seed, store=not no_store,
+    )  # fmt: skip
+    notes: list[str] = []
+    stopped = failed = None
+    try:
+        with progress("run") as advance:
+            auto._fit_dataset(ds, start=start, deadline=deadline, progress=advance, notes=notes)
+    except BenchmarkInterrupted as stop:
+        stopped = stop
+        if "search_" not in auto.__dict__:
+            raise
+    except BenchmarkError as exc:  # nothing finished: show what was tried, then the error
+        if "search_" not in auto.__dict__:
+            raise
+        failed = exc
+    result = auto.search_
+    for note in (*notes, *result.notes):
+        echo_note(note)
+    frame = auto.leaderboard_[list(COLUMNS)]
+    best = result.best
+    title = f"run: {result.dataset}"
+    if best:
+        trial = result.trial(best)
+        metric = result.settings.metric
+        title += f"; best {best} (CV {metric} {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
+    extra = {
+        "best": best,
+        "dataset": result.dataset,
+        "seconds": round(result.seconds, 3),
+        "runs_stored": result.runs_stored,
+        "notes": list(result.notes),
+    }
+    if output and "best_estimator_" in auto.__dict__:
+        model_path, sidecar = auto.save(output)
+        extra["model"] = str(model_path)
+        echo_note(f"model saved to {model_path} (described in {sidecar})")
+    emit(frame, fmt, title=title, json_extra=extra)
+    if figure:
+        from metarec.automl._plot import plot_search
+        from metarec.evaluation.plots import save_figure
+
+        save_figure(plot_search(result), figure)
+    if failed is not None:
+        raise failed
+    if stopped is not None:
+        echo_note(str(stopped))
+        ctx.exit(128 + int(stopped.signal))

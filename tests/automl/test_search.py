@@ -1,0 +1,178 @@
+"""The search loop on real worker processes and a real SQLite knowledge base."""
+
+from __future__ import annotations
+
+import time
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from metarec.automl import AutoClassifier, RunSettings
+from metarec.automl._search import search
+from metarec.benchmark import default_portfolio
+from metarec.data import load_dataset
+from metarec.exceptions import BenchmarkError
+from metarec.recommender import RankedAlgorithm
+from metarec.storage import KnowledgeBase
+
+
+def _frame(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "c": rng.choice(["red", "green", "blue"], size=n),
+        }
+    )
+    y = np.where(X["a"] + 0.5 * X["b"] + rng.normal(scale=0.5, size=n) > 0, "yes", "no")
+    return X, y
+
+
+class _Fixed:
+    """A stand-in recommender with a fixed ranking (expected time per fold in seconds)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.algorithms_ = np.array([r[0] for r in rows])
+        self.calls = []
+
+    def recommend(self, *, metafeatures, tried=None, budget=None):
+        self.calls.append((dict(tried or {}), budget))
+        return [
+            RankedAlgorithm(name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t)
+            for i, (name, acc, t) in enumerate(self.rows)
+        ]
+
+
+def _search(kb, recommender, budget=60.0, **settings):
+    X, y = _frame()
+    frame = X.assign(target=y)
+    ds = load_dataset(frame, target="target", name="toy")
+    portfolio = default_portfolio().select(["majority", "gaussian_nb", "knn"])
+    start = time.perf_counter()
+    return search(
+        ds,
+        kb,
+        RunSettings(budget=budget, **settings),
+        deadline=start + budget,
+        start=start,
+        recommender=recommender,
+        portfolio=portfolio,
+    )
+
+
+def test_order_follows_the_plan_and_an_algorithm_that_cannot_fit_is_skipped(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 0.01), ("knn", 0.9, 1e4), ("majority", 0.5, 0.01)])
+    result = _search(kb, fixed)
+    trials = {t.algorithm: t for t in result.trials}
+    assert trials["gaussian_nb"].order == 1 and trials["majority"].order == 2
+    assert trials["knn"].status == "skipped" and trials["knn"].order is None
+    assert "expected" in trials["knn"].message and "left" in trials["knn"].message
+    # each result went back to the recommender before the next choice
+    assert set(fixed.calls[-1][0]) == {"gaussian_nb", "majority"}
+    assert result.best == "gaussian_nb"  # the signal is learnable; majority is far behind
+    assert len(trials["gaussian_nb"].fold_scores) == result.n_folds == 5
+    # every fold that ran is stored, with the dataset's metafeatures
+    runs = kb.runs(aggregate=False, datasets=["toy"])
+    assert len(runs) == result.runs_stored == 10
+    assert set(runs["algorithm"]) == {"gaussian_nb", "majority"}
+    assert len(kb.metafeatures(datasets=["toy"])) == 1
+    stored = runs[runs["algorithm"] == "gaussian_nb"].sort_values("fold")["accuracy"]
+    np.testing.assert_allclose(stored, trials["gaussian_nb"].fold_scores)
+
+
+def test_a_second_search_reuses_the_stored_folds_without_fitting(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01), ("knn", 0.9, 1e4)])
+    first = _search(kb, fixed)
+    again = _search(kb, fixed)
+    before = {t.algorithm: t for t in first.trials}
+    after = {t.algorithm: t for t in again.trials}
+    assert after["gaussian_nb"].status == after["majority"].status == "stored"
+    assert after["gaussian_nb"].fold_scores == pytest.approx(before["gaussian_nb"].fold_scores)
+    assert again.runs_stored == 0 and again.best == first.best
+    assert len(kb.runs(aggregate=False, datasets=["toy"])) == 10
+
+
+def test_a_budget_too_small_for_anything_is_reported(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 50.0), ("majority", 0.5, 50.0), ("knn", 0.9, 50.0)])
+    result = _search(kb, fixed, budget=5.0)
+    assert result.best is None and result.model is None
+    assert {t.status for t in result.trials} == {"skipped"}
+    assert kb.count("runs") == 0
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("METAREC_HOME", str(home))
+        X, y = _frame(300, seed=1)
+        url = f"sqlite:///{home / 'kb.sqlite'}"
+        auto = AutoClassifier(budget=30, kb=url, random_state=0).fit(X, y)
+        yield auto, url, X, y
+
+
+def test_auto_classifier_fits_predicts_and_explains(fitted):
+    auto, url, X, y = fitted
+    board = auto.leaderboard_
+    assert board.iloc[0]["algorithm"] == auto.best_algorithm_
+    eligible = board[board["selection_score"].notna()]
+    assert list(eligible["selection_score"]) == sorted(eligible["selection_score"], reverse=True)
+    assert len(eligible) >= 5  # small data: most of the portfolio runs within 30 s
+    assert set(auto.predict(X)) <= {"yes", "no"} and auto.score(X, y) > 0.8
+    assert list(auto.classes_) == ["no", "yes"]
+    results = auto.cv_results_
+    assert {"split0_test_score", "mean_test_score", "rank_test_score"} <= set(results)
+    best = list(results["algorithm"]).index(auto.best_algorithm_)
+    assert results["rank_test_score"][best] == 1
+    kb = KnowledgeBase(url)
+    assert kb.count("runs") > 26680  # the built-in runs it started from, and this search's
+
+
+def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
+    auto, _, X, y = fitted
+    model_path, sidecar = auto.save(tmp_path / "model.joblib")
+    held_out, _ = _frame(100, seed=7)
+    loaded = joblib.load(model_path)
+    assert np.array_equal(loaded.predict(held_out), auto.predict(held_out))
+    if hasattr(auto, "predict_proba"):  # not every algorithm estimates probabilities
+        np.testing.assert_allclose(loaded.predict_proba(held_out), auto.predict_proba(held_out))
+    assert hasattr(loaded, "predict_proba") == hasattr(auto, "predict_proba")
+    import json
+
+    meta = json.loads(sidecar.read_text())
+    assert meta["algorithm"] == auto.best_algorithm_
+    assert meta["folds"] == 5 and meta["seed"] == 0 and meta["columns"] == ["a", "b", "c"]
+    assert meta["data_fingerprint"] == auto.dataset_fingerprint_
+    assert "scikit-learn" in meta["versions"] and "metarec" in meta["versions"]
+
+
+def test_clone_and_params():
+    auto = AutoClassifier(budget="2m", n_jobs=2, random_state=3)
+    copy = clone(auto)
+    assert copy.get_params() == auto.get_params()
+    assert copy is not auto and "best_estimator_" not in copy.__dict__
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"budget": 0}, "positive"),
+        ({"budget": "soon"}, "not a duration"),
+        ({"protocol": "cv7"}, "unknown protocol"),
+        ({"metric": "f1"}, "unknown metric"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    X, y = _frame()
+    with pytest.raises((BenchmarkError, ValueError), match=message):
+        AutoClassifier(kb=url, **params).fit(X, y)
+    assert not (tmp_path / "kb.sqlite").exists() or KnowledgeBase(url).count("runs") in (0, 26680)

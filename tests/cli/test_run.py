@@ -1,0 +1,159 @@
+"""``metarec run`` from the command line: real files, a real SQLite KB, real worker processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from metarec.cli import cli
+from metarec.storage import KnowledgeBase
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def _data(path, n=200, seed=0, classes=("yes", "no")):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    signal_ = frame["a"] + rng.normal(scale=0.7, size=n) > 0
+    frame["label"] = np.where(signal_, classes[0], classes[-1])
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
+    data = _data(tmp_path / "toy.csv")
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    model = tmp_path / "model.joblib"
+    result = _run(
+        "--db", url, "run", data, "--target", "label", "--budget", "25", "--output", model,
+        "--format", "json", "-o", tmp_path / "curve.png",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    rows = doc["results"]
+    assert doc["best"] == rows[0]["algorithm"] and rows[0]["status"] == "ok"
+    assert doc["runs_stored"] >= 5 * sum(r["status"] == "ok" for r in rows)
+    assert {"cv_score", "cv_sd", "fit_time", "planned", "order", "status"} <= set(rows[0])
+    estimator = joblib.load(model)
+    frame = pd.read_csv(data)
+    accuracy = np.mean(estimator.predict(frame[["a", "b"]]) == frame["label"])
+    assert accuracy > 0.7
+    sidecar = json.loads(model.with_suffix(".json").read_text())
+    assert sidecar["algorithm"] == doc["best"] and sidecar["dataset"] == "toy"
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    # the runs are in the KB: a second call reuses every stored fold
+    again = _run(
+        "--db", url, "run", data, "--target", "label", "--budget", "25", "--format", "json"
+    )
+    assert again.exit_code == 0, again.output
+    second = json.loads(again.stdout)
+    assert second["runs_stored"] == 0 and second["best"] == doc["best"]
+    statuses = {r["algorithm"]: r["status"] for r in second["results"]}
+    assert all(statuses[r["algorithm"]] == "stored" for r in rows if r["status"] == "ok")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--budget", "0"], "positive"),
+        (["--budget", "ten minutes"], "not a duration"),
+        (["--output", "missing/model.joblib"], "does not exist"),
+        (["--output", "model.txt"], "must end in"),
+        (["--protocol", "cv7"], "cv7"),
+        (["-j", "0"], "0 workers"),
+    ],
+)
+def test_bad_options_fail_before_any_work(tmp_path, args, message):
+    data = _data(tmp_path / "toy.csv")
+    kb_path = tmp_path / "kb.sqlite"
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = _run("--db", f"sqlite:///{kb_path}", "run", data, "--target", "label", *args)
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not kb_path.exists()  # nothing written
+
+
+def test_one_class_and_unknown_target_are_one_line_errors(tmp_path):
+    one = _data(tmp_path / "one.csv", classes=("same",))
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    result = _run("--db", url, "run", one, "--target", "label", "--budget", "5")
+    assert result.exit_code == 1 and result.output.startswith("Error:")
+    assert len(result.output.strip().splitlines()) == 1 and "class" in result.output
+    result = _run("--db", url, "run", one, "--target", "nope", "--budget", "5")
+    assert result.exit_code == 1 and "nope" in result.output
+    assert not (tmp_path / "kb.sqlite").exists()
+
+
+def test_a_file_that_changed_since_its_runs_is_refused_and_nothing_is_stored(tmp_path):
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    kb = KnowledgeBase(url)
+    kb.import_runs(
+        pd.DataFrame({"dataset": ["toy"], "algorithm": ["knn"], "accuracy": [0.9], "time": [1.0]})
+    )
+    kb.add_dataset("toy", fingerprint="0" * 64)
+    before = kb.count("runs")
+    data = _data(tmp_path / "toy.csv")
+    result = _run("--db", url, "run", data, "--target", "label", "--budget", "10")
+    assert result.exit_code == 1, result.output
+    assert "different dataset named 'toy'" in result.output
+    assert KnowledgeBase(url).count("runs") == before
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_finished_folds_and_saves_the_best_so_far(tmp_path):
+    data = _data(tmp_path / "big.csv", n=3000)
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    model = tmp_path / "model.joblib"
+    env = {**os.environ, "METAREC_HOME": str(tmp_path / "home")}
+    command = [
+        sys.executable, "-m", "metarec", "--db", url, "run", str(data), "--target", "label",
+        "--budget", "10m", "--output", str(model), "--format", "json",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(12)  # past the start-up, with a few algorithms evaluated
+    assert process.poll() is None, process.communicate()
+    sent = time.perf_counter()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    stopped_in = time.perf_counter() - sent
+    assert process.returncode == 130, err.decode()
+    assert stopped_in < 5
+    doc = json.loads(out)
+    done = [r for r in doc["results"] if r["status"] == "ok"]
+    assert done and doc["best"] == done[0]["algorithm"]
+    assert model.exists()  # the best so far, refitted at once
+    kb = KnowledgeBase(url)
+    stored = kb.runs(aggregate=False, datasets=["big"])
+    assert set(stored["algorithm"]) >= {r["algorithm"] for r in done}
+    # no worker outlives the command
+    time.sleep(0.5)
+    leftover = subprocess.run(
+        ["pgrep", "-f", "metarec.benchmark._workers"], capture_output=True, text=True
+    ).stdout.split()
+    mine = f"METAREC_WORKER_PARENT={process.pid}".encode()
+    assert not [pid for pid in leftover if mine in _environment(pid)]
+
+
+def _environment(pid: str) -> list[bytes]:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return handle.read().split(b"\0")
+    except OSError:
+        return []
