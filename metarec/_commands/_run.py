@@ -176,6 +176,7 @@ def run(
         "best": best,
         "dataset": result.dataset,
         "seconds": round(result.seconds, 3),
+        "budget": result.settings.budget,
         "runs_stored": result.runs_stored,
         "notes": list(result.notes),
     }
