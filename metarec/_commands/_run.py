@@ -93,6 +93,11 @@ def process_age() -> float:
     help="Write the loss-time curve (best CV score so far against time) to this file.",
 )
 @click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the evaluations on this Dask scheduler (e.g. tcp://10.0.0.5:8786).",
+)
+@click.option(
     "--no-store",
     is_flag=True,
     help="Do not store the evaluated folds in the knowledge base.",
@@ -101,7 +106,7 @@ def process_age() -> float:
 @click.pass_context
 def run(
     ctx, data, target, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
-    no_store, fmt,
+    scheduler, no_store, fmt,
 ):  # fmt: skip
     """Choose, evaluate and fit a classifier for DATA within a time budget.
 
@@ -147,7 +152,7 @@ def run(
     ds = load_dataset(data, target=target, as_classes=as_classes)
     auto = AutoClassifier(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
-        random_state=seed, store=not no_store,
+        random_state=seed, store=not no_store, scheduler=scheduler,
     )  # fmt: skip
     notes: list[str] = []
     stopped = failed = None

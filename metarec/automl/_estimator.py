@@ -94,6 +94,9 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
         Seed of the folds and of every estimator.
     store : bool, default=True
         Store the evaluated folds in the knowledge base (never into the built-in one).
+    scheduler : str, optional
+        Address of a Dask scheduler: the evaluations run on that cluster (one fresh
+        interpreter per fold there) instead of local worker processes.
 
     Attributes
     ----------
@@ -131,6 +134,7 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int = 1,
         random_state: int = 0,
         store: bool = True,
+        scheduler: str | None = None,
     ) -> None:
         self.budget = budget
         self.kb = kb
@@ -139,6 +143,7 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.store = store
+        self.scheduler = scheduler
 
     def _settings(self, store: bool) -> RunSettings:
         return RunSettings(
@@ -148,6 +153,7 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=self.n_jobs,
             random_state=int(self.random_state),
             store=store,
+            scheduler=self.scheduler or None,
         )
 
     def fit(self, X, y) -> AutoClassifier:

@@ -58,6 +58,8 @@ class RunSettings:
         Seed of the folds and of every estimator.
     store : bool
         Store every evaluated fold in the knowledge base.
+    scheduler : str or None
+        Address of a Dask scheduler to run the evaluations on (local workers when None).
     """
 
     budget: float
@@ -66,6 +68,7 @@ class RunSettings:
     n_jobs: int = 1
     random_state: int = 0
     store: bool = True
+    scheduler: str | None = None
 
 
 @dataclass(frozen=True)
@@ -225,8 +228,13 @@ def search(
     portfolio = portfolio.select([a.name for a in portfolio if a.is_installed()])
     tick = progress or (lambda n=1, total=None: None)
     check = check or (lambda: None)
-    # the workers import their libraries while the parent computes metafeatures and plans
-    pool = WorkerPool(n_workers, _preload(portfolio))
+    if settings.scheduler:
+        from metarec.automl._dask import DaskPool
+
+        pool = DaskPool(settings.scheduler, settings.n_jobs)
+        n_workers = pool.n_workers
+    else:  # the workers import their libraries while the parent computes metafeatures and plans
+        pool = WorkerPool(n_workers, _preload(portfolio))
     try:
         return _search(
             ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers

@@ -176,3 +176,21 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
     with pytest.raises((BenchmarkError, ValueError), match=message):
         AutoClassifier(kb=url, **params).fit(X, y)
     assert not (tmp_path / "kb.sqlite").exists() or KnowledgeBase(url).count("runs") in (0, 26680)
+
+
+@pytest.mark.slow
+def test_the_search_runs_on_a_dask_cluster(tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01), ("knn", 0.9, 1e4)])
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        result = _search(kb, fixed, budget=120.0, scheduler=cluster.scheduler_address)
+    trials = {t.algorithm: t for t in result.trials}
+    assert trials["gaussian_nb"].status == trials["majority"].status == "ok"
+    assert trials["knn"].status == "skipped"
+    assert len(trials["gaussian_nb"].fold_scores) == 5 and result.best == "gaussian_nb"
+    assert result.runs_stored == 10
