@@ -35,6 +35,10 @@ METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
 END_MARGIN = 1.0
 #: Seconds to score and store one fold's run in the knowledge base at the end.
 STORE_SECONDS = 0.012
+#: A fold running this many times longer than its (calibrated) expected time is stopped ...
+FOLD_SLACK = 5.0
+#: ... but never before this many seconds (nor before a tenth of the budget).
+MIN_FOLD_LIMIT = 2.0
 #: Per-fold overhead of a job besides the fit (sending the fold, predicting, scoring).
 FOLD_OVERHEAD = 0.05
 BUDGET_STOP = "stopped: the time budget ran out"
@@ -178,6 +182,8 @@ class _State:
     started: dict[str, int] = field(default_factory=dict)
     results: list = field(default_factory=list)  # JobResults of folds run now
     accuracy: dict[str, float] = field(default_factory=dict)  # mean accuracy, for `tried`
+    ratios: dict[str, float] = field(default_factory=dict)  # measured / expected fold time
+    time_factor: float = 1.0
     tried_version: int = 0
     planned_version: int = -1
     order: list[str] = field(default_factory=list)
@@ -296,11 +302,12 @@ def _search(
         rows = [row for row in ranking if row.algorithm in names]
         if budget is None:
             return rows
-        need = sum(_job_seconds(row.expected_time_high, n_folds) for row in rows)
+        factor = state.time_factor
+        need = sum(_job_seconds(row.expected_time_high * factor, n_folds) for row in rows)
         if need <= budget * n_workers:
             return rows  # everything is expected to fit: the recommended order
         # it does not all fit: the loss-time planner's plan for the time left comes first
-        per_fold = budget * n_workers / n_folds
+        per_fold = budget * n_workers / n_folds / factor
         planned_rows = recommender.recommend(
             metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
         )
@@ -365,7 +372,8 @@ def _search(
                 continue
             folds = stored.get(algorithm, {})
             first_missing = next(i for i in range(n_folds) if i not in folds)
-            need = _job_seconds(trial.expected_time_high, n_folds - first_missing)
+            per_fold = trial.expected_time_high * state.time_factor
+            need = _job_seconds(per_fold, n_folds - first_missing)
             if need > left:
                 state.trials[algorithm] = replace(
                     trial,
@@ -378,7 +386,10 @@ def _search(
                 tick(1)
                 continue
             state.started[algorithm] = len(state.started) + 1
-            spec = replace(base_spec, algorithm=portfolio[algorithm])
+            # a fold far slower than expected is stopped: the budget is better spent elsewhere
+            limit = max(FOLD_SLACK * per_fold, MIN_FOLD_LIMIT, 0.1 * settings.budget)
+            limit = limit if np.isfinite(limit) else None
+            spec = replace(base_spec, algorithm=portfolio[algorithm], timeout=limit)
             return JobTask(spec, splits, start=first_missing, deadline=deadline - reserve())
         return None
 
@@ -546,6 +557,7 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
         state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
     if status == "ok":
         state.accuracy[algorithm] = float(np.mean(accuracies))
+    _calibrate(state, algorithm, task.folds)
     trial = state.trials[algorithm]
     state.trials[algorithm] = replace(
         trial,
@@ -556,6 +568,24 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
         finished=time.perf_counter() - start,
         message=message if status != "ok" or not task.start else f"{task.start} folds reused",
     )
+
+
+def _calibrate(state: _State, algorithm: str, folds) -> None:
+    """Rescale every expected time by how this dataset's measured folds compare with theirs.
+
+    The knowledge base's times come from other datasets (and often another machine); the
+    runtime model's extrapolation to a dataset far larger than those can be off by an order
+    of magnitude.  Each finished job gives the ratio of its mean fold time on this dataset
+    (fit and predict, wall clock) to its expected fit time; the geometric mean of the ratios
+    so far, clipped to [0.5, 100], multiplies the expectations of the algorithms not yet run.
+    """
+    expected = state.trials[algorithm].expected_time
+    walls = [r.fit_wall_time + r.predict_wall_time for r in folds if r.status == "ok"]
+    if not walls or not np.isfinite(expected) or expected <= 0:
+        return
+    state.ratios[algorithm] = float(np.mean(walls)) / expected
+    factor = float(np.exp(np.mean(np.log(list(state.ratios.values())))))
+    state.time_factor = float(np.clip(factor, 0.5, 100.0))
 
 
 def _budget_artefact(error: str | None) -> bool:
