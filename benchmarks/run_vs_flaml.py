@@ -233,6 +233,7 @@ def compute(method: str, name: str, fold: int, single_best: str) -> dict:
 
 def _task(args) -> tuple:
     method, name, fold, single_best, path = args
+    os.chdir(tempfile.mkdtemp(prefix="vs-flaml-"))  # CatBoost (in FLAML) writes into the cwd
     result = compute(method, name, fold, single_best)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")

@@ -6,7 +6,7 @@ submitted as the cluster has worker threads (or ``n_jobs``), asks ``more()`` for
 as each finishes, and gives up on a job whose deadline passes (its future is cancelled; the
 fold running on the cluster ends at its own time limit, the time left when it was sent).
 Each fold runs in a fresh interpreter on the Dask worker
-(:func:`metarec.benchmark._folds.run_job`'s isolation), as ``metarec benchmark
+(:func:`metarec.benchmark._remote.run_folds`), as ``metarec benchmark
 --scheduler`` does.
 """
 
@@ -15,38 +15,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from metarec.benchmark._remote import run_folds
 from metarec.exceptions import BenchmarkError
 
-__all__ = ["DaskPool", "run_folds"]
-
-
-def run_folds(spec, start: int):
-    """Folds ``start..`` of ``spec`` (on a Dask worker), each isolated with its time limit."""
-    from metarec.benchmark._folds import _fit_predict as fit_predict
-    from metarec.benchmark._folds import (
-        _ok_fold,
-        failed_fold,
-        fold_splits,
-        not_run_folds,
-        run_isolated,
-    )
-
-    splits = fold_splits(spec)
-    folds = []
-    for index in range(start, len(splits)):
-        train, test = splits[index]
-        outcome = run_isolated(
-            fit_predict, spec, train, test, spec.protocol == "bootstrap632", timeout=spec.timeout,
-            memory_limit_mb=spec.memory_limit_mb,
-        )  # fmt: skip
-        if outcome.status != "ok":
-            folds.append(failed_fold(index, outcome.status, outcome.error, outcome.wall_time, test))
-            if outcome.status == "timeout":
-                folds.extend(not_run_folds(spec, splits, index + 1))
-                break
-            continue
-        folds.append(_ok_fold(spec, index, test, outcome.value))
-    return folds
+__all__ = ["DaskPool"]
 
 
 class DaskPool:

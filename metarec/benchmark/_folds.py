@@ -1,9 +1,10 @@
 """Evaluate one algorithm on one dataset, fold by fold, and score each fold.
 
-This module is the work of a single benchmark job: split the data with the chosen protocol,
-fit the algorithm's pipeline on each training part (:func:`evaluate_fold`, run inside a warm
-worker process of :mod:`metarec.benchmark._workers`; :func:`run_job` on Dask, one isolated
-interpreter per fold), and score the predictions with metarec's evaluation library.  Fit and
+This module is the work of a single benchmark job, apart from any executor: split the data
+with the chosen protocol, fit the algorithm's pipeline on each training part
+(:func:`evaluate_fold` in a warm worker process of :mod:`metarec.benchmark._workers`;
+:func:`fit_predict` in an isolated interpreter on Dask, :mod:`metarec.benchmark._remote`), and
+score the predictions with metarec's evaluation library.  Fit and
 predict times are the CPU time (``time.process_time``, user + system) of the ``fit`` and
 ``predict`` calls themselves, in a process whose BLAS/OpenMP pools have one thread, so they do
 not depend on how many jobs share the machine; wall-clock times of the same calls are stored
@@ -18,20 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from metarec.benchmark._isolation import run_isolated
 from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
 __all__ = [
     "FoldRecord",
     "JobSpec",
     "JobResult",
-    "run_job",
     "evaluate_fold",
     "fold_splits",
     "failed_fold",
     "not_run_folds",
     "score_predictions",
     "fold_metrics",
+    "fit_predict",
+    "ok_fold",
 ]
 
 
@@ -85,7 +86,7 @@ class JobResult:
     folds: tuple[FoldRecord, ...]
 
 
-def _fit_predict(spec: JobSpec, train: np.ndarray, test: np.ndarray, resubstitution: bool) -> dict:
+def fit_predict(spec: JobSpec, train: np.ndarray, test: np.ndarray, resubstitution: bool) -> dict:
     """Fit on ``train`` and predict ``test``; runs inside the isolated child."""
     pipeline = build_pipeline(
         spec.algorithm,
@@ -257,7 +258,7 @@ def _one_line_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}"
 
 
-def _ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
+def ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
     proba, scores = _scores(out, spec.n_classes)
     return FoldRecord(
         index,
@@ -334,7 +335,7 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
             if restore[1] != resource.RLIM_INFINITY:
                 cap = min(cap, restore[1])
             resource.setrlimit(resource.RLIMIT_AS, (cap, restore[1]))
-        out = _fit_predict(spec, train, test, bootstrap)
+        out = fit_predict(spec, train, test, bootstrap)
     except Exception as exc:  # the algorithm's own failure, recorded as data
         if limit is not None and _out_of_memory(exc):
             message = f"MemoryError: exceeded the memory cap of {limit} MB"
@@ -346,36 +347,4 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
             import resource
 
             resource.setrlimit(resource.RLIMIT_AS, restore)
-    return _ok_fold(spec, index, test, out)
-
-
-def run_job(spec: JobSpec) -> JobResult:
-    """Evaluate ``spec.algorithm`` on every fold of ``spec.protocol``, one child per fold.
-
-    This is the path of Dask workers (:func:`~metarec.benchmark._isolation.run_isolated`
-    starts a fresh single-threaded interpreter there); local benchmarks use warm worker
-    processes instead (:mod:`metarec.benchmark._workers`).  After the first fold that times
-    out, the remaining folds are recorded as timed out without being run (their time is the
-    limit), since the same algorithm on the same data would hit the limit again.
-    """
-    splits = fold_splits(spec)
-    bootstrap = spec.protocol == "bootstrap632"
-    folds: list[FoldRecord] = []
-    for index, (train, test) in enumerate(splits):
-        outcome = run_isolated(
-            _fit_predict,
-            spec,
-            train,
-            test,
-            bootstrap,
-            timeout=spec.timeout,
-            memory_limit_mb=spec.memory_limit_mb,
-        )
-        if outcome.status != "ok":
-            folds.append(failed_fold(index, outcome.status, outcome.error, outcome.wall_time, test))
-            if outcome.status == "timeout":
-                folds.extend(not_run_folds(spec, splits, index + 1))
-                break
-            continue
-        folds.append(_ok_fold(spec, index, test, outcome.value))
-    return JobResult(spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(folds))
+    return ok_fold(spec, index, test, out)

@@ -114,7 +114,7 @@ def _run_subprocess(func, args, timeout, memory_limit_mb, start) -> IsolatedOutc
     import subprocess
     import sys
 
-    from metarec.benchmark._workers import worker_environment
+    from metarec.benchmark._environment import worker_environment
 
     payload = pickle.dumps((func, args, memory_limit_mb), protocol=pickle.HIGHEST_PROTOCOL)
     try:

@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits, run_job
+from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
+from metarec.benchmark._remote import run_job
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
 from metarec.exceptions import BenchmarkError
 
@@ -353,10 +354,7 @@ def run_benchmark(
     state = _State()
     with _Signals() as signals:
         try:
-            return _benchmark(
-                datasets,
-                kb,
-                portfolio=portfolio,
+            settings = _Settings(
                 protocol=protocol,
                 n_jobs=n_jobs,
                 n_workers=n_workers,
@@ -364,11 +362,10 @@ def run_benchmark(
                 memory_limit_mb=memory_limit_mb,
                 random_state=random_state,
                 scheduler=scheduler,
-                cache_dir=cache_dir,
                 target=target,
-                progress=progress,
-                signals=signals,
-                state=state,
+            )
+            return _benchmark(
+                datasets, kb, portfolio, settings, cache_dir, progress, signals, state
             )
         except _Stop as stop:
             raise BenchmarkInterrupted(stop.signum, state.runs_stored) from None
@@ -397,25 +394,23 @@ class _State:
     runs_stored: int = 0
 
 
-def _benchmark(
-    datasets,
-    kb,
-    *,
-    portfolio: Portfolio,
-    protocol: str,
-    n_jobs: int,
-    n_workers: int,
-    timeout,
-    memory_limit_mb,
-    random_state: int,
-    scheduler,
-    cache_dir,
-    target,
-    progress,
-    signals: _Signals,
-    state: _State,
-) -> BenchmarkReport:
+@dataclass(frozen=True)
+class _Settings:
+    """How a benchmark runs: what :func:`run_benchmark` was asked, checked."""
 
+    protocol: str
+    n_jobs: int
+    n_workers: int
+    timeout: float | None
+    memory_limit_mb: float | None
+    random_state: int
+    scheduler: str | None
+    target: str | None
+
+
+def _benchmark(
+    datasets, kb, portfolio: Portfolio, settings: _Settings, cache_dir, progress, signals, state
+) -> BenchmarkReport:
     from metarec._config import data_dir
 
     start = time.perf_counter()
@@ -423,32 +418,16 @@ def _benchmark(
     tick = progress or (lambda n=1, total=None: None)
     machine = machine_description()
     pool = None
-    if not scheduler:  # start the workers now: their imports overlap the loading of the data
+    if not settings.scheduler:  # start the workers now: their imports overlap the loading
         from metarec.benchmark._workers import WorkerPool
 
         # no more at first than there can be jobs; the pool adds the others when needed
         n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
         first_workers = max(1, n_sources) * (len(portfolio) + 1)
-        pool = WorkerPool(n_workers, _preload(portfolio), start=first_workers)
+        pool = WorkerPool(settings.n_workers, _preload(portfolio), start=first_workers)
     try:
         return _benchmark_with(
-            pool,
-            datasets,
-            kb,
-            portfolio=portfolio,
-            protocol=protocol,
-            n_jobs=n_jobs,
-            timeout=timeout,
-            memory_limit_mb=memory_limit_mb,
-            random_state=random_state,
-            scheduler=scheduler,
-            target=target,
-            signals=signals,
-            state=state,
-            start=start,
-            cache=cache,
-            tick=tick,
-            machine=machine,
+            pool, datasets, kb, portfolio, settings, signals, state, start, cache, tick, machine
         )
     finally:
         if pool is not None:
@@ -456,30 +435,14 @@ def _benchmark(
 
 
 def _benchmark_with(
-    pool,
-    datasets,
-    kb,
-    *,
-    portfolio,
-    protocol,
-    n_jobs,
-    timeout,
-    memory_limit_mb,
-    random_state,
-    scheduler,
-    target,
-    signals,
-    state,
-    start,
-    cache,
-    tick,
-    machine,
+    pool, datasets, kb, portfolio, settings: _Settings, signals, state, start, cache, tick, machine
 ) -> BenchmarkReport:
+    protocol, random_state = settings.protocol, settings.random_state
     import pandas as pd
 
     loaded = {}
     for source in datasets:
-        ds = _load(source, target)
+        ds = _load(source, settings.target)
         if ds.task == "regression":
             raise BenchmarkError(
                 f"dataset {ds.name!r}: the benchmark runner evaluates classifiers; "
@@ -564,8 +527,8 @@ def _benchmark_with(
                 tuple(ds.categorical_columns),
                 protocol,
                 random_state,
-                timeout,
-                memory_limit_mb,
+                settings.timeout,
+                settings.memory_limit_mb,
             )
             if name not in splits:
                 splits[name] = fold_splits(spec)
@@ -632,9 +595,15 @@ def _benchmark_with(
         if pending[name] == 0:
             flush(name)
 
-    if scheduler:
+    if settings.scheduler:
         _run_on_dask(
-            scheduler, n_jobs, specs, mf_jobs, random_state, job_finished, metafeatures_finished
+            settings.scheduler,
+            settings.n_jobs,
+            specs,
+            mf_jobs,
+            random_state,
+            job_finished,
+            metafeatures_finished,
         )
     elif specs or mf_jobs:
         _run_locally(

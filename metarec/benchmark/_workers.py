@@ -37,6 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from metarec.benchmark._environment import THREAD_VARIABLES, worker_environment
+
 __all__ = [
     "THREAD_VARIABLES",
     "JobTask",
@@ -46,26 +48,8 @@ __all__ = [
     "worker_environment",
 ]
 
-THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "BLIS_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
 _HEADER = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
-
-
-def worker_environment() -> dict[str, str]:
-    """The environment of a worker: the parent's, with every thread pool limited to one."""
-    env = dict(os.environ)
-    env.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-    env["LOKY_MAX_CPU_COUNT"] = "1"
-    env["PYTHONWARNINGS"] = "ignore"
-    env["METAREC_WORKER_PARENT"] = str(os.getpid())
-    return env
 
 
 def _pack(message: Any) -> bytes:

@@ -66,7 +66,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
             assert after[row["algorithm"]]["cv_score"] == pytest.approx(row["cv_score"])
     # what the first call skipped for time may run now; only those folds are new
     new = [r for r in second["results"] if r["status"] == "ok"]
-    assert second["runs_stored"] == 5 * len(new)
+    assert second["runs_stored"] >= 5 * len(new)  # (+ the finished folds of a stopped one)
 
 
 @pytest.mark.parametrize(
