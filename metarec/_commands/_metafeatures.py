@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+from metarec._commands._types import as_classes_option, target_option
 
 GROUP_NAMES = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
 
@@ -25,9 +26,7 @@ def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None)
 
 @click.command()
 @click.argument("data", metavar="DATA")
-@click.option(
-    "--target", help="Target column [default: 'target', else 'class', else the last column]."
-)
+@target_option
 @click.option(
     "--groups",
     metavar="G1,G2",
@@ -36,11 +35,7 @@ def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None)
     "[default: all].",
 )
 @click.option("--name", help="Dataset name stored with --save [default: file stem / source].")
-@click.option(
-    "--as-classes",
-    is_flag=True,
-    help="Treat the target's values as class labels even if they look continuous.",
-)
+@as_classes_option
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Random state of the extraction."
 )

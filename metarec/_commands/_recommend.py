@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
-from metarec._commands._types import POSITIVE, OutputFile, SuggestingChoice
+from metarec._commands._types import (
+    POSITIVE,
+    OutputFile,
+    SuggestingChoice,
+    as_classes_option,
+    target_option,
+)
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
 STRATEGY_CHOICES = ("learned", *METHOD_CHOICES)
@@ -121,12 +127,8 @@ def _not_installed(names) -> dict[str, str]:
 
 @click.command()
 @click.argument("data")
-@click.option("--target", help="Target column [default: 'target', 'class' or the last column].")
-@click.option(
-    "--as-classes",
-    is_flag=True,
-    help="Treat the target's values as class labels even if they look continuous.",
-)
+@target_option
+@as_classes_option
 @k_option
 @click.option(
     "--n", "n", type=POSITIVE, help="Root of the time ratio in A3R (larger: time matters less)."

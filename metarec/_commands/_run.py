@@ -9,7 +9,7 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import db_url, echo_note, emit, format_option, progress
-from metarec._commands._types import OutputFile, SuggestingChoice
+from metarec._commands._types import OutputFile, SuggestingChoice, as_classes_option, target_option
 
 PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
 METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
@@ -47,12 +47,8 @@ def process_age() -> float:
 
 @click.command()
 @click.argument("data")
-@click.option("--target", help="Target column [default: 'target', 'class' or the last column].")
-@click.option(
-    "--as-classes",
-    is_flag=True,
-    help="Treat the target's values as class labels even if they look continuous.",
-)
+@target_option
+@as_classes_option
 @click.option(
     "--budget",
     default=DEFAULT_BUDGET,

@@ -107,3 +107,15 @@ class SuggestingChoice(click.Choice):
                 param,
                 ctx,
             )
+
+
+#: ``--target`` of the commands that read one dataset.
+target_option = click.option(
+    "--target", help="Target column [default: 'target', else 'class', else the last column]."
+)
+#: ``--as-classes``: take a numeric target's values as class labels.
+as_classes_option = click.option(
+    "--as-classes",
+    is_flag=True,
+    help="Treat the target's values as class labels even if they look continuous.",
+)

@@ -661,36 +661,19 @@ def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int
     from metarec.benchmark import default_portfolio
     from metarec.benchmark._runner import (
         SOURCE,
-        _library_version,
         _nosimple,
         _rows,
         machine_description,
+        register_algorithm,
+        register_dataset,
     )
 
     if not state.results:
         return 0
     portfolio = default_portfolio()
-    kb.add_dataset(
-        name,
-        source=ds.source,
-        source_id=ds.source_id,
-        task=ds.task,
-        n_instances=len(codes),
-        n_features=ds.X.shape[1],
-        fingerprint=ds.fingerprint,
-    )
+    register_dataset(kb, name, ds)
     for result in state.results:
-        algorithm = portfolio[result.algorithm]
-        kb.add_algorithm(
-            algorithm.name,
-            family=algorithm.family,
-            library=_library_version(algorithm),
-            parameters={
-                "estimator": algorithm.estimator,
-                **algorithm.params,
-                "scale": algorithm.scale,
-            },
-        )
+        register_algorithm(kb, portfolio[result.algorithm])
     if not len(kb.metafeatures(datasets=[name])):
         kb.import_metafeatures(pd.DataFrame([{"dataset": name, **metafeatures}]))
     machine = machine_description()

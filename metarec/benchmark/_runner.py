@@ -171,6 +171,29 @@ class _Cache:
         tmp.replace(path)
 
 
+def register_algorithm(kb, algorithm: Algorithm) -> None:
+    """Record ``algorithm`` in ``kb``: family, library version and parameters."""
+    kb.add_algorithm(
+        algorithm.name,
+        family=algorithm.family,
+        library=_library_version(algorithm),
+        parameters={"estimator": algorithm.estimator, **algorithm.params, "scale": algorithm.scale},
+    )
+
+
+def register_dataset(kb, name: str, ds) -> None:
+    """Record the loaded dataset ``ds`` in ``kb`` under ``name`` (with its fingerprint)."""
+    kb.add_dataset(
+        name,
+        source=ds.source,
+        source_id=ds.source_id,
+        task=ds.task,
+        n_instances=len(ds.y),
+        n_features=ds.X.shape[1],
+        fingerprint=ds.fingerprint,
+    )
+
+
 def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> dict:
     """NoSimple ROC AUC of every (algorithm, fold) across the algorithms run on one dataset.
 
@@ -477,26 +500,9 @@ def _benchmark_with(
             )
     with signals.critical():
         for algorithm in portfolio:
-            kb.add_algorithm(
-                algorithm.name,
-                family=algorithm.family,
-                library=_library_version(algorithm),
-                parameters={
-                    "estimator": algorithm.estimator,
-                    **algorithm.params,
-                    "scale": algorithm.scale,
-                },
-            )
+            register_algorithm(kb, algorithm)
         for name, ds in loaded.items():
-            kb.add_dataset(
-                name,
-                source=ds.source,
-                source_id=ds.source_id,
-                task=ds.task,
-                n_instances=len(ds.y),
-                n_features=ds.X.shape[1],
-                fingerprint=ds.fingerprint,
-            )
+            register_dataset(kb, name, ds)
 
     done: set[tuple[str, str]] = set()
     existing = kb.runs(aggregate=False, datasets=list(loaded))
