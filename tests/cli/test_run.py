@@ -80,15 +80,11 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
         (["-j", "0"], "0 workers"),
     ],
 )
-def test_bad_options_fail_before_any_work(tmp_path, args, message):
+def test_bad_options_fail_before_any_work(tmp_path, monkeypatch, args, message):
     data = _data(tmp_path / "toy.csv")
     kb_path = tmp_path / "kb.sqlite"
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = _run("--db", f"sqlite:///{kb_path}", "run", data, "--target", "label", *args)
-    finally:
-        os.chdir(cwd)
+    monkeypatch.chdir(tmp_path)
+    result = _run("--db", f"sqlite:///{kb_path}", "run", data, "--target", "label", *args)
     assert result.exit_code != 0
     assert message in result.output
     assert "Traceback" not in result.output
