@@ -134,6 +134,9 @@ def cli(ctx: click.Context) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    from metarec._commands._clock import mark_process_start
+
+    mark_process_start()  # `metarec run --budget` counts the interpreter's start-up
     cli.main(args=argv, prog_name="metarec")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import click
@@ -31,18 +30,6 @@ def _duration(ctx, param, value):
         return parse_duration(value)
     except InvalidInputError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-def process_age() -> float:
-    """Seconds since this process started (the interpreter's start-up included), or 0."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        with open("/proc/uptime", encoding="ascii") as handle:
-            uptime = float(handle.read().split()[0])
-        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):  # not Linux: count from here
-        return 0.0
 
 
 @click.command()
@@ -132,13 +119,14 @@ def run(
       metarec run sklearn:breast_cancer --budget 30 --output model.joblib
       metarec run data.csv --target label --budget 10m -j 2 -o curve.png
     """
+    from metarec._commands._clock import command_start
     from metarec.automl import AutoClassifier
     from metarec.benchmark import BenchmarkInterrupted
     from metarec.data import load_dataset
     from metarec.exceptions import BenchmarkError
 
     start = time.perf_counter()
-    deadline = start + budget - process_age()
+    deadline = command_start() + budget
     if n_jobs == 0:
         raise click.BadParameter(
             "0 workers cannot run anything; use a positive number or -1 (all cores)",
