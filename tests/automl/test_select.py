@@ -51,3 +51,26 @@ def test_an_algorithm_without_prior_keeps_its_mean():
 def test_ties_go_to_the_faster_fit_and_nan_goes_last():
     order = choose(np.array([0.9, np.nan, 0.9, 0.8]), np.array([2.0, 0.1, 0.5, 0.1]))
     assert list(order) == [2, 0, 3, 1]
+
+
+def test_expected_times_are_rescaled_by_the_measured_folds():
+    from metarec.automl._search import Trial, _calibrate, _State
+    from metarec.benchmark._folds import FoldRecord
+
+    state = _State(
+        trials={"a": Trial("a", 1, expected_time=0.1), "b": Trial("b", 2, expected_time=1.0)},
+        stored={},
+    )
+
+    def fold(fit, predict):
+        return FoldRecord(0, "ok", None, fit, predict, fit, predict)
+
+    _calibrate(state, "a", [fold(0.8, 0.2), fold(0.9, 0.1)])  # 1.0 s a fold: ratio 10
+    assert state.time_factor == pytest.approx(10.0)
+    _calibrate(state, "b", [fold(1.5, 0.5)])  # ratio 2; geometric mean sqrt(20)
+    assert state.time_factor == pytest.approx(20**0.5)
+    _calibrate(state, "b", [fold(0.0, 0.001)])  # far faster than expected: clipped at 0.5
+    assert state.time_factor == 0.5  # sqrt(10 * 0.001) = 0.1, clipped
+    state.ratios.clear()
+    _calibrate(state, "a", [fold(500.0, 0.0)])  # ratio 5000: clipped at 100
+    assert state.time_factor == 100.0
