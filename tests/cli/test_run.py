@@ -119,7 +119,7 @@ def test_a_file_that_changed_since_its_runs_is_refused_and_nothing_is_stored(tmp
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_finished_folds_and_saves_the_best_so_far(tmp_path):
-    data = _data(tmp_path / "big.csv", n=3000)
+    data = _data(tmp_path / "big.csv", n=15000)  # minutes for every algorithm, seconds for a few
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     model = tmp_path / "model.joblib"
     env = {**os.environ, "METAREC_HOME": str(tmp_path / "home")}
