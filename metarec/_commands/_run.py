@@ -175,7 +175,7 @@ def run(
         echo_note(f"model saved to {model_path} (described in {sidecar})")
     emit(frame, fmt, title=title, json_extra=extra)
     if figure:
-        from metarec.automl._plot import plot_search
+        from metarec.automl.plots import plot_search
         from metarec.evaluation.plots import save_figure
 
         save_figure(plot_search(result), figure)

@@ -156,6 +156,22 @@ class SearchResult:
     notes: tuple[str, ...] = ()
 
     def trial(self, algorithm: str) -> Trial:
+        """Return the trial of ``algorithm``.
+
+        Parameters
+        ----------
+        algorithm : str
+            A name in :attr:`trials`.
+
+        Returns
+        -------
+        Trial
+
+        Raises
+        ------
+        StopIteration
+            ``algorithm`` was not part of the search.
+        """
         return next(t for t in self.trials if t.algorithm == algorithm)
 
 

@@ -273,8 +273,15 @@ def _parse(document: Any, origin: str) -> Portfolio:
 
 
 def default_portfolio() -> Portfolio:
-    """Return metarec's default portfolio: twenty scikit-learn classifiers and three
-    gradient-boosting libraries (LightGBM, XGBoost, CatBoost; extra ``metarec[boosting]``)."""
+    """Return metarec's default portfolio.
+
+    Twenty scikit-learn classifiers and three gradient-boosting libraries (LightGBM, XGBoost,
+    CatBoost; extra ``metarec[boosting]``).
+
+    Returns
+    -------
+    Portfolio
+    """
     text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
     return _parse(json.loads(text), "default portfolio")
 

@@ -76,6 +76,13 @@ class BenchmarkReport:
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the report as plain JSON-ready values.
+
+        Returns
+        -------
+        dict
+            Counts by name (``failed_jobs`` is the number of failures) and ``seconds``.
+        """
         return {
             "datasets": self.datasets,
             "algorithms": self.algorithms,

@@ -324,8 +324,9 @@ def plot_a3r_vs_arr(
     points: int = 2001,
     ylim: tuple[float, float] = (-3.0, 5.0),
 ) -> Any:
-    """ARR and A3R with a success-rate ratio of 1 against the time ratio (the paper's
-    Figs. 1–2): ARR has a pole and turns negative, A3R decreases monotonically.
+    """ARR and A3R with a success-rate ratio of 1 against the time ratio.
+
+    The paper's Figs. 1–2: ARR has a pole and turns negative, A3R decreases monotonically.
 
     Parameters
     ----------
@@ -377,8 +378,9 @@ def plot_a3r_vs_arr(
 
 
 def plot_simple_objects_effect(effect: Any, *, names: Sequence[str] | None = None) -> Any:
-    """Plain and NoSimple ROC AUC against the number of added simple objects (NoSimple
-    paper, Fig. 1).
+    """Plain and NoSimple ROC AUC against the number of added simple objects.
+
+    The NoSimple paper's Fig. 1.
 
     Parameters
     ----------

@@ -186,7 +186,7 @@ def translate_openml_qualities(
     Returns
     -------
     dict of str to float
-        metarec name -> value; every value is finite.
+        Metarec name -> value; every value is finite.
 
     Notes
     -----

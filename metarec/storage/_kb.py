@@ -100,12 +100,6 @@ class KnowledgeBase:
         What opening did to the schema: created, migrated (with the backup's path and the
         rows kept) or nothing (``None`` when the schema was already current).
 
-    Notes
-    -----
-    With ``create=False`` the database is only read until it is known to be a current
-    knowledge base: an empty, foreign, older or newer database is refused without a byte of
-    it changed (the schema check reads a SQLite file through a read-only connection).
-
     Raises
     ------
     NoKnowledgeBaseError
@@ -113,6 +107,12 @@ class KnowledgeBase:
     KnowledgeBaseError
         The database is unreachable, is not a metarec knowledge base, is corrupt, or was made
         by a newer metarec.  An older schema asks for ``metarec db upgrade``.
+
+    Notes
+    -----
+    With ``create=False`` the database is only read until it is known to be a current
+    knowledge base: an empty, foreign, older or newer database is refused without a byte of
+    it changed (the schema check reads a SQLite file through a read-only connection).
 
     Examples
     --------

@@ -1,0 +1,108 @@
+"""The documentation: the CLI reference is complete and current, docstrings follow numpydoc,
+the README stays one page."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: numpydoc checks every public name passes (numpydoc.validate codes).  Left out: summaries
+#: that are noun phrases (SS05), sections metarec does not require everywhere (extended
+#: summary ES01, See Also SA01, Examples EX01) and per-parameter text still being written
+#: (PR01, PR04, PR07, RT01, RT03).
+CHECKS = {
+    "GL02", "GL03", "GL05", "GL06", "GL07", "GL08", "GL09", "GL10",
+    "SS01", "SS02", "SS03", "SS04", "SS06",
+    "PR02", "PR03", "PR05", "PR06", "PR08", "PR09", "PR10",
+    "RT02", "RT04", "RT05", "YD01", "SA02", "SA03", "SA04",
+}  # fmt: skip
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _public_packages() -> list[str]:
+    """The packages of the API reference (``PUBLIC`` in docs/conf.py, read without running it)."""
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text())
+    for node in tree.body:
+        targets = getattr(node, "targets", [getattr(node, "target", None)])
+        if any(getattr(target, "id", None) == "PUBLIC" for target in targets):
+            return list(ast.literal_eval(node.value))
+    raise AssertionError("docs/conf.py defines no PUBLIC")
+
+
+def test_the_cli_reference_is_current():
+    reference = _load(ROOT / "docs" / "_cli_reference.py", "_cli_reference")
+    assert reference.PAGE.read_text() == reference.render(), (
+        "docs/cli.md is out of date: run python docs/_cli_reference.py"
+    )
+
+
+def test_every_command_and_option_is_in_the_cli_reference():
+    from metarec.cli import cli
+
+    reference = _load(ROOT / "docs" / "_cli_reference.py", "_cli_reference")
+    page = reference.PAGE.read_text()
+    sections = dict(re.findall(r"^#+ `([^`]+)`\n\n```text\n(.*?)\n```", page, flags=re.M | re.S))
+    root = click.Context(cli, info_name="metarec")
+    seen = 0
+    for path, ctx in reference.walk(cli, root):
+        assert path in sections, f"{path} has no section in docs/cli.md"
+        for param in ctx.command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                for opt in param.opts:
+                    assert opt in sections[path], f"{path}: {opt} missing from docs/cli.md"
+                    seen += 1
+    assert seen > 100 and {"metarec run", "metarec db upgrade"} <= set(sections)
+
+
+def test_every_public_package_is_in_the_api_reference():
+    listed = set(_public_packages())
+    packages = {
+        f"metarec.{p.name}"
+        for p in (ROOT / "metarec").iterdir()
+        if p.is_dir() and not p.name.startswith("_") and (p / "__init__.py").exists()
+    }
+    assert packages <= listed, packages - listed
+
+
+def _public_objects():
+    for package in _public_packages():
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+                continue  # constants are described in the module docstrings
+            yield f"{obj.__module__}.{obj.__qualname__}"
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_") or not inspect.isfunction(member):
+                        continue
+                    yield f"{obj.__module__}.{obj.__qualname__}.{attr}"
+
+
+@pytest.mark.parametrize("name", sorted(set(_public_objects())))
+def test_public_docstrings_follow_numpydoc(name):
+    from numpydoc.validate import validate
+
+    errors = [f"{code}: {message}" for code, message in validate(name)["errors"] if code in CHECKS]
+    assert not errors, "\n".join(errors)
+
+
+def test_the_readme_is_one_page_without_hand_typed_counts():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.encode()) <= 25_000
+    assert not re.search(r"\b\d[\d,]* (tests|slow tests)\b", text)
