@@ -266,6 +266,32 @@ def summarise(results: pd.DataFrame, budgets: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def against(results: pd.DataFrame, method: str = "metarec10") -> pd.DataFrame:
+    """``method`` minus each other method: mean paired difference (points) and its error.
+
+    The standard error is that of the mean over the (dataset, fold) cells; ``datasets_below``
+    counts the datasets where ``method``'s mean accuracy is more than 0.3 points below the
+    other method's.
+    """
+    table = results.pivot_table(
+        index=["dataset", "fold"], columns="method", values="accuracy"
+    ).dropna()
+    per_dataset = table.groupby(level="dataset").mean()
+    rows = []
+    for other in [m for m in METHODS if m in table.columns and m != method]:
+        diff = 100 * (table[method] - table[other])
+        below = 100 * (per_dataset[method] - per_dataset[other]) < -0.3
+        rows.append(
+            {
+                "against": LABELS[other],
+                "difference": diff.mean(),
+                "standard_error": diff.std(ddof=1) / np.sqrt(len(diff)),
+                "datasets_below": f"{int(below.sum())} of {len(per_dataset)}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks" / ".cache" / "vs-flaml")
@@ -314,6 +340,8 @@ def main(argv=None) -> None:
     summary = summarise(results, budgets)
     print(summary.round(3).to_string(index=False))
     columns = list(summary.columns)
+    paired = against(results)
+    print(paired.round(3).to_string(index=False))
     choices = (
         results.groupby("method")["choice"]
         .agg(lambda c: ", ".join(f"{k} {v}" for k, v in c.value_counts().head(5).items()))
@@ -328,6 +356,10 @@ def main(argv=None) -> None:
         "is best or tied, `over_budget` the calls over budget x 1.1 + 2 s.  Written by "
         "`python benchmarks/run_vs_flaml.py`.\n\n"
         + markdown_table(columns, summary.itertuples(index=False))
+        + f"\n\n{LABELS['metarec10']} against each method, paired over the cells "
+        "(accuracy points; `datasets_below`: datasets where it is more than 0.3 points "
+        "below):\n\n"
+        + markdown_table(list(paired.columns), paired.itertuples(index=False))
         + "\n\nMost frequent choices:\n\n"
         + "\n".join(f"- {method}: {text}" for method, text in choices.items())
     )
