@@ -50,9 +50,9 @@ def aggregate_runs(runs: pd.DataFrame) -> pd.DataFrame:
 def load_kb(runs_path: str | None = None, metafeatures_path: str | None = None):
     """The built-in KB, or a FrameKB from files (Parquet or CSV)."""
     if runs_path is None:
-        from metarec.storage import KnowledgeBase
+        from metarec.storage import open_builtin
 
-        return KnowledgeBase.builtin()
+        return open_builtin()
 
     def read(path):
         return pd.read_parquet(path) if str(path).endswith(".parquet") else pd.read_csv(path)

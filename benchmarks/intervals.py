@@ -65,10 +65,10 @@ def main(argv=None) -> None:
         default=Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "intervals.md",
     )
     args = parser.parse_args(argv)
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
     work = Path(tempfile.mkdtemp(prefix="metarec-intervals-"))
-    histories = {"built-in": KnowledgeBase.builtin()}
+    histories = {"built-in": open_builtin()}
     if TABZILLA.is_dir():
         histories["TabZilla"] = load_history(TABZILLA, "runs.csv", work / "tz.db")
     if REALWORLD.is_dir():

@@ -93,10 +93,10 @@ def metarec(*args) -> list[str]:
 
 def synthetic(tmp: Path, n_datasets: int, n_algorithms: int, seed: int = 0):
     """Write runs.csv (one run per pair) and metafeatures.parquet; return their paths."""
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
     rng = np.random.default_rng(seed)
-    builtin = KnowledgeBase.builtin().metafeatures()
+    builtin = open_builtin().metafeatures()
     picks = rng.integers(0, len(builtin), n_datasets)
     meta = builtin.iloc[picks].reset_index(drop=True)
     meta["dataset"] = [f"ds{i}" for i in range(n_datasets)]

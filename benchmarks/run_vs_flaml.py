@@ -84,9 +84,9 @@ def outer_folds(y) -> list[tuple[np.ndarray, np.ndarray]]:
 def single_best_algorithm() -> str:
     """The built-in KB's algorithm of best mean accuracy over the datasets it ran on."""
     from metarec.recommender import PerformanceMatrix
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
-    matrix = PerformanceMatrix.from_kb(KnowledgeBase.builtin())
+    matrix = PerformanceMatrix.from_kb(open_builtin())
     accuracy = np.where(matrix.present, matrix.accuracy, np.nan)
     return str(matrix.algorithms[int(np.nanargmax(np.nanmean(accuracy, axis=0)))])
 

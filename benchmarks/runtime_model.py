@@ -78,14 +78,14 @@ def figures(result) -> dict:
 
 
 def main(argv=None) -> None:
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import KnowledgeBase, open_builtin
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tabzilla", type=Path, default=TABZILLA)
     parser.add_argument("--history", action="append", default=[], metavar="NAME=URL")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    kbs = {"built-in": KnowledgeBase.builtin()}
+    kbs = {"built-in": open_builtin()}
     workdir = Path(tempfile.mkdtemp(prefix="metarec-runtime-"))
     for name, folder, runs in (
         ("TabZilla", args.tabzilla, "runs.csv"),

@@ -33,12 +33,12 @@ COLUMNS = (
 
 def main(argv=None) -> None:
     from metarec.recommender import Recommender, evaluate_transfer
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    builtin = KnowledgeBase.builtin()
+    builtin = open_builtin()
     path = Path(tempfile.mkdtemp(prefix="metarec-transfer-")) / "realworld.sqlite"
     realworld = load_history(REALWORLD, "runs.csv.gz", path)
     blocks = []

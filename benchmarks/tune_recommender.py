@@ -47,9 +47,9 @@ SHOWN = ("metarec", "global AR*", "kNN AR*", "a3r", "AR", "single best", "random
 
 
 def load_histories(workdir: Path) -> dict:
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
-    kbs = {"built-in": KnowledgeBase.builtin()}
+    kbs = {"built-in": open_builtin()}
     if TABZILLA.is_dir():
         kbs["TabZilla"] = load_history(TABZILLA, "runs.csv", workdir / "tabzilla.db")
     if REALWORLD.is_dir():

@@ -7,11 +7,11 @@ learned strategy's order, with expected accuracy and expected time (each with it
 interval) and the neighbouring datasets the ranking rests on.
 """
 
-from metarec import KnowledgeBase, Recommender, load_dataset
+from metarec import Recommender, load_dataset, open_or_builtin
 from metarec.recommender.plots import plot_recommendation
 
 ds = load_dataset("sklearn:breast_cancer")
-recommender = Recommender().fit(KnowledgeBase.open_or_builtin())
+recommender = Recommender().fit(open_or_builtin())
 ranking = recommender.recommend(ds.X, ds.y)
 frame = ranking.to_frame()
 print(frame[["algorithm", "expected_accuracy", "expected_time", "basis"]].head(8))

@@ -14,6 +14,7 @@ from metarec._version import __version__
 _LAZY = {
     "KnowledgeBase": "metarec.storage",
     "ImportReport": "metarec.storage",
+    "open_or_builtin": "metarec.storage",
     "Recommender": "metarec.recommender",
     "Ranking": "metarec.recommender",
     "load_dataset": "metarec.data",

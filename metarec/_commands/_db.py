@@ -150,11 +150,11 @@ def info(ctx, builtin, fmt):
     from pathlib import Path
 
     from metarec._config import default_db_url
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import KnowledgeBase, open_builtin
 
     url = db_url(ctx)
     if builtin:
-        kb = KnowledgeBase.builtin()
+        kb = open_builtin()
         emit(kb.info(), fmt, title="Built-in knowledge base")
         return
     if url is not None:
@@ -169,7 +169,7 @@ def info(ctx, builtin, fmt):
             emit({**own.info(), "used_by_recommend": True}, fmt, title="Knowledge base")
             own.close()
             return
-    kb = KnowledgeBase.builtin()
+    kb = open_builtin()
     details = kb.info()
     state = "does not exist yet" if own is None else "holds no runs yet"
     note = (
@@ -213,12 +213,8 @@ def export(ctx, directory, file_format, builtin, fmt):
       metarec db export backup/
       metarec db export --builtin builtin-csv/ --file-format csv
     """
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import KnowledgeBase, open_builtin
 
-    kb = (
-        KnowledgeBase.builtin()
-        if builtin
-        else KnowledgeBase(db_url(ctx), create=False, read_only=None)
-    )
+    kb = open_builtin() if builtin else KnowledgeBase(db_url(ctx), create=False, read_only=None)
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

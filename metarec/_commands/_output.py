@@ -436,7 +436,7 @@ def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
     an empty or absent *default* KB is replaced by the built-in knowledge base shipped with
     metarec, with a note.  Commands that write create the KB as needed.
     """
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import KnowledgeBase, open_builtin, open_or_builtin
 
     url = db_url(ctx)
     if builtin_fallback:
@@ -445,9 +445,9 @@ def open_kb(ctx: click.Context, *, builtin_fallback: bool = False):
             if kb.has_runs():
                 return kb
             kb.close()
-            kb = KnowledgeBase.builtin()
+            kb = open_builtin()
         else:
-            kb = KnowledgeBase.open_or_builtin(None)
+            kb = open_or_builtin(None)
         if kb.is_builtin:
             echo_note("Using the built-in knowledge base (no runs in your own KB).")
         return kb

@@ -46,12 +46,12 @@ def open_run_kb(kb=None):
     from metarec._config import resolve_db_url
     from metarec.storage import KnowledgeBase
     from metarec.storage._builtin import builtin_path, seed_with_builtin
-    from metarec.storage._engine import _sqlite_path
+    from metarec.storage._engine import sqlite_path
 
     if isinstance(kb, KnowledgeBase):
         return kb, False
     url = resolve_db_url(None if kb is None else str(kb))
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is not None and (not path.exists() or path.stat().st_size == 0):
         # a new SQLite file: a copy of the built-in one is its fastest start
         source = builtin_path()

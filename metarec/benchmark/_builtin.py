@@ -4,7 +4,7 @@ The built-in knowledge base ships inside the package as four zstd-compressed Par
 ``metarec/_resources/``: ``builtin_runs.parquet`` (one row per stored run, long format, with
 every per-run metric as a column — the same layout ``metarec import runs`` reads),
 ``builtin_metafeatures.parquet`` (wide: a ``dataset`` column and one column per metafeature),
-``builtin_datasets.parquet`` and ``builtin_algorithms.parquet``.  ``KnowledgeBase.builtin()``
+``builtin_datasets.parquet`` and ``builtin_algorithms.parquet``.  ``open_builtin()``
 loads them into a cached SQLite file on first use.
 """
 

@@ -4,6 +4,7 @@
 DataFrames and writes through its import methods.
 """
 
+from metarec.storage._builtin import open_builtin, open_or_builtin
 from metarec.storage._importers import ImportReport
 from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, NoKnowledgeBaseError, aggregate_runs
 from metarec.storage._migrate import HEAD as SCHEMA_REVISION
@@ -17,4 +18,6 @@ __all__ = [
     "SCHEMA_REVISION",
     "TABLES",
     "aggregate_runs",
+    "open_builtin",
+    "open_or_builtin",
 ]

@@ -1,9 +1,13 @@
 """The built-in knowledge base: resource files shipped in the package, loaded on first use.
 
+This module owns the fallback to it: :func:`open_builtin` opens it and
+:func:`open_or_builtin` opens a knowledge base, or the built-in one when that holds no runs
+(what the recommending commands and :class:`metarec.Recommender` users start from).
+
 The package carries the built-in KB as four zstd-compressed Parquet files in
 ``metarec/_resources/`` (``builtin_runs``, ``builtin_metafeatures``, ``builtin_datasets``,
 ``builtin_algorithms``; written by :func:`metarec.benchmark.export_builtin`).  The first
-:meth:`KnowledgeBase.builtin` call imports them, through the ordinary import path, into a
+:func:`open_builtin` call imports them, through the ordinary import path, into a
 SQLite file ``builtin-<version>-s<schema revision>-<digest>.sqlite`` in metarec's data directory; the digest of
 the resource files names the file, so a new release (or rebuilt resources) never reads a stale
 copy.  The file is built under a temporary name and renamed into place, so two processes
@@ -17,9 +21,19 @@ import os
 import tempfile
 from pathlib import Path
 
+from metarec._config import resolve_db_url
 from metarec.exceptions import KnowledgeBaseError
+from metarec.storage._engine import sqlite_path
+from metarec.storage._kb import KnowledgeBase
 
-__all__ = ["builtin_path", "resource_files", "seed_with_builtin", "BUILTIN_TABLES"]
+__all__ = [
+    "BUILTIN_TABLES",
+    "builtin_path",
+    "open_builtin",
+    "open_or_builtin",
+    "resource_files",
+    "seed_with_builtin",
+]
 
 BUILTIN_TABLES = ("datasets", "algorithms", "runs", "metafeatures")
 
@@ -71,7 +85,54 @@ def builtin_path() -> Path:
     return target
 
 
-def seed_with_builtin(kb) -> bool:
+def open_builtin() -> KnowledgeBase:
+    """Open the knowledge base shipped with metarec (read it, do not write to it).
+
+    The resource files in ``metarec/_resources/`` are loaded once into a SQLite file in
+    metarec's data directory, named after the package version and the files' contents,
+    and reused afterwards.
+
+    Returns
+    -------
+    KnowledgeBase
+        With ``is_builtin`` set.
+
+    Raises
+    ------
+    KnowledgeBaseError
+        This installation carries no built-in knowledge base.
+    """
+    kb = KnowledgeBase(f"sqlite:///{builtin_path()}")
+    kb.is_builtin = True
+    return kb
+
+
+def open_or_builtin(url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
+    """Open ``url`` (or the default KB); fall back to :func:`open_builtin` when it has no runs.
+
+    A default SQLite file that does not exist is not created by this call.
+
+    Parameters
+    ----------
+    url : str or path-like, optional
+        A SQLAlchemy URL or a SQLite path; ``METAREC_DB``, else the default file, when None.
+
+    Returns
+    -------
+    KnowledgeBase
+    """
+    resolved = resolve_db_url(url)
+    path = sqlite_path(resolved)
+    if path is not None and (not path.exists() or path.stat().st_size == 0):
+        return open_builtin()
+    kb = KnowledgeBase(resolved, read_only=None)
+    if not kb.has_runs():
+        kb.close()
+        return open_builtin()
+    return kb
+
+
+def seed_with_builtin(kb: KnowledgeBase) -> bool:
     """Fill a knowledge base that holds no runs with the built-in one's contents.
 
     A knowledge base that grows with use (``metarec run`` stores every fold it evaluates)
@@ -100,8 +161,6 @@ def _fill(kb, files: dict[str, Path]) -> None:
 
 
 def _load(files: dict[str, Path], path: Path) -> None:
-    from metarec.storage._kb import KnowledgeBase
-
     kb = KnowledgeBase(f"sqlite:///{path}")
     try:
         _fill(kb, files)

@@ -55,7 +55,7 @@ _WRITE_OPTION = "metarec_write"
 _PG_WRITE_LOCK = 0x6D65746172656301  # "metarec" + 1
 
 
-def _sqlite_path(url: str) -> Path | None:
+def sqlite_path(url: str) -> Path | None:
     """Return the file of a SQLite URL, or ``None`` for in-memory / non-SQLite URLs."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
@@ -68,7 +68,7 @@ def _sqlite_path(url: str) -> Path | None:
 
 def sqlite_file(engine: Engine) -> Path | None:
     """The SQLite file behind ``engine`` (opened read-write), or ``None``."""
-    return _sqlite_path(engine.url.render_as_string(hide_password=False))
+    return sqlite_path(engine.url.render_as_string(hide_password=False))
 
 
 def _check_sqlite_file(path: Path, shown_url: str) -> None:
@@ -132,7 +132,7 @@ def make_engine(url: str, *, create_dirs: bool = True, read_only: str | bool = F
         parsed = make_url(url)
     except Exception as exc:
         raise KnowledgeBaseError(f"invalid database URL {shown!r}: {exc}") from None
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is not None:
         _check_sqlite_file(path, shown)
         if create_dirs and not read_only:

@@ -19,9 +19,9 @@ from metarec._config import redact_url, resolve_db_url
 from metarec.exceptions import KnowledgeBaseError
 from metarec.storage._check import Check
 from metarec.storage._engine import (
-    _sqlite_path,
     database_errors,
     make_engine,
+    sqlite_path,
     sqlite_read_only_mode,
     write_transaction,
 )
@@ -133,7 +133,7 @@ class KnowledgeBase:
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
-        path = _sqlite_path(self._url)
+        path = sqlite_path(self._url)
         if not create and path is not None and not path.exists():
             raise missing_file_error(path, url, self.url)
         mode: str | bool = bool(read_only)
@@ -213,7 +213,7 @@ class KnowledgeBase:
             Not a metarec knowledge base, or made by a newer metarec.
         """
         resolved = resolve_db_url(url)
-        path = _sqlite_path(resolved)
+        path = sqlite_path(resolved)
         if path is not None and not path.exists():
             raise missing_file_error(path, url, redact_url(resolved))
         return peek_state(resolved, redact_url(resolved)).revision
@@ -231,41 +231,6 @@ class KnowledgeBase:
 
         with database_errors(self.url, "check"), self.engine.connect() as conn:
             return check_knowledge_base(conn, revision=self.revision, head=HEAD)
-
-    @classmethod
-    def builtin(cls) -> KnowledgeBase:
-        """Return the knowledge base shipped with metarec (read it, do not write to it).
-
-        The resource files in ``metarec/_resources/`` are loaded once into a SQLite file in
-        metarec's data directory, named after the package version and the files' contents,
-        and reused afterwards.
-
-        Raises
-        ------
-        KnowledgeBaseError
-            This installation carries no built-in knowledge base.
-        """
-        from metarec.storage._builtin import builtin_path
-
-        kb = cls(f"sqlite:///{builtin_path()}")
-        kb.is_builtin = True
-        return kb
-
-    @classmethod
-    def open_or_builtin(cls, url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
-        """Open ``url`` (or the default KB); fall back to :meth:`builtin` when it has no runs.
-
-        A default SQLite file that does not exist is not created by this call.
-        """
-        resolved = resolve_db_url(url)
-        path = _sqlite_path(resolved)
-        if path is not None and (not path.exists() or path.stat().st_size == 0):
-            return cls.builtin()
-        kb = cls(resolved, read_only=None)
-        if not kb.has_runs():
-            kb.close()
-            return cls.builtin()
-        return kb
 
     def close(self) -> None:
         """Release the database connections."""

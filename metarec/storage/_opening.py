@@ -13,9 +13,9 @@ from pathlib import Path
 
 from metarec.exceptions import KnowledgeBaseError
 from metarec.storage._engine import (
-    _sqlite_path,
     database_errors,
     make_engine,
+    sqlite_path,
     sqlite_read_only_mode,
 )
 from metarec.storage._migrate import HEAD, SchemaState, schema_state
@@ -60,7 +60,7 @@ def missing_file_error(path: Path, given, shown_url: str) -> NoKnowledgeBaseErro
 
 def peek_state(url: str, shown_url: str) -> SchemaState:
     """What the database at ``url`` holds, read without writing a byte of it."""
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     if path is not None and path.is_file() and path.stat().st_size == 0:
         return SchemaState("empty", None)
     engine = make_engine(url, create_dirs=False, read_only=path is not None)
@@ -85,7 +85,7 @@ def refusal(
     create, upgrade : bool
         Whether the caller may create a schema in an empty database, or migrate an older one.
     """
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     older = f"{shown_url} has schema revision {state.revision}, older than this metarec's {HEAD}"
     if state.kind == "old" and path is not None and sqlite_read_only_mode(path) is not None:
         return _said_twice(

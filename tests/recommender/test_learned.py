@@ -269,9 +269,9 @@ def test_time_scaling_by_rows_multiplies_neighbour_times():
 
 @pytest.mark.slow
 def test_learned_default_on_the_builtin_kb_end_to_end():
-    from metarec.storage import KnowledgeBase
+    from metarec.storage import open_builtin
 
-    kb = KnowledgeBase.builtin()
+    kb = open_builtin()
     rec = Recommender().fit(kb)
     names = list(rec.datasets_[:12])
     result = evaluate_recommender(kb, rec, datasets=names, fitted=True, n_random=5)

@@ -7,13 +7,13 @@ import pytest
 from click.testing import CliRunner
 
 from metarec.cli import cli
-from metarec.storage import KnowledgeBase
+from metarec.storage import KnowledgeBase, open_builtin, open_or_builtin
 from metarec.storage._builtin import builtin_path, resource_files
 
 
 def test_builtin_matches_its_resource_files():
     files = resource_files()
-    kb = KnowledgeBase.builtin()
+    kb = open_builtin()
     assert kb.is_builtin
     runs = pd.read_parquet(files["runs"])
     info = kb.info()
@@ -33,15 +33,15 @@ def test_builtin_file_is_built_once_and_reused():
 
 
 def test_open_or_builtin_falls_back_only_without_runs(tmp_path, _isolated_home):
-    assert KnowledgeBase.open_or_builtin().is_builtin  # the default file does not exist
+    assert open_or_builtin().is_builtin  # the default file does not exist
     assert not (_isolated_home / "kb.sqlite").exists()  # ... and was not created
     url = f"sqlite:///{tmp_path / 'mine.sqlite'}"
     KnowledgeBase(url).close()
-    assert KnowledgeBase.open_or_builtin(url).is_builtin  # empty
+    assert open_or_builtin(url).is_builtin  # empty
     KnowledgeBase(url).import_runs(
         pd.DataFrame({"dataset": ["d"], "algorithm": ["a"], "accuracy": [0.5], "time": [1.0]})
     )
-    assert not KnowledgeBase.open_or_builtin(url).is_builtin
+    assert not open_or_builtin(url).is_builtin
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
-from metarec.storage import KnowledgeBase, NoKnowledgeBaseError
+from metarec.storage import KnowledgeBase, NoKnowledgeBaseError, open_or_builtin
 
 
 def _runs() -> pd.DataFrame:
@@ -55,7 +55,7 @@ def test_has_runs_looks_up_one_row_instead_of_counting(kb, kb_url):
     event.listen(kb.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
     assert kb.has_runs()
     assert not any("count(" in s.lower() for s in statements) and statements
-    opened = KnowledgeBase.open_or_builtin(kb_url)
+    opened = open_or_builtin(kb_url)
     assert not opened.is_builtin and opened.has_runs()
     opened.close()
 
