@@ -24,6 +24,7 @@ import os
 import click
 
 from metarec._commands._output import db_option, format_option
+from metarec._text import one_line
 from metarec._version import __version__
 
 #: command name -> "module:attribute", imported on first use.
@@ -56,10 +57,6 @@ def _with_shared_options(command: click.Command) -> click.Command:
         for sub in command.commands.values():
             _with_shared_options(sub)
     return command
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 class LazyGroup(click.Group):
@@ -96,14 +93,14 @@ class LazyGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except MetarecError as exc:
-            raise click.ClickException(_one_line(exc.cli_message or exc)) from exc
+            raise click.ClickException(one_line(exc.cli_message or exc)) from exc
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: one line, exit 130 / 143
             raise interrupted(ctx, exc) from None
         except Exception as exc:
             if os.environ.get("METAREC_DEBUG"):
                 raise
             error = click.ClickException(
-                f"unexpected {type(exc).__name__}: {_one_line(exc)} "
+                f"unexpected {type(exc).__name__}: {one_line(exc)} "
                 "(set METAREC_DEBUG=1 to see the traceback)"
             )
             error.exit_code = 2

@@ -62,8 +62,7 @@ def metafeatures(ctx, data, target, groups, name, as_classes, seed, save, fmt):
     import pandas as pd
 
     from metarec.data import load_dataset
-    from metarec.metafeatures import extract
-    from metarec.metafeatures._base import FEATURE_FUNCTIONS
+    from metarec.metafeatures import extract, metafeature_group
 
     with status(f"Loading {data}"):
         dataset = load_dataset(data, target=target, name=name, as_classes=as_classes)
@@ -80,7 +79,7 @@ def metafeatures(ctx, data, target, groups, name, as_classes, seed, save, fmt):
         {
             "name": names,
             "value": [result[n] for n in names],
-            "group": [getattr(FEATURE_FUNCTIONS.get(n), "metafeature_group", "") for n in names],
+            "group": [metafeature_group(n) for n in names],
             "reason": [result.reasons.get(n, "") for n in names],
         }
     )

@@ -18,6 +18,8 @@ from typing import Any
 
 import click
 
+from metarec._text import one_line
+
 __all__ = [
     "format_option",
     "db_option",
@@ -325,7 +327,7 @@ def warnings_as_notes() -> Iterator[None]:
 
     def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, MetarecWarning):
-            echo_note(f"note: {' '.join(str(message).split())}")
+            echo_note(f"note: {one_line(message)}")
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")

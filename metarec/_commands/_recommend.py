@@ -90,7 +90,7 @@ def _require_stored_classification(kb, name: str) -> None:
 
 def _recommender(kb, k, n, metric, method, strategy=None):
     """The recommender fitted on ``kb`` (from the on-disk cache when the KB has not changed)."""
-    from metarec.recommender._cache import fitted_recommender
+    from metarec.recommender import fitted_recommender
 
     params = {"metric": metric}
     if strategy is not None:

@@ -1,8 +1,6 @@
 """The benchmark runner: evaluate a portfolio of algorithms on datasets, into the KB."""
 
 from metarec.benchmark._builtin import export_builtin
-from metarec.benchmark._folds import score_predictions
-from metarec.benchmark._isolation import IsolatedOutcome, run_isolated
 from metarec.benchmark._portfolio import (
     Algorithm,
     Portfolio,
@@ -11,7 +9,6 @@ from metarec.benchmark._portfolio import (
     load_portfolio,
 )
 from metarec.benchmark._runner import (
-    PROTOCOLS,
     BenchmarkInterrupted,
     BenchmarkReport,
     Failure,
@@ -32,9 +29,5 @@ __all__ = [
     "machine_description",
     "run_machine",
     "Failure",
-    "PROTOCOLS",
-    "run_isolated",
-    "IsolatedOutcome",
-    "score_predictions",
     "export_builtin",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from metarec._text import error_line
 from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
 __all__ = [
@@ -253,11 +254,6 @@ def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
     ]
 
 
-def _one_line_error(exc: BaseException) -> str:
-    message = " ".join(str(exc).split())[:500]
-    return f"{type(exc).__name__}: {message}"
-
-
 def ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
     proba, scores = _scores(out, spec.n_classes)
     return FoldRecord(
@@ -340,7 +336,7 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
         if limit is not None and _out_of_memory(exc):
             message = f"MemoryError: exceeded the memory cap of {limit} MB"
         else:
-            message = _one_line_error(exc)
+            message = error_line(exc)
         return failed_fold(index, "error", message, time.perf_counter() - start, test)
     finally:
         if restore is not None:

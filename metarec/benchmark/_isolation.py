@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from metarec._text import error_line
+
 __all__ = ["IsolatedOutcome", "run_isolated"]
 
 
@@ -80,8 +82,7 @@ def _child(func: Callable[..., Any], args: tuple, memory_limit_mb: float | None,
                 f"MemoryError: exceeded the memory cap of {memory_limit_mb} MB",
             )
         except Exception as exc:  # the algorithm's own failure, reported as data
-            message = " ".join(str(exc).split())[:500]
-            payload = ("error", None, f"{type(exc).__name__}: {message}")
+            payload = ("error", None, error_line(exc))
         try:
             data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:

@@ -35,6 +35,7 @@ from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_spli
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.benchmark._remote import run_job
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
+from metarec.evaluation import PROTOCOLS
 from metarec.exceptions import BenchmarkError
 
 __all__ = [
@@ -43,11 +44,9 @@ __all__ = [
     "Failure",
     "run_benchmark",
     "machine_description",
-    "PROTOCOLS",
     "run_machine",
 ]
 
-PROTOCOLS = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
 SOURCE = "benchmark"
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from metarec._text import error_line
 from metarec.benchmark._environment import THREAD_VARIABLES, worker_environment
 
 __all__ = [
@@ -168,7 +169,7 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
             try:
                 send(("value", func(*args)))
             except Exception as exc:
-                send(("failed", f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"))
+                send(("failed", error_line(exc)))
         else:
             break
     os._exit(0)

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from metarec._text import one_line
 from metarec.ingest._errors import OpenMLError
 
 __all__ = [
@@ -70,10 +71,6 @@ class TaskInfo:
     task_type: str
     estimation_procedure: str | None
     qualities: dict[str, float] = field(default_factory=dict)
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
 
 
 @dataclass
@@ -145,10 +142,10 @@ class OpenMLClient:
         openml = self._openml()
         errors = openml.exceptions
         if isinstance(exc, errors.OpenMLServerException):
-            message = f"OpenML server refused {what} (code {exc.code}: {_one_line(exc.message)})"
+            message = f"OpenML server refused {what} (code {exc.code}: {one_line(exc.message)})"
         elif isinstance(exc, errors.OpenMLServerError):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            message = f"OpenML server failed on {what}: {_one_line(first)}"
+            message = f"OpenML server failed on {what}: {one_line(first)}"
         elif isinstance(exc, KeyError) and exc.args == ("oml:error",):
             message = f"OpenML server failed on {what}: it answered with an error page"
         elif isinstance(exc, xml.parsers.expat.ExpatError):
@@ -156,12 +153,12 @@ class OpenMLClient:
         elif isinstance(exc, (ValueError, KeyError, TypeError, AssertionError, AttributeError)):
             message = (
                 f"OpenML server sent an unexpected answer for {what} "
-                f"({type(exc).__name__}: {_one_line(exc)[:200]})"
+                f"({type(exc).__name__}: {one_line(exc)[:200]})"
             )
         else:
             message = (
                 f"cannot reach the OpenML server {self.server_url} for {what} "
-                f"({type(exc).__name__}: {_one_line(exc)[:200]})"
+                f"({type(exc).__name__}: {one_line(exc)[:200]})"
             )
         code = getattr(exc, "code", None)
         return OpenMLError(self._redact(message), code=code if isinstance(code, int) else None)

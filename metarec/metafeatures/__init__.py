@@ -11,6 +11,7 @@ from metarec.metafeatures._extract import (
     MetafeatureSet,
     describe,
     extract,
+    metafeature_group,
     metafeature_names,
 )
 from metarec.metafeatures._openml_names import (
@@ -24,6 +25,7 @@ __all__ = [
     "MetafeatureSet",
     "extract",
     "metafeature_names",
+    "metafeature_group",
     "describe",
     "OPENML_QUALITY_MAP",
     "TRANSFORMS",

@@ -20,7 +20,14 @@ from metarec.metafeatures import (  # noqa: F401  (importing registers the group
 )
 from metarec.metafeatures._base import FEATURE_FUNCTIONS, REGISTRY, Collector, prepare
 
-__all__ = ["GROUPS", "MetafeatureSet", "extract", "metafeature_names", "describe"]
+__all__ = [
+    "GROUPS",
+    "MetafeatureSet",
+    "describe",
+    "extract",
+    "metafeature_group",
+    "metafeature_names",
+]
 
 #: The metafeature groups, in extraction order.
 GROUPS = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
@@ -188,6 +195,22 @@ def metafeature_names(groups: str | Iterable[str] | None = None) -> list[str]:
         for function in REGISTRY.get(group, []):
             names.extend(function.metafeature_names)  # type: ignore[attr-defined]
     return names
+
+
+def metafeature_group(name: str) -> str:
+    """Return the group that computes the metafeature ``name`` (``""`` for an unknown name).
+
+    Parameters
+    ----------
+    name : str
+        A metafeature name, as :func:`extract` returns it.
+
+    Returns
+    -------
+    str
+        One of :data:`GROUPS`, or ``""``.
+    """
+    return getattr(FEATURE_FUNCTIONS.get(name), "metafeature_group", "")
 
 
 def describe(name: str) -> str:

@@ -7,6 +7,7 @@ The :class:`Recommender` is the facade: it reads a knowledge base into a
 leave-one-dataset-out, :func:`evaluate_transfer` on the datasets of another knowledge base.
 """
 
+from metarec.recommender._cache import fitted_recommender
 from metarec.recommender._evaluate import (
     EvaluationResult,
     evaluate_recommender,
@@ -20,6 +21,7 @@ from metarec.recommender._strategies import A3RRanker, ARRRanker, AverageRankRan
 
 __all__ = [
     "Recommender",
+    "fitted_recommender",
     "PerformanceMatrix",
     "LearnedRanker",
     "A3RRanker",

@@ -46,12 +46,17 @@ from metarec.recommender._neighbours import (
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
 from metarec.recommender._results import _normalize
-from metarec.recommender._runtime import RuntimeModel, conformal_widths, size_features
+from metarec.recommender._runtime import (
+    TIME_FLOOR,
+    RuntimeModel,
+    conformal_widths,
+    size_features,
+)
 
 __all__ = ["BaseRanker", "Evidence", "SR_FLOOR", "TIME_FLOOR", "TIMING_SUFFIXES"]
 
+#: Smallest success rate taken into a ratio (a rate of 0 would make A3R infinite).
 SR_FLOOR = 1e-3
-TIME_FLOOR = 1e-4
 #: Metafeatures left out of the default distance: wall-clock timings (landmarker fit times)
 #: depend on the machine and differ between two extractions of the same data.
 TIMING_SUFFIXES = ("_time",)

@@ -19,8 +19,7 @@ Planner evidence
       same ones for every query), each weighing ``λ / PRIOR_ROWS``: a mean over 2,000
       datasets is within a few hundredths of a standard deviation of the mean over all
       (standard error ``σ / sqrt(2000)``), and a recommendation no longer grows with the
-      knowledge base (the four planner steps over 50,000 datasets x 200 algorithms took
-      3 s);
+      knowledge base;
     - with ``model_weight = μ > 0``, one *pseudo-neighbour*: the performance model's
       predicted accuracy (predicted best minus predicted gap) and time for the new dataset,
       weighing ``μ``, with the new dataset's majority-class accuracy (when its
@@ -41,7 +40,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from metarec.exceptions import InvalidInputError, NotFittedError
-from metarec.recommender._base import BaseRanker
+from metarec.recommender._base import SR_FLOOR, TIME_FLOOR, BaseRanker
 from metarec.recommender._scoring import pairwise_log_score
 
 __all__ = [
@@ -58,9 +57,6 @@ __all__ = [
 PRIOR_ROWS = 2000
 #: Folds of the cross-fitted residuals that size the expected accuracy's interval.
 CALIBRATION_FOLDS = 5
-
-SR_FLOOR = 1e-3
-TIME_FLOOR = 1e-4
 
 
 def fit_model(rec, rows: np.ndarray, *, n_estimators: int | None = None):

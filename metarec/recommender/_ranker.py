@@ -53,7 +53,7 @@ class Recommender(BaseEstimator):
 
     Parameters
     ----------
-    k : int or None, default=5
+    k : int or None, default=10
         Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
     n : float, default=32
         Root of the time ratio in A3R (the larger, the less time matters).  Also used by

@@ -48,12 +48,12 @@ from metarec.storage._performance import (
     bump_version,
     read_version,
 )
+from metarec.storage._runrows import STATUSES
 
 __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
 
 #: Rows fetched from the database driver at a time by the read path.
 FETCH_BATCH = 100_000
-_STATUS_NAMES = ("ok", "timeout", "error")
 
 
 #: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
@@ -648,15 +648,15 @@ class KnowledgeBase:
         d_rank, d_names = self._lookup(*self._names("datasets"), datasets)
         a_rank, a_names = self._lookup(*self._names("algorithms"), algorithms)
         status_code = case(
-            *((perf.c.status == name, code) for code, name in enumerate(_STATUS_NAMES)),
-            else_=len(_STATUS_NAMES) - 1,
+            *((perf.c.status == name, code) for code, name in enumerate(STATUSES)),
+            else_=len(STATUSES) - 1,
         )
         # one integer for the pair and one for status and failures: fewer Python objects per
         # row, straight into preallocated arrays; rows come in the order the matrix was
         # written (sorted after a rebuild), reordered below only when they are not sorted
         query = select(
             cast(perf.c.dataset_id, BigInteger) * int(PAIR_BASE) + perf.c.algorithm_id,
-            perf.c.n_failed * len(_STATUS_NAMES) + status_code,
+            perf.c.n_failed * len(STATUSES) + status_code,
             perf.c.n_runs,
             perf.c.accuracy,
             perf.c.fit_time,
@@ -688,17 +688,17 @@ class KnowledgeBase:
             order = np.lexsort((a_pos[keep], d_pos[keep]))
             pick = np.flatnonzero(keep)[order]
             d_pos, a_pos = d_pos[pick], a_pos[pick]
-        statuses = np.array(_STATUS_NAMES, dtype=object)
+        statuses = np.array(STATUSES, dtype=object)
         frame = pd.DataFrame(
             {
                 "dataset": _strings(d_names, d_pos),
                 "algorithm": _strings(a_names, a_pos),
-                "status": _strings(statuses, ints[1][pick] % len(_STATUS_NAMES)),
+                "status": _strings(statuses, ints[1][pick] % len(STATUSES)),
                 "accuracy": floats[0][pick],
                 "fit_time": floats[1][pick],
                 "predict_time": floats[2][pick],
                 "n_runs": ints[2][pick],
-                "n_failed": ints[1][pick] // len(_STATUS_NAMES),
+                "n_failed": ints[1][pick] // len(STATUSES),
             }
         )
         metric_names = None if metrics is None else [str(m) for m in metrics]

@@ -354,9 +354,8 @@ def repeated(values) -> np.ndarray:
 def distinct(values) -> np.ndarray:
     """The sorted distinct values of an integer array, by sorting.
 
-    ``np.unique`` takes a hash-table path for plain calls since numpy 2.3 that is two orders
-    of magnitude slower on millions of integers (10,000,000 pair codes: 11.5 s against
-    0.08 s for a sort).
+    Not ``np.unique``: since numpy 2.3 its plain call takes a hash-table path that is far
+    slower on millions of integers than a sort.
     """
     values = np.sort(np.asarray(values, dtype=np.int64))
     if values.size == 0:

@@ -23,25 +23,8 @@ The stored key is one signed 64-bit integer (``BIGINT``; since schema revision 0
   bit over the output);
 * a named run: the two halves of ``blake2b("n:<source>:<source_run_id>", 16 bytes)`` XORed.
 
-Why the mixing: ``hash_array`` hashes *numbers* without its key, so the two halves of a
-content hash differ only by what the strings add, and within one (dataset, algorithm) pair
-``h1 - h2`` is the same for every run.  Revision 0004 keyed a hashed run by the plain
-``h1 XOR (h2 + k * M)``: the XOR of two numbers a constant apart keeps only about half of
-their bits (``x XOR (x + c)`` is ``c`` XOR the carries of the addition), so runs of one pair
-that differed only in their numbers shared keys far more often than 64 bits promise (2,402
-among 1,000,000 runs of one pair; one among the 50 folds of one pair of a 1M-run file), and
-the second was skipped as "already present".  Mixing ``h2`` before the XOR removes the
-shared offset; migration 0005 recomputes the stored hashed keys with this rule.
-
-An integer is the cheapest key SQLite can index: inserting 1 M runs into the unique
-``(dataset_id, algorithm_id, run_key)`` index costs about a third less CPU than with the
-16-byte keys of revisions 0002-0003, and the file is smaller.  What 64 bits cost: a hashed
-key only has to be unique within its (dataset, algorithm) pair, where two different runs
-share one with probability about ``n**2 / 2**65`` (``3e-12`` for 10,000 runs of one pair;
-a test checks that 200,000 runs of one pair differing only in their numbers get 200,000
-keys); a named key is unique across the knowledge base (``1e-6`` among 5 million named
-runs), and the importer compares the names behind equal keys, so such a coincidence is
-reported as an invalid row, never stored silently as "already present".
+Why the key is mixed and why it is one integer: the design notes of the documentation
+(*Run keys*).
 
 :func:`key_from_text` turns the text keys of schema revision 0001 (``h:<32 hex digits>:<k>``
 and ``<source>:<source_run_id>``) into the 16-byte keys of revision 0002, and :func:`fold`
@@ -219,7 +202,7 @@ class OccurrenceCounter:
         hashes = np.asarray(hashes, dtype=np.uint64)
         if len(hashes) == 0:
             return np.empty(0, dtype=np.int64)
-        order = np.argsort(hashes)  # 6x faster than a stable sort of 64-bit integers
+        order = np.argsort(hashes)  # numpy's default sort; only ties are reordered below
         ordered = hashes[order]
         first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
         starts = np.flatnonzero(first)

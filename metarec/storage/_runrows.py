@@ -8,15 +8,11 @@ SQLAlchemy with ``RETURNING`` (:mod:`metarec.storage._importers`); on SQLite
 ``INSERT ... VALUES (...), (...), ... ON CONFLICT DO NOTHING`` statements of
 :data:`ROWS_PER_STATEMENT` rows.
 
-Why multi-row statements: a one-row ``executemany`` makes SQLite run one statement per run,
-and each one opens and closes its cursors on the table and both unique indexes, and the
-``sqlite3`` module releases and takes back the GIL around it; with 200 rows a statement that
-is paid once per 200 runs.  Inserting 1,000,000 runs (five bound columns, metarec's indexes,
-one transaction) took 1.24-1.30 s row by row and 0.49-0.51 s in statements of 200 rows, the
-flattening of the values included.  The rows are inserted in their order (run ids grow
-with the input, as before), a row that breaks a unique index is skipped by ``ON CONFLICT DO
-NOTHING`` whatever statement it is in, and the cursor's ``rowcount`` adds up the rows
-really inserted.  The per-run metric values go the same way
+Multi-row statements make SQLite pay once per statement what a one-row ``executemany``
+pays per run (the design notes of the documentation, *Writing runs to SQLite*).  The rows
+are inserted in their order (run ids grow with the input), a row that breaks a unique index
+is skipped by ``ON CONFLICT DO NOTHING`` whatever statement it is in, and the cursor's
+``rowcount`` adds up the rows really inserted.  The per-run metric values go the same way
 (:func:`insert_sqlite_metrics`), each finding its run by the ``(dataset_id, algorithm_id,
 run_key)`` index inside the statement.
 """
@@ -91,8 +87,7 @@ def insert_sqlite_runs(driver, values: dict[str, list | None], keep=None) -> int
         Insert only these rows (the others are written by another path).
 
     A row whose run is already stored (either unique index of ``runs``) is skipped.  A status
-    shared by every row is written in the statement instead of bound (binding it costs about
-    0.1 s per million rows).
+    shared by every row is written in the statement instead of bound.
     """
     names = tuple(c for c in STORED_RUN_COLUMNS if values[c] is not None)
     status = values["status"]
@@ -119,9 +114,7 @@ def insert_sqlite_metrics(driver, metrics: dict, keys, dataset_ids, algorithm_id
         run_key)`` index inside the statement.
 
     A value already stored for the run and metric is kept (``ON CONFLICT DO NOTHING``), as
-    the run it belongs to is.  Multi-row statements, as for the runs: 400,000 values (200,000
-    runs with two metrics) took 3.0 s through SQLAlchemy's parameter dictionaries and take
-    0.65 s so (1.6 us a value, the index look-up of its run included).
+    the run it belongs to is.  Multi-row statements, as for the runs.
     """
     parts: list[tuple] = []
     for name, values in metrics.items():

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from metarec.benchmark import run_isolated
+from metarec.benchmark._isolation import run_isolated
 
 
 def _square(x):

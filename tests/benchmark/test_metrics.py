@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.benchmark import export_builtin, run_benchmark, score_predictions
+from metarec.benchmark import export_builtin, run_benchmark
+from metarec.benchmark._folds import score_predictions
 from metarec.storage import KnowledgeBase
 
 EPS = 1e-15  # score_predictions clips probabilities at 1e-15 and renormalises
