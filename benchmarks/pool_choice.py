@@ -250,20 +250,26 @@ What the benchmark needs from a pool, and which probe shows it:
 - **Stop one fit at a deadline and go on** (the budget of `metarec run`, `--timeout` of
   `benchmark`): pebble's `schedule(timeout=)` kills and replaces the one worker, as
   `WorkerPool` does; loky cannot stop one call, only shut the whole pool down (every other
-  fit in progress is lost) and start a new one.
+  fit in progress is lost) and start a new one.  pebble replaces the worker sooner because
+  it forks the parent; `WorkerPool` starts a fresh interpreter (its first result, and the
+  next one after a kill, include that start).
 - **A crash costs one fold, not the run**: loky marks the pool broken and fails every pending
   call; pebble and `WorkerPool` replace the dead worker.
 - **No worker outlives its parent**, even a parent killed with `SIGKILL`: `WorkerPool`'s
   workers ask the kernel for `PR_SET_PDEATHSIG`; a pebble or loky worker in the middle of a
   fit runs it to the end.
 - **Single-threaded folds**: `WorkerPool` starts each worker with the thread variables set
-  before numpy loads; pebble forks the parent, whose BLAS pool keeps its size.
+  before numpy loads; a pebble worker is a fork of the parent and keeps its BLAS pool size
+  (forking a parent that holds database connections and threads is also what Python's own
+  documentation warns against).
 - Not probed, also needed: a memory cap per fold (the worker's address-space limit, lowered
   around each fold) and the fit and predict times measured inside the worker, around `fit`
-  and `predict` only.  Both fit in a task function of any pool.
+  and `predict` only.  Both would fit in a task function of any pool.
 
-The hand-written pool is kept: no library offers the deadline kill, the crash isolation and
-the death with the parent together, and its per-call overhead is of the same order.
+The hand-written pool is kept: neither library gives the deadline kill, the crash isolation,
+the death with the parent and single-threaded workers together; pebble comes closest, and
+would need a spawn context (losing its start-up advantage) and a parent-death guard of its
+own.
 """
 
 
