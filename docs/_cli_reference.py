@@ -47,7 +47,11 @@ def render() -> str:
     """The whole page."""
     from metarec.cli import cli
 
-    root = click.Context(cli, info_name="metarec", terminal_width=WIDTH, max_content_width=WIDTH)
+    # make_context applies the group's context_settings (-h as well as --help), which every
+    # subcommand's context inherits
+    root = cli.make_context(
+        "metarec", [], resilient_parsing=True, terminal_width=WIDTH, max_content_width=WIDTH
+    )
     parts = [_INTRO]
     for path, ctx in walk(cli, root):
         level = "#" * (1 + max(path.count(" "), 1))  # metarec and its commands ##, subcommands ###
