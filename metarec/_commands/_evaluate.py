@@ -13,8 +13,6 @@ def _require_classification_runs(kb) -> None:
     """Refuse a KB whose runs include datasets recorded as regression (accuracy is meaningless)."""
     from metarec.exceptions import DataError
 
-    if not hasattr(kb, "datasets"):
-        return
     datasets = kb.datasets()
     if "task" not in datasets.columns:
         return

@@ -77,8 +77,8 @@ def _require_stored_classification(kb, name: str) -> None:
     """Refuse ``rank --dataset NAME`` when the KB records NAME as a regression dataset."""
     from metarec.exceptions import DataError
 
-    datasets = kb.datasets() if hasattr(kb, "datasets") else None
-    if datasets is None or "task" not in datasets.columns:
+    datasets = kb.datasets()
+    if "task" not in datasets.columns:
         return
     task = datasets.loc[datasets["name"] == name, "task"]
     if len(task) and task.iloc[0] == "regression":

@@ -1,8 +1,13 @@
-"""The recommend and rank commands, on a small knowledge base held in memory."""
+"""The recommend and rank commands' options, on the real SQLite knowledge base of the CLI tests.
+
+The knowledge base (``tests/cli/conftest.py``): five synthetic datasets, three algorithms
+with hand-chosen accuracies and times (fast 0.01-0.5 s, mid 0.2-3 s, slow 5-90 s).
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pandas as pd
@@ -10,40 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from metarec.cli import cli
-from tests.recommender._fakes import FrameKB
+from metarec.storage import KnowledgeBase
 
 
-def _kb() -> FrameKB:
-    rows = []
-    for name, _n_inst, _maj, accs in [
-        ("small", 60, 50.0, {"fast": (0.70, 0.01), "slow": (0.80, 5.0), "mid": (0.75, 0.2)}),
-        ("medium", 200, 60.0, {"fast": (0.80, 0.02), "slow": (0.90, 9.0), "mid": (0.85, 0.5)}),
-        ("large", 5000, 70.0, {"fast": (0.85, 0.5), "slow": (0.99, 90.0), "mid": (0.70, 3.0)}),
-    ]:
-        for algorithm, (acc, t) in accs.items():
-            rows.append((name, algorithm, acc, t, "ok", 1, 0))
-    runs = pd.DataFrame(
-        rows,
-        columns=["dataset", "algorithm", "accuracy", "fit_time", "status", "n_runs", "n_failed"],
-    )
-    meta = pd.DataFrame(
-        {
-            "dataset": ["small", "medium", "large"],
-            "n_instances": [60, 200, 5000],
-            "log_n_instances": np.log([60, 200, 5000]),
-            "n_features": [2, 3, 20],
-            "n_classes": [2, 2, 2],
-            "majority_class_pct": [50.0, 60.0, 70.0],
-        }
-    )
-    return FrameKB(runs, meta)
-
-
-@pytest.fixture
-def kb(monkeypatch):
-    fake = _kb()
-    monkeypatch.setattr("metarec._commands._recommend.open_kb", lambda ctx, **kw: fake)
-    return fake
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
 
 
 @pytest.fixture
@@ -56,89 +32,93 @@ def data_file(tmp_path):
     return path
 
 
-def test_recommend_json_lists_ranking_and_neighbours(kb, data_file):
-    result = CliRunner().invoke(
-        cli, ["recommend", str(data_file), "--target", "label", "--k", "2", "--format", "json"]
-    )
+def test_recommend_json_lists_ranking_and_neighbours(real_kb, data_file):
+    url, _, _ = real_kb
+    result = _run("--db", url, "recommend", data_file, "--target", "label", "--k", "2",
+                  "--format", "json")  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert {r["algorithm"] for r in doc["results"]} == {"fast", "slow", "mid"}
+    assert sorted(r["algorithm"] for r in doc["results"]) == ["fast", "mid", "slow"]
     assert [r["rank"] for r in doc["results"]] == [1, 2, 3]
     assert {"score", "expected_accuracy", "expected_time", "n_datasets"} <= set(doc["results"][0])
-    # 50 rows, 2 features: the nearest datasets are the small and medium ones
-    assert [nb["name"] for nb in doc["neighbours"]] == ["small", "medium"]
+    # 50 rows x 2 features: 'tiny' (40 x 2) is the closest stored dataset
+    assert len(doc["neighbours"]) == 2 and doc["neighbours"][0]["name"] == "tiny"
+    distances = [nb["distance"] for nb in doc["neighbours"]]
+    assert distances == sorted(distances)
     assert doc["params"]["k"] == 2
 
 
-def test_recommend_table_prints_neighbours(kb, data_file):
-    result = CliRunner().invoke(
-        cli, ["recommend", str(data_file), "--target", "label", "--k", "all"]
-    )
+def test_recommend_tried_and_budget(real_kb, data_file):
+    url, _, _ = real_kb
+    args = ["--db", url, "recommend", data_file, "--target", "label", "--format", "csv"]
+    result = _run(*args, "--tried", "fast=0.7:0.01")
     assert result.exit_code == 0, result.output
-    assert "Neighbouring datasets" in result.stdout
-    assert "large" in result.stdout
-
-
-def test_recommend_tried_and_budget(kb, data_file):
-    args = ["recommend", str(data_file), "--target", "label", "--format", "csv"]
-    result = CliRunner().invoke(cli, [*args, "--tried", "fast=0.7:0.01"])
-    assert result.exit_code == 0, result.output
-    assert "fast" not in result.stdout.splitlines()[1:][0]
-    assert not any(line.startswith("fast,") for line in result.stdout.splitlines())
-    result = CliRunner().invoke(cli, [*args, "--budget", "1"])
+    lines = result.stdout.splitlines()
+    assert sorted(line.split(",")[0] for line in lines[1:]) == ["mid", "slow"]
+    assert not any(line.startswith("fast,") for line in lines)  # tried: not recommended again
+    result = _run(*args, "--budget", "1")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "cumulative_time" in lines[0]
-    assert not any(line.startswith("slow,") for line in lines)  # 5-90 s does not fit
+    kept = [line.split(",")[0] for line in lines[1:]]
+    assert "slow" not in kept and "fast" in kept  # slow's 5-90 s does not fit in 1 s
 
 
 @pytest.mark.parametrize("bad", ["fast", "fast=0.7", "fast=x:1", "fast=1.5:1", "=0.5:1"])
-def test_recommend_rejects_bad_tried(kb, data_file, bad):
-    result = CliRunner().invoke(cli, ["recommend", str(data_file), "--tried", bad])
+def test_recommend_rejects_bad_tried(real_kb, data_file, bad):
+    url, path, _ = real_kb
+    before = path.read_bytes()
+    result = _run("--db", url, "recommend", data_file, "--tried", bad)
     assert result.exit_code == 2
     assert "--tried" in result.output
+    assert path.read_bytes() == before
 
 
-def test_recommend_missing_file_is_an_error(kb, tmp_path):
-    result = CliRunner().invoke(cli, ["recommend", str(tmp_path / "nope.csv")])
+def test_recommend_missing_file_is_an_error(real_kb, tmp_path):
+    url, _, _ = real_kb
+    result = _run("--db", url, "recommend", tmp_path / "nope.csv")
     assert result.exit_code == 1
-    assert "Error" in result.output
+    assert result.output.startswith("Error:") and "nope.csv" in result.output
 
 
-def test_rank_dataset_and_all(kb):
-    result = CliRunner().invoke(
-        cli, ["rank", "--dataset", "large", "--method", "ar", "--format", "json"]
-    )
+def test_rank_dataset_and_all(real_kb):
+    url, _, _ = real_kb
+    result = _run("--db", url, "rank", "--dataset", "large", "--method", "ar", "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
+    # on 'large': slow 0.99 > fast 0.85 > mid 0.70
     assert [r["algorithm"] for r in doc["results"]] == ["slow", "fast", "mid"]
     assert doc["datasets"] == ["large"]
-    result = CliRunner().invoke(cli, ["rank", "--all", "--format", "csv"])
+    result = _run("--db", url, "rank", "--all", "--format", "csv")
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0].startswith("algorithm,score,rank")
-    result = CliRunner().invoke(cli, ["rank", "--dataset", "nope"])
+    result = _run("--db", url, "rank", "--dataset", "nope")
     assert result.exit_code == 1 and "nope" in result.output
-    result = CliRunner().invoke(cli, ["rank", "--dataset", "large", "--all"])
+    result = _run("--db", url, "rank", "--dataset", "large", "--all")
     assert result.exit_code == 2
 
 
-def test_recommend_shows_the_library_and_the_extra_a_missing_one_needs(kb, data_file, monkeypatch):
-    import sys
-
-    runs = kb._runs
-    kb._runs = runs.assign(algorithm=runs["algorithm"].replace({"slow": "lightgbm"}))
-    monkeypatch.setitem(sys.modules, "lightgbm", None)  # as if the extra were not installed
-    result = CliRunner().invoke(
-        cli, ["recommend", str(data_file), "--target", "label", "--format", "json"]
+def test_recommend_shows_the_library_and_the_extra_a_missing_one_needs(
+    real_kb, data_file, monkeypatch
+):
+    url, _, _ = real_kb
+    kb = KnowledgeBase(url)
+    names = ["tiny", "small", "medium", "wide", "large"]
+    kb.import_runs(
+        pd.DataFrame({"dataset": names, "algorithm": "lightgbm", "accuracy": 0.8, "fit_time": 0.3})
     )
+    kb.add_algorithms(
+        pd.DataFrame({"name": ["lightgbm", "fast"], "library": ["lightgbm==4.3.0", "sk==1.0"]})
+    )
+    kb.close()
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # as if the extra were not installed
+    result = _run("--db", url, "recommend", data_file, "--target", "label", "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert {r["library"] for r in doc["results"]} == {"fake==1.0"}
+    libraries = {r["algorithm"]: r["library"] for r in doc["results"]}
+    assert libraries["lightgbm"] == "lightgbm==4.3.0" and libraries["fast"] == "sk==1.0"
     assert doc["not_installed"] == {"lightgbm": 'pip install "metarec[boosting]"'}
-    result = CliRunner().invoke(cli, ["recommend", str(data_file), "--target", "label"])
+    result = _run("--db", url, "recommend", data_file, "--target", "label")
     assert result.exit_code == 0, result.output
-    assert "library" in result.stdout and "fake==1.0" in result.stdout
-    assert (
-        'not installed here: lightgbm; to run them: pip install "metarec[boosting]"'
-        in result.stderr
-    )
+    assert "lightgbm==4.3.0" in result.stdout
+    assert 'pip install "metarec[boosting]"' in result.output  # the hint, on standard error
