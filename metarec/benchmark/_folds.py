@@ -44,8 +44,8 @@ class JobSpec:
     dataset: str
     algorithm: Algorithm
     X: Any  # pandas DataFrame
-    y: np.ndarray  # integer class codes 0..K-1
-    n_classes: int
+    y: np.ndarray  # integer class codes 0..K-1, or float targets for regression
+    n_classes: int  # 0 for regression
     numeric_columns: tuple[str, ...]
     categorical_columns: tuple[str, ...]
     protocol: str
@@ -102,23 +102,31 @@ def fit_predict(spec: JobSpec, train: np.ndarray, test: np.ndarray, resubstituti
     fit_time, fit_wall = time.process_time() - cpu, time.perf_counter() - wall
     wall, cpu = time.perf_counter(), time.process_time()
     y_pred = pipeline.predict(X_test)
-    proba = pipeline.predict_proba(X_test) if hasattr(pipeline, "predict_proba") else None
-    decision = None
-    if proba is None and hasattr(pipeline, "decision_function"):
+    classify = spec.n_classes > 0
+    proba = decision = None
+    if classify and hasattr(pipeline, "predict_proba"):
+        proba = pipeline.predict_proba(X_test)
+    if classify and proba is None and hasattr(pipeline, "decision_function"):
         decision = pipeline.decision_function(X_test)
     predict_time, predict_wall = time.process_time() - cpu, time.perf_counter() - wall
     out = {
-        "y_pred": np.asarray(y_pred),
+        "y_pred": np.asarray(y_pred, dtype=None if classify else float).ravel(),
         "proba": None if proba is None else np.asarray(proba, dtype=float),
         "decision": None if decision is None else np.asarray(decision, dtype=float),
-        "classes": np.asarray(pipeline.classes_),
+        "classes": np.asarray(pipeline.classes_) if classify else None,
         "fit_time": fit_time,
         "fit_wall_time": fit_wall,
         "predict_time": predict_time,
         "predict_wall_time": predict_wall,
     }
     if resubstitution:
-        out["resubstitution_accuracy"] = float(np.mean(pipeline.predict(X_train) == y_train))
+        fitted = pipeline.predict(X_train)
+        if classify:
+            out["resubstitution_accuracy"] = float(np.mean(fitted == y_train))
+        else:
+            from metarec.evaluation import regression_success_score
+
+            out["resubstitution_accuracy"] = regression_success_score(y_train, fitted)
     return out
 
 
@@ -216,14 +224,30 @@ def score_predictions(
 
 
 def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str, float]:
-    """Score one successful fold; for the 0.632 bootstrap ``accuracy`` is the .632 estimate."""
-    from metarec.evaluation import bootstrap632_estimate
+    """Score one successful fold; for the 0.632 bootstrap ``accuracy`` is the .632 estimate.
+
+    ``accuracy`` is the task's success rate: the share of correct labels for classification
+    (``n_classes > 0``), :func:`metarec.evaluation.regression_success_score` (R² clipped at
+    0) for regression (``n_classes == 0``), which also stores RMSE, MAE and unclipped R².
+    """
+    from metarec.evaluation import (
+        bootstrap632_estimate,
+        regression_scores,
+        regression_success_score,
+    )
 
     y_test = y[record.test_index]
-    accuracy = float(np.mean(record.y_pred == y_test))
-    metrics = score_predictions(
-        y_test, record.y_pred, record.proba, record.scores, n_classes=n_classes
-    )
+    if n_classes == 0:
+        y_pred = np.asarray(record.y_pred, dtype=float)
+        if not np.all(np.isfinite(y_pred)):
+            return {"accuracy": np.nan, "rmse": np.nan, "mae": np.nan, "r2": np.nan}
+        accuracy = regression_success_score(y_test, y_pred)
+        metrics = regression_scores(y_test, y_pred)
+    else:
+        accuracy = float(np.mean(record.y_pred == y_test))
+        metrics = score_predictions(
+            y_test, record.y_pred, record.proba, record.scores, n_classes=n_classes
+        )
     if record.resubstitution_accuracy is not None:
         metrics["oob_accuracy"] = accuracy
         metrics["resubstitution_accuracy"] = record.resubstitution_accuracy
@@ -255,7 +279,7 @@ def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
 
 
 def ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:
-    proba, scores = _scores(out, spec.n_classes)
+    proba, scores = _scores(out, spec.n_classes) if spec.n_classes else (None, None)
     return FoldRecord(
         index,
         "ok",

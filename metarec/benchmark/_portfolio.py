@@ -38,10 +38,23 @@ from typing import Any
 from metarec._names import unknown_name
 from metarec.exceptions import BenchmarkError
 
-__all__ = ["Algorithm", "Portfolio", "load_portfolio", "default_portfolio", "build_pipeline"]
+__all__ = [
+    "Algorithm",
+    "Portfolio",
+    "TASKS",
+    "load_portfolio",
+    "default_portfolio",
+    "build_pipeline",
+    "task_family",
+]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
-_KEYS = {"name", "estimator", "params", "family", "scale", "extra", "description"}
+_KEYS = {
+    "name", "estimator", "params", "family", "scale", "scale_target", "extra", "task",
+    "description",
+}  # fmt: skip
+#: The learning tasks an algorithm can serve.
+TASKS = ("classification", "regression")
 
 
 def _distributions_of(module: str) -> Iterator[str]:
@@ -83,6 +96,13 @@ class Algorithm:
     extra : str, optional
         The optional extra of metarec that installs the estimator's library
         (``pip install "metarec[EXTRA]"``), for libraries metarec does not depend on.
+    scale_target : bool
+        Regressors only: whether the target is standardised for the estimator (predictions
+        are returned in the target's unit), for estimators whose parameters are in the
+        target's unit (SVR's epsilon, an MLP's step sizes).
+    task : {"classification", "regression"}
+        What the estimator predicts: class labels or a continuous target.  The benchmark runner
+        evaluates a dataset with the algorithms of its task only.
     description : str
         One line for people.
     """
@@ -93,6 +113,8 @@ class Algorithm:
     family: str = "other"
     scale: bool = False
     extra: str | None = None
+    task: str = "classification"
+    scale_target: bool = False
     description: str = ""
 
     @property
@@ -231,6 +253,21 @@ class Portfolio:
     def __add__(self, other: Portfolio) -> Portfolio:
         return Portfolio(self.algorithms + other.algorithms)
 
+    def for_task(self, task: str) -> Portfolio:
+        """The sub-portfolio of the algorithms serving ``task``.
+
+        Parameters
+        ----------
+        task : {"classification", "regression", "binary", "multiclass"}
+            A dataset's task; ``"binary"`` and ``"multiclass"`` mean classification.
+
+        Returns
+        -------
+        Portfolio
+        """
+        wanted = task_family(task)
+        return Portfolio(tuple(a for a in self.algorithms if a.task == wanted))
+
 
 def _parse(document: Any, origin: str) -> Portfolio:
     if not isinstance(document, dict) or not isinstance(document.get("algorithms"), list):
@@ -258,6 +295,11 @@ def _parse(document: Any, origin: str) -> Portfolio:
         params = entry.get("params", {})
         if not isinstance(params, dict):
             raise BenchmarkError(f"{where} ({entry['name']}): params must be an object")
+        task = str(entry.get("task", "classification"))
+        if task not in TASKS:
+            raise BenchmarkError(
+                f"{where} ({entry['name']}): task must be one of {', '.join(TASKS)}, got {task!r}"
+            )
         algorithms.append(
             Algorithm(
                 name=str(entry["name"]),
@@ -266,24 +308,49 @@ def _parse(document: Any, origin: str) -> Portfolio:
                 family=str(entry.get("family", "other")),
                 scale=bool(entry.get("scale", False)),
                 extra=str(entry["extra"]) if entry.get("extra") else None,
+                task=task,
+                scale_target=bool(entry.get("scale_target", False)),
                 description=str(entry.get("description", "")),
             )
         )
     return Portfolio(tuple(algorithms))
 
 
-def default_portfolio() -> Portfolio:
-    """Return metarec's default portfolio.
+def task_family(task: str | None) -> str:
+    """``"classification"`` for a classification task (binary, multiclass), else the task.
 
-    Twenty scikit-learn classifiers and three gradient-boosting libraries (LightGBM, XGBoost,
-    CatBoost; extra ``metarec[boosting]``).
+    Raises
+    ------
+    InvalidInputError
+        ``task`` is none of classification, binary, multiclass, regression.
+    """
+    from metarec.exceptions import InvalidInputError
+
+    if task in ("binary", "multiclass", "classification", None):
+        return "classification"
+    if task == "regression":
+        return "regression"
+    raise InvalidInputError(f"unknown task {task!r}; use classification or regression")
+
+
+def default_portfolio(*, task: str | None = "classification") -> Portfolio:
+    """Return metarec's default portfolio for a task.
+
+    Classification: twenty scikit-learn classifiers; regression: sixteen scikit-learn
+    regressors; for each, LightGBM, XGBoost and CatBoost (extra ``metarec[boosting]``).
+
+    Parameters
+    ----------
+    task : {"classification", "regression", "all"}, default="classification"
+        The task whose algorithms are returned; ``"all"`` returns both portfolios.
 
     Returns
     -------
     Portfolio
     """
     text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
-    return _parse(json.loads(text), "default portfolio")
+    portfolio = _parse(json.loads(text), "default portfolio")
+    return portfolio if task == "all" else portfolio.for_task(task)
 
 
 def load_portfolio(path: str | Path | None = None, *, include_default: bool = True) -> Portfolio:
@@ -297,7 +364,7 @@ def load_portfolio(path: str | Path | None = None, *, include_default: bool = Tr
         Prepend the default portfolio to the file's algorithms.
     """
     if path is None:
-        return default_portfolio()
+        return default_portfolio(task="all")
     path = Path(path)
     try:
         document = json.loads(path.read_text())
@@ -306,7 +373,7 @@ def load_portfolio(path: str | Path | None = None, *, include_default: bool = Tr
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BenchmarkError(f"cannot read portfolio file {path}: {exc}") from exc
     portfolio = _parse(document, str(path))
-    return default_portfolio() + portfolio if include_default else portfolio
+    return default_portfolio(task="all") + portfolio if include_default else portfolio
 
 
 def build_pipeline(
@@ -325,6 +392,8 @@ def build_pipeline(
     (LDA, QDA, naive Bayes, histogram boosting) accepts it.  Estimators from outside
     scikit-learn are wrapped in ``EncodedLabels`` (``metarec/benchmark/_adapters.py``) (contiguous class codes in, one label
     per row out), the contract LightGBM, XGBoost and CatBoost need to behave like scikit-learn's.
+    A regressor with ``scale_target`` has its target standardised (``TransformedTargetRegressor``;
+    predictions are back in the target's unit).
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer
@@ -357,6 +426,10 @@ def build_pipeline(
         transformers.append(("categorical", categorical, list(categorical_columns)))
     prepare = ColumnTransformer(transformers, remainder="drop", sparse_threshold=0.0)
     model = algorithm.make_estimator(random_state=random_state)
-    if algorithm.library != "sklearn":
+    if algorithm.library != "sklearn" and algorithm.task == "classification":
         model = EncodedLabels(model)
+    if algorithm.task == "regression" and algorithm.scale_target:
+        from sklearn.compose import TransformedTargetRegressor
+
+        model = TransformedTargetRegressor(model, transformer=StandardScaler())
     return Pipeline([("prepare", prepare), ("model", model)])

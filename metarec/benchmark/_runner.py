@@ -3,8 +3,10 @@
 :func:`run_benchmark` plans one job per (dataset, algorithm) pair, skips the pairs whose
 runs are already stored (a rerun resumes), runs the rest in parallel (locally on warm,
 single-threaded worker processes, :mod:`metarec.benchmark._workers`; or on a Dask cluster
-through joblib's dask backend), and stores per fold: accuracy, balanced accuracy, ROC AUC,
-NoSimple AUC across the portfolio, Tau, log loss, quadratic and informational loss, fit and
+through joblib's dask backend), and stores per fold: for classification accuracy, balanced
+accuracy, ROC AUC, NoSimple AUC across the portfolio, Tau, log loss, quadratic and
+informational loss; for regression the success rate (R² clipped at 0, in the ``accuracy``
+column the rankers read), RMSE, MAE and R²; fit and
 predict CPU and wall times, status (ok, timeout, error with its message), the seed and the
 machine that measured the times; the algorithm records carry the library version.  The
 dataset's metafeatures are stored too.
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
-from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
+from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio, task_family
 from metarec.benchmark._remote import run_job
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
 from metarec.evaluation import PROTOCOLS
@@ -135,7 +137,10 @@ MACHINE_SEPARATOR = " | "
 
 
 def _algorithm_key(algorithm: Algorithm) -> str:
-    text = json.dumps([algorithm.estimator, algorithm.params, algorithm.scale], sort_keys=True)
+    config = [algorithm.estimator, algorithm.params, algorithm.scale]
+    if algorithm.scale_target:
+        config.append("scale_target")
+    text = json.dumps(config, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -183,7 +188,12 @@ def register_algorithm(kb, algorithm: Algorithm) -> None:
         algorithm.name,
         family=algorithm.family,
         library=_library_version(algorithm),
-        parameters={"estimator": algorithm.estimator, **algorithm.params, "scale": algorithm.scale},
+        parameters={
+            "estimator": algorithm.estimator,
+            **algorithm.params,
+            "scale": algorithm.scale,
+            **({"scale_target": True} if algorithm.scale_target else {}),
+        },
     )
 
 
@@ -285,10 +295,20 @@ def _extract_metafeatures(name: str, X, y, seed: int) -> tuple[str, dict[str, fl
     return name, dict(extract(X, y, random_state=seed))
 
 
-def _load(source: Any, target: str | None):
+def _load(source: Any, target: str | None, task: str | None = None):
     from metarec.data import Dataset, load_dataset
 
-    return source if isinstance(source, Dataset) else load_dataset(source, target=target)
+    if isinstance(source, Dataset):
+        return source
+    return load_dataset(source, target=target, task=task)
+
+
+def _encode(ds) -> tuple[np.ndarray, int]:
+    """The target as the workers take it: ``(class codes, K)``, or ``(floats, 0)`` for regression."""
+    if ds.task == "regression":
+        return np.asarray(ds.y, dtype=float), 0
+    classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
+    return codes, len(classes)
 
 
 def _unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
@@ -317,6 +337,7 @@ def run_benchmark(
     scheduler: str | None = None,
     cache_dir: str | Path | None = None,
     target: str | None = None,
+    task: str | None = None,
     progress: Callable[..., None] | None = None,
 ) -> BenchmarkReport:
     """Evaluate a portfolio on datasets and store every fold's results in ``kb``.
@@ -325,13 +346,14 @@ def run_benchmark(
     ----------
     datasets : iterable
         Anything :func:`metarec.data.load_dataset` accepts (paths, ``sklearn:NAME``,
-        ``openml:ID``, DataFrames) or loaded :class:`~metarec.data.Dataset` objects.
-        Classification datasets only.
+        ``openml:ID``, DataFrames) or loaded :class:`~metarec.data.Dataset` objects,
+        classification or regression: each dataset is evaluated with the portfolio's
+        algorithms of its task (:attr:`Algorithm.task`).
     kb : KnowledgeBase
         Where results go; runs already stored there (same protocol and seed, source
         ``benchmark``) are skipped.
     portfolio : Portfolio, optional
-        Algorithms to run; the default portfolio when omitted.
+        Algorithms to run; the default portfolio of both tasks when omitted.
     algorithms : sequence of str, optional
         Restrict to these names of the portfolio.
     protocol : {"cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout"}, default="cv10"
@@ -350,6 +372,9 @@ def run_benchmark(
         Where finished jobs are kept for resuming; ``<data dir>/benchmark-cache`` by default.
     target : str, optional
         Target column of file datasets (see :func:`metarec.data.load_dataset`).
+    task : {"classification", "regression"}, optional
+        Override the detected task of datasets loaded here (see
+        :func:`metarec.data.load_dataset`).
     progress : callable, optional
         ``progress(n=1, total=None)`` called as jobs finish.
 
@@ -379,7 +404,7 @@ def run_benchmark(
     if memory_limit_mb is not None and not memory_limit_mb > 0:
         raise BenchmarkError(f"memory limit must be positive, got {memory_limit_mb}")
     n_workers = worker_count(n_jobs)
-    portfolio = (portfolio or default_portfolio()).select(algorithms)
+    portfolio = (portfolio or default_portfolio(task="all")).select(algorithms)
     state = _State()
     with _Signals() as signals:
         try:
@@ -392,6 +417,7 @@ def run_benchmark(
                 random_state=random_state,
                 scheduler=scheduler,
                 target=target,
+                task=task,
             )
             return _benchmark(
                 datasets, kb, portfolio, settings, cache_dir, progress, signals, state
@@ -435,6 +461,7 @@ class _Settings:
     random_state: int
     scheduler: str | None
     target: str | None
+    task: str | None = None
 
 
 def _benchmark(
@@ -471,22 +498,21 @@ def _benchmark_with(
 
     loaded = {}
     for source in datasets:
-        ds = _load(source, settings.target)
-        if ds.task == "regression":
-            raise BenchmarkError(
-                f"dataset {ds.name!r}: the benchmark runner evaluates classifiers; "
-                "its target looks continuous (regression)"
-            )
+        ds = _load(source, settings.target, settings.task)
         if ds.name in loaded and loaded[ds.name].fingerprint != ds.fingerprint:
             raise BenchmarkError(f"two different datasets are both named {ds.name!r}")
         loaded[ds.name] = ds
     if not loaded:
         raise BenchmarkError("no datasets given")
-    encoded = {}
-    for name, ds in loaded.items():
-        classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
-        encoded[name] = (codes, len(classes))
+    encoded = {name: _encode(ds) for name, ds in loaded.items()}
     failures: list[Failure] = []
+    for name in list(loaded):
+        if not len(portfolio.for_task(loaded[name].task)):
+            task = task_family(loaded[name].task)
+            failures.append(
+                Failure(name, "*", "error", 0, f"dataset skipped: no {task} algorithm chosen")
+            )
+            del loaded[name], encoded[name]
     for name in list(loaded):
         problem = _unsplittable(loaded[name].X, encoded[name][0], protocol, random_state)
         if problem is not None:  # e.g. a class smaller than the number of folds
@@ -504,9 +530,11 @@ def _benchmark_with(
                 f"the knowledge base already holds a different dataset named {name!r}; "
                 "rename the file or use another knowledge base"
             )
+    tasks = {task_family(ds.task) for ds in loaded.values()}
     with signals.critical():
         for algorithm in portfolio:
-            register_algorithm(kb, algorithm)
+            if algorithm.task in tasks:
+                register_algorithm(kb, algorithm)
         for name, ds in loaded.items():
             register_dataset(kb, name, ds)
 
@@ -526,7 +554,7 @@ def _benchmark_with(
     jobs_cached = 0
     for name, ds in sorted(loaded.items(), key=lambda kv: -kv[1].X.size):
         codes, n_classes = encoded[name]
-        for algorithm in portfolio:
+        for algorithm in portfolio.for_task(ds.task):
             if (name, algorithm.name) in done:
                 continue
             spec = JobSpec(
@@ -556,7 +584,9 @@ def _benchmark_with(
     pending = defaultdict(int)
     for spec in specs:
         pending[spec.dataset] += 1
-    jobs_skipped = sum(1 for n in loaded for a in portfolio if (n, a.name) in done)
+    jobs_skipped = sum(
+        1 for n, ds in loaded.items() for a in portfolio.for_task(ds.task) if (n, a.name) in done
+    )
     tick(0, total=len(specs) + len(mf_jobs))
 
     results = defaultdict(list, {k: list(v) for k, v in cached.items()})
@@ -566,7 +596,7 @@ def _benchmark_with(
         if not batch:
             return
         codes, n_classes = encoded[name]
-        nosimple = _nosimple(batch, codes, n_classes)
+        nosimple = _nosimple(batch, codes, n_classes) if n_classes else {}
         rows = [
             row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)
         ]

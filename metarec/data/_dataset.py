@@ -115,6 +115,7 @@ def prepare_frame(
     source_id: str | None = None,
     default_target: str | None = None,
     as_classes: bool = False,
+    task: str | None = None,
 ) -> Dataset:
     """Split a frame into features and target, validate it and describe it as a :class:`Dataset`.
 
@@ -131,6 +132,9 @@ def prepare_frame(
         a single class.
     """
     where = name if source != "file" else str(source_id)
+    if task not in (None, "classification", "regression"):
+        raise DataError(f"unknown task {task!r}; use classification or regression")
+    as_classes = as_classes or task == "classification"
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     if frame.shape[1] == 0:
@@ -147,7 +151,16 @@ def prepare_frame(
     X = frame.drop(columns=frame.columns[position])
     missing_target = y.isna().to_numpy().copy()
     if is_numeric_column(y):
-        missing_target |= ~np.isfinite(y.to_numpy(dtype="float64", na_value=np.nan))
+        values = y.to_numpy(dtype="float64", na_value=np.nan)
+        if task == "regression" or (not as_classes and infer_task(y) == "regression"):
+            _check_continuous_target(values, target_name, where)
+        missing_target |= ~np.isfinite(values)
+    elif task == "regression":
+        value = y.dropna().iloc[0] if y.notna().any() else None
+        raise DataError(
+            f"{where}: target column {target_name!r} is not numeric (e.g. {value!r}); "
+            "a regression target must be a number"
+        )
     if missing_target.all():
         raise DataError(f"{where}: target column {target_name!r} is entirely missing")
     n_dropped = int(missing_target.sum())
@@ -156,7 +169,15 @@ def prepare_frame(
         X = X.loc[keep].reset_index(drop=True)
         y = y.loc[keep].reset_index(drop=True)
     y = y.rename(target_name)
-    task = infer_task(y.astype(str) if as_classes else y)
+    task = "regression" if task == "regression" else infer_task(y.astype(str) if as_classes else y)
+    if task == "regression" and y.nunique() == 1:
+        raise DataError(f"{where}: target column {target_name!r} is constant; nothing to learn")
+    if task == "regression" and y.nunique() < 3:
+        raise DataError(
+            f"{where}: regression target {target_name!r} has {y.nunique()} distinct value(s); "
+            "a continuous target needs at least three (for two, these are classes: "
+            "use --task classification)"
+        )
     if task != "regression":
         n_classes = y.astype(str).nunique()
         if n_classes < 2:
@@ -185,6 +206,17 @@ def prepare_frame(
         fingerprint=fingerprint(X, y),
         n_dropped_target=n_dropped,
     )
+
+
+def _check_continuous_target(values: np.ndarray, target: str, where: str) -> None:
+    """Refuse an infinite value in a continuous target (missing values are dropped)."""
+    infinite = np.flatnonzero(np.isinf(values))
+    if infinite.size:
+        row = int(infinite[0])
+        raise DataError(
+            f"{where}: target column {target!r} holds {values[row]} at row {row + 1} "
+            f"({infinite.size} infinite value(s)); a regression target must be finite"
+        )
 
 
 def _count_missing(X: pd.DataFrame) -> int:
@@ -236,6 +268,7 @@ def load_dataset(
     target: str | None = None,
     name: str | None = None,
     as_classes: bool = False,
+    task: str | None = None,
 ) -> Dataset:
     """Load a dataset from a file, a DataFrame, OpenML or scikit-learn.
 
@@ -256,6 +289,9 @@ def load_dataset(
     as_classes : bool, default=False
         Treat the target's values as class labels even when they look continuous (a numeric
         target with many distinct values is otherwise detected as regression).
+    task : {"classification", "regression"}, optional
+        Override the detected task: ``"classification"`` is ``as_classes=True``;
+        ``"regression"`` takes a numeric target as continuous even with few distinct values.
 
     Returns
     -------
@@ -265,7 +301,9 @@ def load_dataset(
     ------
     DataError
         Missing or unreadable file, unknown target column, no rows, a single class, a target
-        that is entirely missing, unknown ``sklearn:`` name or malformed ``openml:`` id.
+        that is entirely missing, unknown ``sklearn:`` name or malformed ``openml:`` id; for a
+        regression target: non-numeric values, an infinite value, fewer than three distinct
+        values.
 
     Examples
     --------
@@ -275,7 +313,12 @@ def load_dataset(
     """
     if isinstance(source, pd.DataFrame):
         return prepare_frame(
-            source, target=target, name=name or "frame", source="frame", as_classes=as_classes
+            source,
+            target=target,
+            name=name or "frame",
+            source="frame",
+            as_classes=as_classes,
+            task=task,
         )
     if isinstance(source, str) and source.startswith("openml:"):
         raw_id = source.split(":", 1)[1].strip()
@@ -292,6 +335,7 @@ def load_dataset(
             source_id=str(int(raw_id)),
             default_target=default,
             as_classes=as_classes,
+            task=task,
         )
     if isinstance(source, str) and source.startswith("sklearn:"):
         key = source.split(":", 1)[1].strip()
@@ -303,6 +347,7 @@ def load_dataset(
             source="sklearn",
             source_id=key,
             as_classes=as_classes,
+            task=task,
         )
     if not isinstance(source, (str, os.PathLike)):
         raise DataError(
@@ -318,4 +363,5 @@ def load_dataset(
         source="file",
         source_id=str(path),
         as_classes=as_classes,
+        task=task,
     )

@@ -11,6 +11,8 @@ the benchmark runner or the command line.
 * Tau: :func:`tau_score`, :func:`weighted_tau_score`, :func:`multiclass_tau_score`,
   :func:`weighted_multiclass_tau_score`.
 * Probability losses: :func:`quadratic_loss`, :func:`informational_loss`.
+* Regression: :func:`regression_success_score` (the rankers' score, R² clipped at 0) and
+  :func:`regression_scores` (RMSE, MAE, R²).
 * Contingency space: :func:`metric_surface`, :func:`imbalance_sensitivity`,
   :func:`learning_path`, :func:`learning_path_length`.
 * NoSimple: :func:`local_simple_objects`, :func:`standard_simple_objects`,
@@ -86,6 +88,7 @@ from metarec.evaluation._protocols import (
     run_protocol,
     summarize,
 )
+from metarec.evaluation._regression import regression_scores, regression_success_score
 from metarec.evaluation._tau import (
     multiclass_tau_score,
     per_class_recall,
@@ -143,7 +146,9 @@ __all__ = [
     "precision_score",
     "quadratic_loss",
     "recall_score",
+    "regression_scores",
     "regression_snr",
+    "regression_success_score",
     "roc_auc_columns",
     "run_protocol",
     "simple_objects_effect",

@@ -15,6 +15,7 @@ from metarec.metafeatures import (  # noqa: F401  (importing registers the group
     _imbalance,
     _info,
     _landmarkers,
+    _regression,
     _snr,
     _statistical,
 )
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 #: The metafeature groups, in extraction order.
-GROUPS = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
+GROUPS = ("general", "imbalance", "snr", "statistical", "info", "landmarkers", "regression")
 
 
 class MetafeatureSet(Mapping):

@@ -216,7 +216,10 @@ def test_benchmark_of_the_whole_portfolio_skips_what_is_missing_with_a_note(tmp_
     result = CliRunner().invoke(
         cli, ["--db", f"sqlite:///{tmp_path / 'kb.sqlite'}", "benchmark", str(tmp_path / "no.csv")]
     )
-    assert 'skipping xgboost: not installed (pip install "metarec[boosting]")' in result.output
+    assert (
+        'skipping xgboost, xgboost_regressor: not installed (pip install "metarec[boosting]")'
+        in result.output
+    )
     assert result.exit_code != 0  # the data file does not exist: the note came first
 
 
@@ -246,7 +249,8 @@ def test_algorithm_option_is_repeatable_and_checks_names(tmp_path):
     )
     assert result.exit_code == 1
     assert result.output.startswith(
-        "Error: --algorithm: unknown algorithm 'xgb' (did you mean 'xgboost'?); known: adaboost,"
+        "Error: --algorithm: unknown algorithm 'xgb' (did you mean 'xgboost' or "
+        "'xgboost_regressor'?); known: adaboost,"
     )
 
 
@@ -303,7 +307,7 @@ def test_user_portfolio_is_added_to_the_default(tmp_path):
         )
     )
     portfolio = load_portfolio(path)
-    assert len(portfolio) == 24
+    assert len(portfolio) == len(default_portfolio(task="all")) + 1 == 43
     assert portfolio["knn_15"].make_estimator().n_neighbors == 15
     assert load_portfolio(path, include_default=False).names == ["knn_15"]
 
