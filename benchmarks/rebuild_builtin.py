@@ -1,9 +1,9 @@
-"""Rebuild metarec's built-in knowledge base: the default portfolio on the PMLB datasets.
+"""Rebuild metarec's built-in knowledge base: the default portfolios on PMLB and regression data.
 
 Usage (from a checkout, one command; rerun the same command to resume after an interruption)::
 
-    python benchmarks/rebuild_builtin.py /path/to/pmlb [-j 2] [--timeout 60]
-        [--db sqlite:///builtin.sqlite] [--out metarec/_resources]
+    python benchmarks/rebuild_builtin.py /path/to/pmlb --regression /path/to/regression
+        [-j 2] [--timeout 60] [--db sqlite:///builtin.sqlite] [--out metarec/_resources]
 
 Steps:
 
@@ -12,12 +12,17 @@ Steps:
    must not silently lack algorithms.
 2. ``metarec --db DB benchmark PMLB_DIR --protocol cv10 --seed 0 -j J --timeout T``: stratified
    10-fold CV, the same folds for every algorithm.  A rerun skips what is stored (resumes).
+   Then the regression datasets (``--regression``, CSV files whose last column ``target`` is
+   the response): ``benchmark FILES --target target --protocol cv5 --seed 0 -j J --timeout T``,
+   five folds (the regression part has several datasets of 10,000-33,000 rows where ten folds
+   of every regressor would take hours on two cores).
 3. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
    then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
    algorithm) and the size of every resource file, for the README.
 
 PMLB_DIR is a folder of ``.tsv.gz`` files with a ``target`` column (117 classification
-datasets in this project's copy).  Files metarec refuses to read (e.g. ``schizo``, whose
+datasets in this project's copy); the regression folder holds 126 ``.csv`` files and a
+``summary.csv`` that is not a dataset.  Files metarec refuses to read (e.g. ``schizo``, whose
 header names two columns ``target``) are left out and listed.
 """
 
@@ -33,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _readable(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+def _readable(folder: Path, pattern: str = "*.tsv.gz") -> tuple[list[Path], list[tuple[Path, str]]]:
     """The ``.tsv.gz`` files of ``folder`` that metarec reads unambiguously, and the others.
 
     A file metarec refuses (e.g. PMLB's ``schizo``, whose header names two columns
@@ -44,7 +49,9 @@ def _readable(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     from metarec.exceptions import MetarecError
 
     files, refused = [], []
-    for path in sorted(folder.glob("*.tsv.gz")):
+    for path in sorted(folder.glob(pattern)):
+        if path.name == "summary.csv":
+            continue
         try:
             load_dataset(path, target="target")
         except MetarecError as exc:
@@ -54,35 +61,15 @@ def _readable(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     return files, refused
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", help="folder of PMLB .tsv.gz files")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per fit")
-    parser.add_argument("--db", default=f"sqlite:///{ROOT / 'builtin.sqlite'}")
-    parser.add_argument("--out", default=str(ROOT / "metarec" / "_resources"))
-    args = parser.parse_args(argv)
-
-    from metarec.benchmark import default_portfolio, export_builtin
-    from metarec.storage import KnowledgeBase
-
-    missing = default_portfolio().missing()
-    if missing:
-        hints = "; ".join(sorted({a.install_hint for a in missing}))
-        print(
-            f"error: {', '.join(a.name for a in missing)} cannot run here ({hints}); "
-            "the built-in knowledge base needs the whole default portfolio",
-            file=sys.stderr,
-        )
-        return 1
-    files, refused = _readable(Path(args.data))
-    for path, why in refused:
-        print(f"left out {path.name}: {why}", file=sys.stderr)
+def _benchmark(args, files: list[Path], protocol: str, task: str) -> int:
+    """Run (or resume) ``metarec benchmark`` of ``files`` into ``args.db``; the exit code."""
     command = [
         sys.executable, "-m", "metarec.cli", "--db", args.db, "benchmark", *map(str, files),
-        "--protocol", "cv10", "--seed", "0", "-j", str(args.jobs), "--timeout", str(args.timeout),
+        "--target", "target", "--task", task, "--protocol", protocol, "--seed", "0",
+        "-j", str(args.jobs),
+        "--timeout", str(args.timeout),
     ]  # fmt: skip
-    print("$", " ".join(command[2:]), flush=True)
+    print("$", " ".join(command[2:8]), "...", " ".join(command[-11:]), flush=True)
     start = time.perf_counter()
     env = {
         **os.environ,
@@ -93,13 +80,50 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the benchmark stopped (exit {done.returncode}); run the same command "
               "again to resume", file=sys.stderr)  # fmt: skip
         return done.returncode
-    print(f"benchmark: {(time.perf_counter() - start) / 60:.1f} min wall")
+    print(f"benchmark ({protocol}): {(time.perf_counter() - start) / 60:.1f} min wall")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", help="folder of PMLB .tsv.gz files")
+    parser.add_argument("--regression", help="folder of regression .csv files (target 'target')")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per fit")
+    parser.add_argument("--db", default=f"sqlite:///{ROOT / 'builtin.sqlite'}")
+    parser.add_argument("--out", default=str(ROOT / "metarec" / "_resources"))
+    args = parser.parse_args(argv)
+
+    from metarec.benchmark import default_portfolio, export_builtin
+    from metarec.storage import KnowledgeBase
+
+    missing = default_portfolio(task="all").missing()
+    if missing:
+        hints = "; ".join(sorted({a.install_hint for a in missing}))
+        print(
+            f"error: {', '.join(a.name for a in missing)} cannot run here ({hints}); "
+            "the built-in knowledge base needs the whole default portfolio",
+            file=sys.stderr,
+        )
+        return 1
+    parts = [(Path(args.data), "*.tsv.gz", "cv10", "classification")]
+    if args.regression:
+        parts.append((Path(args.regression), "*.csv", "cv5", "regression"))
+    for folder, pattern, protocol, task in parts:
+        files, refused = _readable(folder, pattern)
+        for path, why in refused:
+            print(f"left out {path.name}: {why}", file=sys.stderr)
+        code = _benchmark(args, files, protocol, task)
+        if code:
+            return code
 
     kb = KnowledgeBase(args.db)
     written = export_builtin(kb, args.out)
     runs = kb.runs(aggregate=False)
     pairs = kb.runs()
-    print(f"datasets {kb.count('datasets')}, algorithms {kb.count('algorithms')}, "
+    info = kb.info()
+    print(f"datasets {info['datasets']} (classification {info['classification_datasets']}, "
+          f"regression {info['regression_datasets']}), algorithms {info['algorithms']}, "
           f"runs {len(runs)} ({runs['status'].value_counts().to_dict()})")  # fmt: skip
     failed = pairs[pairs["n_failed"] > 0].groupby("algorithm").size()
     print("failed (dataset, algorithm) pairs by algorithm:", failed.to_dict() or "none")

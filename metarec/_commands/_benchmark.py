@@ -6,7 +6,7 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
-from metarec._commands._types import POSITIVE, SuggestingChoice
+from metarec._commands._types import POSITIVE, SuggestingChoice, task_option
 
 PROTOCOL_CHOICES = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
 DATA_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".arff", ".arff.gz")
@@ -94,6 +94,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     help="Seed of the splits and of every estimator.",
 )
 @click.option("--target", help="Target column of file datasets.")
+@task_option
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False),
@@ -120,6 +121,7 @@ def benchmark(
     scheduler,
     seed,
     target,
+    task,
     cache_dir,
     list_only,
     fmt,
@@ -127,7 +129,10 @@ def benchmark(
     """Evaluate every algorithm on every DATA set and store the results in the KB.
 
     DATA is a file (CSV, TSV, gzip, Parquet, ARFF), a directory of such files,
-    sklearn:NAME or openml:ID.  Runs already stored are skipped, so an interrupted
+    sklearn:NAME or openml:ID.  Each dataset runs the portfolio's algorithms of its task:
+    classifiers for a classification target (scored by accuracy), regressors for a
+    continuous one (scored by R² clipped at 0, with RMSE, MAE and R² stored); --task
+    overrides the detected task.  Runs already stored are skipped, so an interrupted
     benchmark resumes where it stopped: Ctrl-C or SIGTERM stops it within moments (exit
     130 / 143), keeping every dataset whose algorithms all finished in the KB and the
     finished folds of the others in the cache; run the same command again to resume.
@@ -158,6 +163,7 @@ def benchmark(
             [
                 {
                     "algorithm": a.name,
+                    "task": a.task,
                     "family": a.family,
                     "estimator": a.estimator,
                     "installed": a.is_installed(),
@@ -198,6 +204,7 @@ def benchmark(
                 scheduler=scheduler,
                 cache_dir=cache_dir,
                 target=target,
+                task=task,
                 progress=advance,
             )
     except BenchmarkInterrupted as stop:

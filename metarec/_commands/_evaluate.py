@@ -9,26 +9,6 @@ from metarec._commands._recommend import FIGURE, k_option
 from metarec._commands._types import POSITIVE, SuggestingChoice
 
 
-def _require_classification_runs(kb) -> None:
-    """Refuse a KB whose runs include datasets recorded as regression (accuracy is meaningless)."""
-    from metarec.exceptions import DataError
-
-    datasets = kb.datasets()
-    if "task" not in datasets.columns:
-        return
-    regression = set(datasets.loc[datasets["task"] == "regression", "name"])
-    if not regression:
-        return
-    with_runs = sorted(regression & set(kb.runs()["dataset"]))
-    if with_runs:
-        shown = ", ".join(with_runs[:5]) + (", ..." if len(with_runs) > 5 else "")
-        raise DataError(
-            f"the knowledge base has runs on {len(with_runs)} dataset(s) recorded as regression "
-            f"({shown}); evaluate ranks by accuracy, for classification only (regression is "
-            "not supported yet)"
-        )
-
-
 @click.command()
 @k_option
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
@@ -70,6 +50,13 @@ def _require_classification_runs(kb) -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random baseline.")
 @click.option(
+    "--task",
+    type=click.Choice(["classification", "regression"]),
+    default="classification",
+    show_default=True,
+    help="Evaluate on the KB's datasets of this task (losses in accuracy or R² points).",
+)
+@click.option(
     "-o",
     "--output",
     "output",
@@ -79,13 +66,15 @@ def _require_classification_runs(kb) -> None:
 @format_option()
 @click.pass_context
 def evaluate(
-    ctx, k, n, strategy, method, metric, weights, distance, normalize, n_random, seed, output, fmt
-):
+    ctx, k, n, strategy, method, metric, weights, distance, normalize, n_random, seed, task, output,
+    fmt,
+):  # fmt: skip
     """Evaluate the recommender by leave-one-dataset-out on the knowledge base.
 
     For every dataset, the algorithms are ranked from the other datasets and compared with
     what really happened: Spearman's correlation with the true A3R ranking, the loss of the
-    top-1 and of the best of the top-3 (accuracy points), and the mean interval loss (MIL) of
+    top-1 and of the best of the top-3 (accuracy points; for --task regression, points of R²
+    clipped at 0), and the mean interval loss (MIL) of
     the loss-time curve.  The baselines (AR, global AR*, kNN AR* (k=5, n=16), the classic a3r
     strategy, single best, random, and the bound
     "best single run within time t") are evaluated in the same run.
@@ -95,7 +84,7 @@ def evaluate(
       metarec evaluate -o loss_time.png
       metarec evaluate --k 10 --n 32 --format json
     """
-    params = {"metric": metric}
+    params = {"metric": metric, "task": task}
     if k is not None:
         params["k"] = None if k == "all" else k
     if n is not None:
@@ -116,7 +105,6 @@ def evaluate(
 
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
-        _require_classification_runs(kb)
     model = Recommender(**params)
     with progress("Leave-one-dataset-out") as advance:
         result = evaluate_recommender(
@@ -132,10 +120,11 @@ def evaluate(
         result.summary,
         fmt,
         title=(
-            f"Leave-one-dataset-out on {int(result.summary['n_datasets'].max())} datasets "
-            f"(MIL over {result.t_lo:.3g}-{result.t_hi:.3g} s, log time)"
+            f"Leave-one-dataset-out on {int(result.summary['n_datasets'].max())} {task} "
+            f"datasets, losses in {'R²' if task == 'regression' else 'accuracy'} points (MIL over {result.t_lo:.3g}-{result.t_hi:.3g} s, log time)"
         ),
         json_extra={
+            "task": task,
             "params": params_shown,
             "t_lo": result.t_lo,
             "t_hi": result.t_hi,

@@ -190,7 +190,7 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
     """How a table shows a column, chosen by its name (JSON and CSV keep full precision).
 
     ``*time`` -> seconds with a unit (2 significant digits); ``*accuracy*`` -> percent with one
-    decimal; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
+    decimal; ``r2`` and ``expected_r2*`` -> three decimals; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
     significant digits.  Other columns keep the generic format.
     """
     lowered = name.lower()
@@ -198,6 +198,8 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
         return format_seconds
     if "accuracy" in lowered:
         return format_percent
+    if "r2" in lowered.split("_"):  # a regressor's R², a fraction that can be negative
+        return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.3f}"
     if lowered == "expected_loss":  # already in accuracy points
         return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.1f} pts"
     if any(word in lowered for word in ("distance", "weight", "score")):

@@ -11,6 +11,7 @@ from metarec._commands._types import (
     SuggestingChoice,
     as_classes_option,
     target_option,
+    task_option,
 )
 
 METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
@@ -73,26 +74,37 @@ def parse_tried(values) -> dict[str, tuple[float, float]]:
     return tried
 
 
-def _require_stored_classification(kb, name: str) -> None:
-    """Refuse ``rank --dataset NAME`` when the KB records NAME as a regression dataset."""
-    from metarec.exceptions import DataError
+def _stored_task(kb, name: str) -> str:
+    """The task family the KB records for dataset ``name`` (classification when unrecorded)."""
+    from metarec.data import task_family
 
     datasets = kb.datasets()
     if "task" not in datasets.columns:
-        return
+        return "classification"
     task = datasets.loc[datasets["name"] == name, "task"]
-    if len(task) and task.iloc[0] == "regression":
-        raise DataError(
-            f"dataset {name!r} is stored as a regression dataset; rankings are by accuracy, "
-            "for classification only (regression is not supported yet)"
-        )
+    return task_family(task.iloc[0] if len(task) and isinstance(task.iloc[0], str) else None)
 
 
-def _recommender(kb, k, n, metric, method, strategy=None):
+#: What the columns of a ranking are called for a regression: R², not accuracy.
+R2_COLUMNS = {
+    "expected_accuracy": "expected_r2",
+    "expected_accuracy_low": "expected_r2_low",
+    "expected_accuracy_high": "expected_r2_high",
+}
+
+
+def task_columns(frame, task: str):
+    """``frame`` with accuracy columns named for what they hold under ``task``."""
+    return frame.rename(columns=R2_COLUMNS) if task == "regression" else frame
+
+
+def _recommender(kb, k, n, metric, method, strategy=None, task="classification"):
     """The recommender fitted on ``kb`` (from the on-disk cache when the KB has not changed)."""
     from metarec.recommender import fitted_recommender
 
     params = {"metric": metric}
+    if task != "classification":
+        params["task"] = task
     if strategy is not None:
         params["strategy"] = strategy
     if k is not None:
@@ -117,7 +129,7 @@ def _not_installed(names) -> dict[str, str]:
     """Algorithms of the default portfolio among ``names`` that cannot run here -> install hint."""
     from metarec.benchmark import default_portfolio
 
-    portfolio = {a.name: a for a in default_portfolio()}
+    portfolio = {a.name: a for a in default_portfolio(task="all")}
     return {
         n: portfolio[n].install_hint
         for n in names
@@ -128,6 +140,7 @@ def _not_installed(names) -> dict[str, str]:
 @click.command()
 @click.argument("data")
 @target_option
+@task_option
 @as_classes_option
 @k_option
 @click.option(
@@ -168,12 +181,13 @@ def _not_installed(names) -> dict[str, str]:
 @format_option()
 @click.pass_context
 def recommend(
-    ctx, data, target, as_classes, k, n, metric, strategy, method, budget, tried, output, fmt
+    ctx, data, target, task, as_classes, k, n, metric, strategy, method, budget, tried, output, fmt
 ):
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
-    DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME, with a classification
-    target (a continuous target is refused; --as-classes takes its values as labels).  By
+    DATA is a CSV/TSV/Parquet/ARFF file, openml:ID or sklearn:NAME.  A classification target
+    ranks classifiers by accuracy; a continuous target ranks regressors by R² (clipped at 0),
+    from the KB's regression datasets only (--task overrides the detected task).  By
     default (strategy "learned") the first row is the answer: the algorithm of best accuracy
     predicted from DATA's metafeatures, its time discounted only beyond a second; then the
     runs a loss-time planner expects to close the gap to the best fastest (time counted from
@@ -181,7 +195,7 @@ def recommend(
     in points below the best, after running that row and every row above it.  Expected
     accuracy and time come with 80 % intervals; time is scaled to DATA's rows, features and
     classes.  The neighbouring datasets used are listed too.  Tables show times with units
-    and accuracies in percent; JSON and CSV keep full precision.
+    and accuracies in percent (R² with three decimals); JSON and CSV keep full precision.
 
     \b
     Example:
@@ -190,18 +204,18 @@ def recommend(
       metarec recommend data.csv --tried random_forest=0.91:2.5 -o plot.png
     """
     tried_results = parse_tried(tried)
-    from metarec.data import load_dataset, require_classification
+    from metarec.data import load_dataset, task_family
 
     with status(f"Loading {data}"):
-        dataset = load_dataset(data, target=target, as_classes=as_classes)
-    require_classification(dataset)  # before any KB or metafeature work
+        dataset = load_dataset(data, target=target, as_classes=as_classes, task=task)
+    family = task_family(dataset.task)
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
     with status("Fitting the recommender (cached per KB version)"):
-        model = _recommender(kb, k, n, metric, method, strategy)
+        model = _recommender(kb, k, n, metric, method, strategy, task=family)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
         ranking = model.recommend(dataset.X, dataset.y, tried=tried_results or None, budget=budget)
-    frame = _with_library(ranking.to_frame(), kb)
+    frame = task_columns(_with_library(ranking.to_frame(), kb), family)
     not_installed = _not_installed(frame["algorithm"])
     neighbours = ranking.neighbours_frame()
     title = f"Algorithms to try on {dataset.name} ({ranking.method}, {len(neighbours)} neighbours)"
@@ -217,6 +231,7 @@ def recommend(
         title=title,
         json_extra={
             "dataset": dataset.name,
+            "task": family,
             "method": ranking.method,
             "score_name": ranking.score_name,
             "params": {k2: v for k2, v in model.get_params().items() if k2 != "features"},
@@ -248,9 +263,14 @@ def recommend(
 @click.option(
     "--metric", default="accuracy", show_default=True, help="Performance column of the KB runs."
 )
+@click.option(
+    "--task",
+    type=click.Choice(["classification", "regression"]),
+    help="Which datasets' results (default: the task of --dataset, else classification).",
+)
 @format_option()
 @click.pass_context
-def rank(ctx, dataset, all_, method, n, metric, fmt):
+def rank(ctx, dataset, all_, method, n, metric, task, fmt):
     """Rank the algorithms by the results stored in the knowledge base.
 
     With --dataset NAME, the true ranking on that dataset; with --all (the default), the
@@ -265,18 +285,21 @@ def rank(ctx, dataset, all_, method, n, metric, fmt):
         raise click.UsageError("give --dataset NAME or --all, not both")
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
-    if dataset:
-        _require_stored_classification(kb, dataset)
+    stored = _stored_task(kb, dataset) if dataset else None
+    if dataset and task and task != stored:
+        raise click.UsageError(f"dataset {dataset!r} is stored as a {stored} dataset, not {task}")
+    task = task or stored or "classification"
     with status("Fitting the recommender (cached per KB version)"):
-        model = _recommender(kb, None, n, metric, method)
+        model = _recommender(kb, None, n, metric, method, task=task)
         ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
     emit(
-        ranking.to_frame(),
+        task_columns(ranking.to_frame(), task),
         fmt,
         title=f"Ranking by {method} on {scope}",
         json_extra={
             "method": method,
+            "task": task,
             "datasets": [nb.name for nb in ranking.neighbours],
             "n": model.n,
             "metric": metric,

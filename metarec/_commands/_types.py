@@ -114,6 +114,11 @@ target_option = click.option(
     "--target", help="Target column [default: 'target', else 'class', else the last column]."
 )
 #: ``--as-classes``: take a numeric target's values as class labels.
+task_option = click.option(
+    "--task",
+    type=click.Choice(["classification", "regression"]),
+    help="Override the detected task (--as-classes is --task classification).",
+)
 as_classes_option = click.option(
     "--as-classes",
     is_flag=True,

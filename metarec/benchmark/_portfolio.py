@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from metarec._names import unknown_name
+from metarec.data._types import task_family
 from metarec.exceptions import BenchmarkError
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "load_portfolio",
     "default_portfolio",
     "build_pipeline",
-    "task_family",
 ]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
@@ -314,23 +314,6 @@ def _parse(document: Any, origin: str) -> Portfolio:
             )
         )
     return Portfolio(tuple(algorithms))
-
-
-def task_family(task: str | None) -> str:
-    """``"classification"`` for a classification task (binary, multiclass), else the task.
-
-    Raises
-    ------
-    InvalidInputError
-        ``task`` is none of classification, binary, multiclass, regression.
-    """
-    from metarec.exceptions import InvalidInputError
-
-    if task in ("binary", "multiclass", "classification", None):
-        return "classification"
-    if task == "regression":
-        return "regression"
-    raise InvalidInputError(f"unknown task {task!r}; use classification or regression")
 
 
 def default_portfolio(*, task: str | None = "classification") -> Portfolio:

@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 
 from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
-from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio, task_family
+from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.benchmark._remote import run_job
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
+from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS
 from metarec.exceptions import BenchmarkError
 

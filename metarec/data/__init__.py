@@ -7,7 +7,7 @@ task and the column kinds, and returns a frozen :class:`Dataset`.
 
 from metarec.data._dataset import Dataset, load_dataset, prepare_frame, require_classification
 from metarec.data._readers import SKLEARN_DATASETS
-from metarec.data._types import fingerprint, infer_task, is_numeric_column
+from metarec.data._types import fingerprint, infer_task, is_numeric_column, task_family
 
 __all__ = [
     "Dataset",
@@ -15,6 +15,7 @@ __all__ = [
     "prepare_frame",
     "require_classification",
     "infer_task",
+    "task_family",
     "is_numeric_column",
     "fingerprint",
     "SKLEARN_DATASETS",

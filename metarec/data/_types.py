@@ -67,6 +67,37 @@ def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def task_family(task: str | None) -> str:
+    """``"classification"`` for a classification task (binary, multiclass, or unrecorded).
+
+    Parameters
+    ----------
+    task : {"classification", "binary", "multiclass", "regression"} or None
+        A dataset's task as :func:`infer_task` or a knowledge base records it.
+
+    Returns
+    -------
+    {"classification", "regression"}
+
+    Raises
+    ------
+    InvalidInputError
+        Any other value.
+
+    Examples
+    --------
+    >>> task_family("multiclass"), task_family("regression")
+    ('classification', 'regression')
+    """
+    from metarec.exceptions import InvalidInputError
+
+    if task in ("binary", "multiclass", "classification", None):
+        return "classification"
+    if task == "regression":
+        return "regression"
+    raise InvalidInputError(f"unknown task {task!r}; use classification or regression")
+
+
 def infer_task(y: pd.Series) -> str:
     """Infer the learning task from a target column (missing values ignored).
 

@@ -98,7 +98,7 @@ def fitted_recommender(kb, **params):
 
     Parameters
     ----------
-    kb : KnowledgeBase or any object with ``runs()`` and ``metafeatures()``
+    kb : KnowledgeBase or any object with ``runs()``, ``metafeatures()`` and ``datasets()``
         Objects without ``data_version()`` (in-memory stand-ins) are fitted every time.
     **params
         Parameters of the :class:`Recommender`.

@@ -24,7 +24,32 @@ from metarec._names import check_names
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._results import _aggregate_runs, _baseline
 
-__all__ = ["PerformanceMatrix"]
+__all__ = ["PerformanceMatrix", "datasets_of_task"]
+
+
+def datasets_of_task(datasets, task: str) -> set[str]:
+    """Names in a ``KnowledgeBase.datasets()`` frame whose task is ``task``.
+
+    Parameters
+    ----------
+    datasets : DataFrame
+        Columns ``name`` and (optionally) ``task``.
+    task : {"classification", "regression"}
+        Binary and multiclass datasets, and those without a recorded task, are
+        classification.
+
+    Returns
+    -------
+    set of str
+    """
+    from metarec.data import task_family
+
+    wanted = task_family(task)
+    if "task" not in datasets.columns:
+        return set(datasets["name"].astype(str)) if wanted == "classification" else set()
+    family = datasets["task"].map(lambda t: "regression" if t == "regression" else "classification")
+    return set(datasets.loc[family == wanted, "name"].astype(str))
+
 
 _COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")
 
@@ -107,7 +132,9 @@ class PerformanceMatrix:
         )
 
     @classmethod
-    def from_kb(cls, kb, *, metric: str = "accuracy", time: str = "fit_time"):
+    def from_kb(
+        cls, kb, *, metric: str = "accuracy", time: str = "fit_time", task: str | None = None
+    ):
         """Read a knowledge base (or any object with ``runs()`` and ``metafeatures()``).
 
         Parameters
@@ -118,12 +145,27 @@ class PerformanceMatrix:
             ``n_failed``; ``metafeatures()`` a wide frame with a ``dataset`` column.
         metric, time : str, keyword-only
             Columns of ``runs()`` used as the metric (higher is better) and the time.
+        task : {"classification", "regression"}, optional
+            Keep only the datasets of this task (``kb.datasets()``'s ``task``: binary and
+            multiclass are classification; a dataset without a recorded task counts as
+            classification), so that one matrix never mixes the tasks.  ``None`` keeps all.
 
         Returns
         -------
         PerformanceMatrix
+
+        Raises
+        ------
+        InvalidInputError
+            The knowledge base has no runs of ``task``.
         """
-        return cls.from_frames(kb.runs(), kb.metafeatures(), metric=metric, time=time)
+        runs, meta = kb.runs(), kb.metafeatures()
+        if task is not None:
+            names = datasets_of_task(kb.datasets(), task)
+            runs = runs[runs["dataset"].astype(str).isin(names)]
+            if len(runs) == 0:
+                raise InvalidInputError(f"the knowledge base has no runs of {task} datasets")
+        return cls.from_frames(runs, meta, metric=metric, time=time)
 
     @classmethod
     def from_frames(cls, runs, meta, *, metric: str = "accuracy", time: str = "fit_time"):

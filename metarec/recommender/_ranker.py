@@ -62,6 +62,11 @@ class Recommender(BaseEstimator):
         Column of ``kb.runs()`` used as success rate (higher is better, in [0, 1]).
     time : str, default="fit_time"
         Column of ``kb.runs()`` used as time (seconds).
+    task : {"classification", "regression"}, default="classification"
+        The knowledge base's datasets of this task are the ones learned from (a ranking never
+        mixes classifiers and regressors).  For regression the success rate is R² clipped at
+        0 (:func:`metarec.evaluation.regression_success_score`), stored in the ``accuracy``
+        column by the benchmark runner.
     normalize : bool, default=True
         Adjust each dataset's success rates with the normalized metric of the evaluation
         library before computing ratios (see the module documentation).
@@ -171,6 +176,7 @@ class Recommender(BaseEstimator):
         n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
+        task: str = "classification",
         normalize: bool = True,
         strategy: str = "learned",
         method: str | None = None,
@@ -196,6 +202,7 @@ class Recommender(BaseEstimator):
         self.n = n
         self.metric = metric
         self.time = time
+        self.task = task
         self.normalize = normalize
         self.strategy = strategy
         self.method = method
@@ -236,6 +243,10 @@ class Recommender(BaseEstimator):
         return {"learned": LearnedRanker, "a3r": A3RRanker, "arr": ARRRanker}[strategy](**params)
 
     def _validate_params(self) -> None:
+        if self.task not in ("classification", "regression"):
+            raise InvalidInputError(
+                f"task must be 'classification' or 'regression'; got {self.task!r}"
+            )
         for name in ("strategy", "method"):
             value = getattr(self, name)
             if (value is not None or name == "strategy") and value not in STRATEGIES:
@@ -258,7 +269,7 @@ class Recommender(BaseEstimator):
 
         Parameters
         ----------
-        kb : KnowledgeBase or any object with ``runs()`` and ``metafeatures()``
+        kb : KnowledgeBase or any object with ``runs()``, ``metafeatures()`` and ``datasets()``
             ``runs()`` returns one row per (dataset, algorithm) with columns ``dataset,
             algorithm``, the metric, the time and optionally ``status``, ``n_runs``,
             ``n_failed``; ``metafeatures()`` a wide frame with a ``dataset`` column.
@@ -271,7 +282,7 @@ class Recommender(BaseEstimator):
         from metarec.recommender._matrix import PerformanceMatrix
 
         self._validate_params()
-        matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time)
+        matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time, task=self.task)
         self.ranker_ = self._make_ranker().fit(matrix)
         return self
 
@@ -409,6 +420,22 @@ class Recommender(BaseEstimator):
             return metafeatures
         if X is None or y is None:
             raise InvalidInputError("recommend needs X and y, or metafeatures=")
+        import pandas as pd
+
+        from metarec.data import infer_task, is_numeric_column, task_family
         from metarec.metafeatures import extract
 
+        target = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())
+        if self.task == "regression":
+            if not is_numeric_column(target):
+                raise InvalidInputError(
+                    "this Recommender ranks regressors but y is not numeric; use "
+                    "Recommender(task='classification')"
+                )
+            return extract(X, y, task="regression")
+        if task_family(infer_task(target)) == "regression":
+            raise InvalidInputError(
+                "y looks continuous but this Recommender ranks classifiers; use "
+                "Recommender(task='regression'), or give y as class labels (strings)"
+            )
         return extract(X, y)

@@ -515,13 +515,20 @@ class KnowledgeBase:
             return conn.exec_driver_sql("SELECT 1 FROM runs LIMIT 1").first() is not None
 
     def info(self) -> dict[str, Any]:
-        """URL (password hidden), dialect, schema revision, and the row count of every table."""
+        """URL (password hidden), dialect, schema revision, the row count of every table, and
+        the datasets by task (binary and multiclass, or unrecorded, count as classification)."""
+        counts = {table: self.count(table) for table in TABLES}
+        tasks = self.datasets()["task"]
+        regression = int((tasks == "regression").sum())
         return {
             "url": self.url,
             "dialect": self.engine.dialect.name,
             "revision": self.revision,
             "builtin": self.is_builtin,
-            **{table: self.count(table) for table in TABLES},
+            "datasets": counts.pop("datasets"),
+            "classification_datasets": len(tasks) - regression,
+            "regression_datasets": regression,
+            **counts,
         }
 
     def datasets(self):

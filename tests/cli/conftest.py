@@ -77,3 +77,54 @@ def real_kb(real_kb_template, tmp_path):
     path = tmp_path / "kb.sqlite"
     shutil.copyfile(template, path)
     return f"sqlite:///{path}", path, files
+
+
+#: regression dataset -> (rows, features, {regressor: (R² clipped at 0, seconds)})
+REGRESSION_DATASETS = {
+    "prices": (60, 2, {"ols": (0.60, 0.01), "forest": (0.80, 2.0)}),
+    "doses": (90, 3, {"ols": (0.70, 0.01), "forest": (0.75, 3.0)}),
+    "yields": (120, 4, {"ols": (0.90, 0.02), "forest": (0.85, 4.0)}),
+}
+
+
+def regression_frame(n_rows: int, n_features: int, seed: int) -> pd.DataFrame:
+    """A reproducible regression frame: numeric features and a continuous 'price' column."""
+    rng = np.random.default_rng(100 + seed)
+    X = rng.normal(size=(n_rows, n_features))
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(n_features)])
+    frame["price"] = 50 + 10 * X[:, 0] + rng.normal(size=n_rows)
+    return frame
+
+
+@pytest.fixture
+def mixed_kb(real_kb, tmp_path):
+    """The real KB plus three regression datasets run by two regressors.
+
+    Returns ``(sqlite URL, {dataset: CSV path})`` with the classification and regression CSVs.
+    """
+    from metarec.data import load_dataset
+    from metarec.metafeatures import extract
+    from metarec.storage import KnowledgeBase
+
+    _, plain, files = real_kb
+    files = dict(files)
+    path = tmp_path / "mixed.sqlite"
+    shutil.copyfile(plain, path)
+    url = f"sqlite:///{path}"
+    kb = KnowledgeBase(url)
+    runs, metafeatures = [], []
+    for seed, (name, (n_rows, n_features, results)) in enumerate(REGRESSION_DATASETS.items()):
+        path = tmp_path / f"{name}.csv"
+        regression_frame(n_rows, n_features, seed).to_csv(path, index=False)
+        files[name] = path
+        dataset = load_dataset(path, target="price")
+        kb.add_dataset(name, task="regression", n_instances=n_rows, n_features=n_features)
+        metafeatures.append(extract(dataset.X, dataset.y, random_state=0).to_frame(name))
+        for algorithm, (score, seconds) in results.items():
+            runs.append(
+                {"dataset": name, "algorithm": algorithm, "accuracy": score, "time": seconds}
+            )
+    kb.import_runs(pd.DataFrame(runs))
+    kb.import_metafeatures(pd.concat(metafeatures, ignore_index=True))
+    kb.close()
+    return url, files

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 
 import numpy as np
 import pandas as pd
@@ -302,3 +303,36 @@ def test_single_class_message_prints_a_plain_number():
     with pytest.raises(DataError) as info:
         load_dataset(frame)
     assert "(7)" in str(info.value) and "np." not in str(info.value)
+
+
+# ------------------------------------------------------------------ regression targets
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ([1.0, 2.0] * 10, "regression target 'target' has 2 distinct value"),
+        ([3.0] * 20, "target column 'target' is constant; nothing to learn"),
+        ([0.5, 1.5, float("inf")] + [float(i) for i in range(17)], "holds inf at row 3"),
+        (["a", "b", "c"] * 6 + ["a", "b"], "is not numeric (e.g. 'a')"),
+    ],
+)
+def test_bad_regression_targets_are_refused_with_the_reason(target, message):
+    frame = pd.DataFrame({"x": range(20), "target": target})
+    with pytest.raises(DataError, match=re.escape(message)):
+        load_dataset(frame, task="regression")
+
+
+def test_detected_continuous_target_with_inf_names_the_row():
+    frame = pd.DataFrame({"x": range(40), "target": [i + 0.5 for i in range(39)] + [-np.inf]})
+    with pytest.raises(DataError, match=r"holds -inf at row 40 \(1 infinite value"):
+        load_dataset(frame)
+
+
+def test_task_overrides_detection_both_ways():
+    codes = pd.DataFrame({"x": range(30), "target": [i % 5 for i in range(30)]})
+    assert load_dataset(codes).task == "multiclass"
+    assert load_dataset(codes, task="regression").task == "regression"
+    prices = pd.DataFrame({"x": range(30), "target": [i * 1.5 for i in range(30)]})
+    assert load_dataset(prices).task == "regression"
+    assert load_dataset(prices, task="classification").task == "multiclass"
+    with pytest.raises(DataError, match="unknown task 'ranking'"):
+        load_dataset(prices, task="ranking")

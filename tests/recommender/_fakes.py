@@ -7,11 +7,22 @@ import pandas as pd
 
 
 class FrameKB:
-    """Anything with ``runs()`` and ``metafeatures()`` will do for the recommender."""
+    """Anything with ``runs()``, ``metafeatures()`` and ``datasets()`` will do for the recommender.
 
-    def __init__(self, runs: pd.DataFrame, metafeatures: pd.DataFrame) -> None:
+    ``tasks`` maps dataset names to their task; the others have none recorded
+    (classification).
+    """
+
+    def __init__(
+        self, runs: pd.DataFrame, metafeatures: pd.DataFrame, tasks: dict | None = None
+    ) -> None:
         self._runs = runs
         self._metafeatures = metafeatures
+        self._tasks = dict(tasks or {})
+
+    def datasets(self) -> pd.DataFrame:
+        names = sorted(set(self._runs["dataset"].astype(str)))
+        return pd.DataFrame({"name": names, "task": [self._tasks.get(n) for n in names]})
 
     def runs(self, **kwargs) -> pd.DataFrame:
         return self._runs.copy()

@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
@@ -367,3 +368,57 @@ def test_a_metafeature_far_outside_the_kb_counts_as_ten_ranges_away():
     assert dist[0] == pytest.approx(11.0)  # finite: the other metafeatures still count
     standardized = MetafeatureScaler("standardized").fit(np.array([[0.0], [2.0]]), ["x"])
     np.testing.assert_allclose(standardized.vector({"x": -1e308}), [-10.0])
+
+
+def test_a_ranking_never_mixes_tasks():
+    from metarec.exceptions import InvalidInputError
+    from metarec.recommender import PerformanceMatrix
+    from tests.recommender._fakes import FrameKB, tiny_kb
+
+    plain = tiny_kb()
+    runs = pd.concat(
+        [
+            plain.runs(),
+            pd.DataFrame(
+                {
+                    "dataset": ["R1", "R1", "R2", "R2"],
+                    "algorithm": ["ols", "forest", "ols", "forest"],
+                    "accuracy": [0.6, 0.8, 0.9, 0.7],
+                    "fit_time": [0.1, 2.0, 0.1, 3.0],
+                    "status": "ok",
+                    "n_runs": 1,
+                    "n_failed": 0,
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
+    meta = pd.concat(
+        [plain.metafeatures(), pd.DataFrame({"dataset": ["R1", "R2"], "x": [2.0, 3.0]})]
+    )
+    mixed = FrameKB(runs, meta, tasks={"R1": "regression", "R2": "regression", "D1": "binary"})
+    classification = PerformanceMatrix.from_kb(mixed, task="classification")
+    alone = PerformanceMatrix.from_kb(plain)
+    assert classification.datasets.tolist() == alone.datasets.tolist() == ["D1", "D2", "D3"]
+    assert classification.algorithms.tolist() == ["A", "B", "C"]
+    np.testing.assert_array_equal(classification.accuracy, alone.accuracy)
+    regression = PerformanceMatrix.from_kb(mixed, task="regression")
+    assert regression.datasets.tolist() == ["R1", "R2"]
+    assert regression.algorithms.tolist() == ["forest", "ols"]
+    ranking = Recommender(task="regression", strategy="ar").fit(mixed).rank()
+    assert set(ranking.algorithms) == {"forest", "ols"}
+    assert set(Recommender().fit(mixed).rank().algorithms) == {"A", "B", "C"}
+    with pytest.raises(InvalidInputError, match="no runs of regression datasets"):
+        Recommender(task="regression").fit(plain)
+    with pytest.raises(InvalidInputError, match="task must be 'classification' or 'regression'"):
+        Recommender(task="ranking").fit(plain)
+
+
+def test_recommend_checks_the_target_against_the_task():
+    from metarec.exceptions import InvalidInputError
+    from tests.recommender._fakes import tiny_kb
+
+    model = Recommender(strategy="ar").fit(tiny_kb())
+    X = pd.DataFrame({"x": np.arange(40.0)})
+    with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
+        model.recommend(X, X["x"] * 1.5)

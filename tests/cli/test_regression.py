@@ -1,0 +1,80 @@
+"""Regression through the CLI on a KB that holds both tasks: rankings never mix them.
+
+Regression part (R² clipped at 0, seconds) of ``mixed_kb``: prices ols .60 / forest .80,
+doses .70 / .75, yields .90 / .85.
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from metarec.cli import cli
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_recommend_ranks_regressors_only_and_names_r2(mixed_kb):
+    url, files = mixed_kb
+    result = _run("--db", url, "recommend", files["prices"], "--target", "price",
+                  "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["task"] == "regression"
+    assert {row["algorithm"] for row in doc["results"]} == {"ols", "forest"}
+    assert "expected_r2" in doc["results"][0] and "expected_accuracy" not in doc["results"][0]
+    assert {nb["name"] for nb in doc["neighbours"]} <= {"prices", "doses", "yields"}
+    table = _run("--db", url, "recommend", files["prices"], "--target", "price")
+    assert table.exit_code == 0 and "expected_r2" in table.stdout
+
+
+def test_classification_ranking_unchanged_by_the_regression_part(mixed_kb, real_kb):
+    mixed_url, files = mixed_kb
+    args = ("recommend", files["tiny"], "--target", "label", "--format", "json")
+    mixed = json.loads(_run("--db", mixed_url, *args).stdout)
+    # the same classification KB without any regression dataset
+    plain = json.loads(_run("--db", real_kb[0], *args).stdout)
+    assert mixed["task"] == plain["task"] == "classification"
+    assert [r["algorithm"] for r in mixed["results"]] == [r["algorithm"] for r in plain["results"]]
+    assert [r["expected_accuracy"] for r in mixed["results"]] == [
+        r["expected_accuracy"] for r in plain["results"]
+    ]
+
+
+def test_rank_takes_the_stored_task_of_the_dataset(mixed_kb):
+    url, _ = mixed_kb
+    result = _run("--db", url, "rank", "--dataset", "yields", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["task"] == "regression"
+    assert [row["algorithm"] for row in doc["results"]][0] == "ols"  # .90 at 0.02 s
+    refused = _run("--db", url, "rank", "--dataset", "yields", "--task", "classification")
+    assert refused.exit_code == 2
+    assert "stored as a regression dataset, not classification" in refused.output
+    everything = json.loads(
+        _run("--db", url, "rank", "--all", "--task", "regression", "--format", "json").stdout
+    )
+    assert set(everything["datasets"]) == {"prices", "doses", "yields"}
+
+
+def test_evaluate_regression_single_best_by_hand(mixed_kb):
+    # leave out prices: others' means ols (.70+.90)/2 = .80, forest (.75+.85)/2 = .80: a tie,
+    # broken by position (forest before ols, sorted names): forest, loss 0 on prices;
+    # leave out doses: ols .75, forest .825 -> forest, loss 0; leave out yields: ols .65,
+    # forest .775 -> forest, loss .90 - .85 = 5 points.  Mean top-1 loss 5 / 3 points.
+    url, _ = mixed_kb
+    result = _run("--db", url, "evaluate", "--task", "regression", "--random", "2",
+                  "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["task"] == "regression"
+    summary = {row["method"]: row for row in doc["results"]}
+    assert summary["metarec"]["n_datasets"] == 3
+    assert abs(summary["single best"]["top1_loss"] - 5 / 3) < 1e-6
+    classification = json.loads(
+        _run("--db", url, "evaluate", "--random", "2", "--format", "json").stdout
+    )
+    assert {row["n_datasets"] for row in classification["results"]} == {5}
