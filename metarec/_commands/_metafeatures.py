@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
-from metarec._commands._types import as_classes_option, target_option
+from metarec._commands._types import as_classes_option, target_option, task_option
 
-GROUP_NAMES = ("general", "imbalance", "snr", "statistical", "info", "landmarkers")
+GROUP_NAMES = ("general", "imbalance", "snr", "statistical", "info", "landmarkers", "regression")
 
 
 def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None):
@@ -31,10 +31,11 @@ def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None)
     "--groups",
     metavar="G1,G2",
     callback=_check_groups,
-    help="Comma-separated groups: general, imbalance, snr, statistical, info, landmarkers "
-    "[default: all].",
+    help="Comma-separated groups: general, imbalance, snr, statistical, info, landmarkers, "
+    "regression [default: all].",
 )
 @click.option("--name", help="Dataset name stored with --save [default: file stem / source].")
+@task_option
 @as_classes_option
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Random state of the extraction."
@@ -46,12 +47,13 @@ def _check_groups(ctx: click.Context, param: click.Parameter, value: str | None)
 )
 @format_option()
 @click.pass_context
-def metafeatures(ctx, data, target, groups, name, as_classes, seed, save, fmt):
+def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, fmt):
     """Compute the metafeatures of DATA and print them (name, value, group, reason for NaN).
 
     DATA is a CSV/TSV/ARFF file (optionally .gz), a Parquet file, openml:<id> or
     sklearn:<name> (iris, wine, breast_cancer, digits, diabetes).  A continuous target is
-    characterised as "task regression" (class-based metafeatures are NaN with a reason).
+    characterised as "task regression" (class-based metafeatures are NaN with a reason, and
+    the regression group describes the target); --task overrides the detected task.
 
     \b
     Example:
@@ -65,7 +67,7 @@ def metafeatures(ctx, data, target, groups, name, as_classes, seed, save, fmt):
     from metarec.metafeatures import extract, metafeature_group
 
     with status(f"Loading {data}"):
-        dataset = load_dataset(data, target=target, name=name, as_classes=as_classes)
+        dataset = load_dataset(data, target=target, name=name, as_classes=as_classes, task=task)
     if dataset.n_dropped_target:
         echo_note(f"Dropped {dataset.n_dropped_target} rows whose target is missing.")
     echo_note(

@@ -96,13 +96,13 @@ class Algorithm:
     extra : str, optional
         The optional extra of metarec that installs the estimator's library
         (``pip install "metarec[EXTRA]"``), for libraries metarec does not depend on.
+    task : {"classification", "regression"}
+        What the estimator predicts: class labels or a continuous target.  The benchmark runner
+        evaluates a dataset with the algorithms of its task only.
     scale_target : bool
         Regressors only: whether the target is standardised for the estimator (predictions
         are returned in the target's unit), for estimators whose parameters are in the
         target's unit (SVR's epsilon, an MLP's step sizes).
-    task : {"classification", "regression"}
-        What the estimator predicts: class labels or a continuous target.  The benchmark runner
-        evaluates a dataset with the algorithms of its task only.
     description : str
         One line for people.
     """

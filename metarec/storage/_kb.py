@@ -515,8 +515,11 @@ class KnowledgeBase:
             return conn.exec_driver_sql("SELECT 1 FROM runs LIMIT 1").first() is not None
 
     def info(self) -> dict[str, Any]:
-        """URL (password hidden), dialect, schema revision, the row count of every table, and
-        the datasets by task (binary and multiclass, or unrecorded, count as classification)."""
+        """URL (password hidden), dialect, schema revision and the row count of every table.
+
+        Also the datasets by task: ``classification_datasets`` (binary, multiclass, or no
+        recorded task) and ``regression_datasets``.
+        """
         counts = {table: self.count(table) for table in TABLES}
         tasks = self.datasets()["task"]
         regression = int((tasks == "regression").sum())

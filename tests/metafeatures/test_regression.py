@@ -98,3 +98,10 @@ def test_large_data_uses_a_seeded_subsample():
     again = extract(X, y, groups="regression", random_state=3)
     assert dict(first) == dict(again)
     assert first["c1_max_feature_correlation"] > 0.9
+
+
+def test_the_cli_knows_every_group():
+    from metarec._commands._metafeatures import GROUP_NAMES
+    from metarec.metafeatures import GROUPS
+
+    assert GROUP_NAMES == GROUPS
