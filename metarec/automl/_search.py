@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,8 @@ __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS"]
 
 #: Scores ``metarec run`` can select by (all higher is better).
 METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
+#: Metrics of a regression search: ``accuracy`` is the success rate, R² clipped at 0.
+REGRESSION_METRICS = ("accuracy", "r2")
 #: Seconds kept for the work after the search (storing the folds, saving the model).
 END_MARGIN = 1.0
 #: Seconds to score and store one fold's run in the knowledge base at the end.
@@ -149,7 +152,7 @@ class SearchResult:
     n_folds: int
     trials: tuple[Trial, ...]
     best: str | None
-    model: LabelledClassifier | None
+    model: Any
     seconds: float
     runs_stored: int = 0
     interrupted: int | None = None
@@ -222,7 +225,7 @@ def search(
     Parameters
     ----------
     ds : Dataset
-        A classification dataset (checked by the caller).
+        A classification or regression dataset (checked by the caller: :func:`check_dataset`).
     kb : KnowledgeBase
         Where the recommender's evidence comes from and the folds go.
     settings : RunSettings
@@ -244,9 +247,10 @@ def search(
     from metarec.benchmark import default_portfolio
     from metarec.benchmark._runner import _preload, worker_count
     from metarec.benchmark._workers import WorkerPool
+    from metarec.data import task_family
 
     n_workers = worker_count(settings.n_jobs)
-    portfolio = portfolio or default_portfolio()
+    portfolio = portfolio or default_portfolio(task=task_family(ds.task))
     portfolio = portfolio.select([a.name for a in portfolio if a.is_installed()])
     tick = progress or (lambda n=1, total=None: None)
     check = check or (lambda: None)
@@ -265,7 +269,10 @@ def search(
         pool.close()
 
 
-def _codes(ds) -> tuple[np.ndarray, np.ndarray]:
+def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(labels in the order of their codes, codes)``; ``(None, float targets)`` for regression."""
+    if ds.task == "regression":
+        return None, np.asarray(ds.y, dtype=float)
     classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
     labels = np.asarray(ds.y)
     # the original labels in the order of their codes (the first row of each class)
@@ -286,8 +293,10 @@ def _search(
     from metarec.recommender._cache import fitted_recommender
 
     name = dataset_name(ds)
+    from metarec.data import task_family
+
     labels, codes = _codes(ds)
-    n_classes = len(labels)
+    n_classes = 0 if labels is None else len(labels)
     base_spec = JobSpec(
         name,
         next(iter(portfolio)),
@@ -307,7 +316,7 @@ def _search(
     metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()
     if recommender is None:
-        recommender = fitted_recommender(kb)
+        recommender = fitted_recommender(kb, task=task_family(ds.task))
     known = set(recommender.algorithms_)
     names = set(portfolio.names)
     stored = _stored_folds(kb, name, settings)
@@ -484,7 +493,7 @@ def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
     if stored is not None and len(stored):
         row = stored.iloc[0].drop(labels=["dataset"]).to_dict()
         return {k: float(v) for k, v in row.items()}
-    return dict(extract(ds.X, ds.y, random_state=seed))
+    return dict(extract(ds.X, ds.y, task=ds.task, random_state=seed))
 
 
 def _stored_folds(kb, name: str, settings: RunSettings) -> dict:
@@ -555,7 +564,7 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
     status, message = "ok", ""
     for record in task.folds:
         if record.status == "ok":
-            if settings.metric == "accuracy" and spec.protocol != "bootstrap632":
+            if settings.metric == "accuracy" and spec.protocol != "bootstrap632" and n_classes:
                 # the other metrics are computed once, when the folds are stored
                 accuracy = score = float(np.mean(record.y_pred == codes[record.test_index]))
             else:
@@ -635,7 +644,7 @@ def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, no
     """
     from metarec.benchmark import build_pipeline, default_portfolio
 
-    portfolio = default_portfolio()
+    portfolio = default_portfolio(task="all")
     for algorithm in order:
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - END_MARGIN - time.perf_counter()
@@ -656,6 +665,8 @@ def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, no
         except Exception as exc:  # its own failure on every row: try the next one
             notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
             continue
+        if labels is None:  # a regressor predicts the target itself
+            return pipeline, algorithm
         return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), algorithm
     return None, None
 
@@ -686,14 +697,14 @@ def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int
 
     if not state.results:
         return 0
-    portfolio = default_portfolio()
+    portfolio = default_portfolio(task="all")
     register_dataset(kb, name, ds)
     for result in state.results:
         register_algorithm(kb, portfolio[result.algorithm])
     if not len(kb.metafeatures(datasets=[name])):
         kb.import_metafeatures(pd.DataFrame([{"dataset": name, **metafeatures}]))
     machine = machine_description()
-    nosimple = _nosimple(state.results, codes, n_classes)
+    nosimple = _nosimple(state.results, codes, n_classes) if n_classes else {}
     rows = [
         row
         for result in state.results
@@ -713,17 +724,16 @@ def check_dataset(ds, settings: RunSettings) -> None:
         raise BenchmarkError(
             f"unknown protocol {settings.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
         )
-    if settings.metric not in METRICS:
+    regression = ds.task == "regression"
+    metrics = REGRESSION_METRICS if regression else METRICS
+    if settings.metric not in metrics:
+        task = "a regression" if regression else "a classification"
         raise BenchmarkError(
-            f"unknown metric {settings.metric!r}; choose one of {', '.join(METRICS)}"
+            f"unknown metric {settings.metric!r} for {task} target; choose one of "
+            f"{', '.join(metrics)}"
         )
-    if ds.task == "regression":
-        raise BenchmarkError(
-            f"dataset {ds.name!r}: its target {ds.target!r} looks continuous (regression); "
-            "metarec run chooses classifiers (use --as-classes if its values are classes)"
-        )
-    _, codes = _codes(ds)
-    if len(np.unique(codes)) < 2:
+    labels, codes = _codes(ds)
+    if labels is not None and len(np.unique(codes)) < 2:
         raise BenchmarkError(f"dataset {ds.name!r} has a single class in {ds.target!r}")
     problem = _unsplittable(ds.X, codes, settings.protocol, settings.random_state)
     if problem is not None:

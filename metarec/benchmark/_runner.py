@@ -290,10 +290,12 @@ def _run_id(result: JobResult, fold: int, machine: str) -> str:
     return f"{key}{MACHINE_SEPARATOR}{machine[:room]}" if room > 20 else key[:255]
 
 
-def _extract_metafeatures(name: str, X, y, seed: int) -> tuple[str, dict[str, float]]:
+def _extract_metafeatures(
+    name: str, X, y, seed: int, task: str | None = None
+) -> tuple[str, dict[str, float]]:
     from metarec.metafeatures import extract
 
-    return name, dict(extract(X, y, random_state=seed))
+    return name, dict(extract(X, y, task=task, random_state=seed))
 
 
 def _load(source: Any, target: str | None, task: str | None = None):
@@ -705,7 +707,7 @@ def _run_locally(
     from metarec.benchmark._workers import CallTask, JobTask
 
     tasks: list = [
-        CallTask(name, _extract_metafeatures, (name, ds.X, ds.y, random_state))
+        CallTask(name, _extract_metafeatures, (name, ds.X, ds.y, random_state, ds.task))
         for name, ds in mf_jobs
     ]
     jobs = [
@@ -767,7 +769,7 @@ def _run_on_dask(
 
     def tasks():
         for name, ds in mf_jobs:
-            yield joblib.delayed(_extract_metafeatures)(name, ds.X, ds.y, random_state)
+            yield joblib.delayed(_extract_metafeatures)(name, ds.X, ds.y, random_state, ds.task)
         for spec in specs:
             yield joblib.delayed(run_job)(spec)
 
