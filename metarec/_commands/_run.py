@@ -8,10 +8,16 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import db_url, echo_note, emit, format_option, progress
-from metarec._commands._types import OutputFile, SuggestingChoice, as_classes_option, target_option
+from metarec._commands._types import (
+    OutputFile,
+    SuggestingChoice,
+    as_classes_option,
+    target_option,
+    task_option,
+)
 
 PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
-METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
+METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau", "r2")
 DEFAULT_BUDGET = "5m"
 MODEL = OutputFile((".joblib", ".pkl"))
 FIGURE = OutputFile((".png", ".svg", ".pdf"))
@@ -35,6 +41,7 @@ def _duration(ctx, param, value):
 @click.command()
 @click.argument("data")
 @target_option
+@task_option
 @as_classes_option
 @click.option(
     "--budget",
@@ -65,7 +72,7 @@ def _duration(ctx, param, value):
     type=SuggestingChoice(METRIC_CHOICES),
     default="accuracy",
     show_default=True,
-    help="Score that chooses the answer.",
+    help="Score that chooses the answer (regression: accuracy is R² clipped at 0, or r2).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds and models.")
 @click.option(
@@ -88,12 +95,14 @@ def _duration(ctx, param, value):
 @format_option()
 @click.pass_context
 def run(
-    ctx, data, target, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
+    ctx, data, target, task, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
     scheduler, no_store, fmt,
 ):  # fmt: skip
-    """Choose, evaluate and fit a classifier for DATA within a time budget.
+    """Choose, evaluate and fit a classifier or regressor for DATA within a time budget.
 
-    DATA is a CSV, TSV, Parquet or ARFF file, sklearn:NAME or openml:ID.  The recommender
+    DATA is a CSV, TSV, Parquet or ARFF file, sklearn:NAME or openml:ID.  A continuous
+    target chooses among regressors (scored by R² clipped at 0, or --metric r2), class labels
+    among classifiers; --task overrides the detected task.  The recommender
     ranks metarec's algorithms for DATA from its metafeatures and the knowledge base; they
     are evaluated in that order with the same folds for all (single-threaded worker
     processes, -j at once), each result re-ranks the rest, an algorithm whose expected time
@@ -120,7 +129,7 @@ def run(
       metarec run data.csv --target label --budget 10m -j 2 -o curve.png
     """
     from metarec._commands._clock import command_start
-    from metarec.automl import AutoClassifier
+    from metarec.automl import AutoClassifier, AutoRegressor
     from metarec.benchmark import BenchmarkInterrupted
     from metarec.data import load_dataset
     from metarec.exceptions import BenchmarkError
@@ -133,8 +142,9 @@ def run(
             param_hint="'-j' / '--jobs'",
         )
     say_kept(ctx, "the finished folds are stored; run the same command again to reuse them")
-    ds = load_dataset(data, target=target, as_classes=as_classes)
-    auto = AutoClassifier(
+    ds = load_dataset(data, target=target, as_classes=as_classes, task=task)
+    estimator = AutoRegressor if ds.task == "regression" else AutoClassifier
+    auto = estimator(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
         random_state=seed, store=not no_store, scheduler=scheduler,
     )  # fmt: skip
@@ -160,9 +170,12 @@ def run(
     if best:
         trial = result.trial(best)
         metric = result.settings.metric
+        if ds.task == "regression":
+            metric = "R²" if metric == "r2" else "R² clipped at 0"
         title += f"; best {best} (CV {metric} {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
     extra = {
         "best": best,
+        "task": "regression" if ds.task == "regression" else "classification",
         "dataset": result.dataset,
         "seconds": round(result.seconds, 3),
         "budget": result.settings.budget,

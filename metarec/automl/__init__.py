@@ -1,17 +1,19 @@
 """Recommend, evaluate within a budget, and hand back the best fitted model."""
 
 from metarec.automl._duration import parse_duration
-from metarec.automl._estimator import AutoClassifier, open_run_kb
+from metarec.automl._estimator import AutoClassifier, AutoRegressor, open_run_kb
 from metarec.automl._model import LabelledClassifier
-from metarec.automl._search import METRICS, RunSettings, SearchResult, Trial
+from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial
 
 __all__ = [
     "AutoClassifier",
+    "AutoRegressor",
     "LabelledClassifier",
     "RunSettings",
     "SearchResult",
     "Trial",
     "METRICS",
+    "REGRESSION_METRICS",
     "parse_duration",
     "open_run_kb",
 ]

@@ -1,4 +1,4 @@
-"""``AutoClassifier``: recommend, evaluate within a budget, and keep the best model."""
+"""``AutoClassifier``, ``AutoRegressor``: recommend, evaluate within a budget, keep the best."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 
 from metarec.automl._duration import parse_duration
@@ -22,7 +22,7 @@ from metarec.automl._search import (
 )
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 
-__all__ = ["AutoClassifier", "open_run_kb"]
+__all__ = ["AutoClassifier", "AutoRegressor", "open_run_kb"]
 
 TARGET = "__metarec_target__"
 
@@ -64,7 +64,210 @@ def open_run_kb(kb=None):
     return opened, seed_with_builtin(opened)
 
 
-class AutoClassifier(ClassifierMixin, BaseEstimator):
+class _AutoSearch(BaseEstimator):
+    """What :class:`AutoClassifier` and :class:`AutoRegressor` share; ``_task`` tells them apart."""
+
+    _task = "classification"
+
+    def __init__(
+        self,
+        budget: float | str = 300,
+        *,
+        kb=None,
+        protocol: str = "cv5",
+        metric: str = "accuracy",
+        n_jobs: int = 1,
+        random_state: int = 0,
+        store: bool = True,
+        scheduler: str | None = None,
+    ) -> None:
+        self.budget = budget
+        self.kb = kb
+        self.protocol = protocol
+        self.metric = metric
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.store = store
+        self.scheduler = scheduler
+
+    def _settings(self, store: bool) -> RunSettings:
+        return RunSettings(
+            budget=parse_duration(self.budget),
+            protocol=self.protocol,
+            metric=self.metric,
+            n_jobs=self.n_jobs,
+            random_state=int(self.random_state),
+            store=store,
+            scheduler=self.scheduler or None,
+        )
+
+    def fit(self, X, y) -> AutoClassifier:
+        """Search within ``budget`` seconds from now and fit the best algorithm on ``X, y``.
+
+        Raises
+        ------
+        BenchmarkInterrupted
+            On SIGINT or SIGTERM: the search stopped, the finished folds are stored, and the
+            best model so far is fitted (the attributes are set) when that takes about a
+            second.
+        """
+        import pandas as pd
+
+        from metarec.data import load_dataset
+
+        start = time.perf_counter()
+        if not isinstance(X, pd.DataFrame):
+            array = np.asarray(X)
+            if array.ndim != 2:
+                raise InvalidInputError(f"X must be 2-dimensional, got shape {array.shape}")
+            X = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+        y = np.asarray(y)
+        if len(y) != len(X):
+            raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
+        frame = X.reset_index(drop=True).copy()
+        frame[TARGET] = y
+        from metarec.data import is_numeric_column
+
+        # a numeric y is continuous for a regressor even with few distinct values; anything
+        # else is detected, and a mismatch with this estimator's task is refused below
+        numeric = is_numeric_column(frame[TARGET])
+        task = "regression" if self._task == "regression" and numeric else None
+        ds = load_dataset(frame, target=TARGET, task=task)
+        budget = parse_duration(self.budget)
+        return self._fit_dataset(ds, start=start, deadline=start + budget)
+
+    def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
+        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
+        from metarec.data import task_family
+
+        if task_family(ds.task) != self._task:
+            other = "AutoRegressor" if ds.task == "regression" else "AutoClassifier"
+            target = "y" if ds.target == TARGET else f"its target {ds.target!r}"
+            raise BenchmarkError(
+                f"dataset {ds.name!r}: {target} looks "
+                f"{'continuous' if ds.task == 'regression' else 'like class labels'}; "
+                f"{type(self).__name__} chooses {self._task} algorithms (use {other}, or "
+                "--task / --as-classes to say what the target is)"
+            )
+        check_dataset(ds, self._settings(self.store))  # before anything is written
+        kb, seeded = open_run_kb(self.kb)
+        check_same_data(ds, kb)
+        store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
+        settings = self._settings(store)
+        if notes is not None and seeded:
+            notes.append("the knowledge base was empty: it starts from the built-in one")
+        with _Signals() as signals:
+            result = search(
+                ds,
+                kb,
+                settings,
+                deadline=deadline,
+                start=start,
+                check=signals.check,
+                progress=progress,
+            )
+        self._set_fitted(result, ds)
+        if result.interrupted is not None:
+            raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
+        if result.model is None:
+            raise BenchmarkError(
+                f"no algorithm finished every fold within the budget of "
+                f"{settings.budget:g} s; give a larger budget (the stored folds are kept)"
+            )
+        return self
+
+    def _set_fitted(self, result: SearchResult, ds) -> None:
+        self.search_ = result
+        self.leaderboard_ = leaderboard(result)
+        self.cv_results_ = cv_results(result)
+        self.best_algorithm_ = result.best
+        if result.model is not None:
+            self.best_estimator_ = result.model
+            if self._task == "classification":
+                self.classes_ = result.model.classes_
+        self.feature_names_in_ = np.asarray(list(ds.X.columns), dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        self.dataset_fingerprint_ = ds.fingerprint
+
+    def _model(self):
+        if "best_estimator_" not in self.__dict__:
+            raise NotFittedError(
+                f"this {type(self).__name__} has no fitted model; call fit(X, y) first"
+            )
+        return self.best_estimator_
+
+    def predict(self, X):
+        """Predictions of :attr:`best_estimator_` (labels, or values of the target)."""
+        return self._model().predict(X)
+
+    def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
+        """Write the fitted model with joblib, and a JSON sidecar describing it.
+
+        The sidecar (``path`` with the suffix ``.json``) names the algorithm and its
+        parameters, the CV score with its spread and folds, the protocol, seed and metric,
+        the data's fingerprint and columns, and the versions of metarec and the libraries.
+
+        Returns
+        -------
+        (Path, Path)
+            The model file and the sidecar.
+        """
+        import joblib
+
+        model = self._model()
+        path = Path(path)
+        sidecar = path.with_suffix(".json")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        joblib.dump(model, tmp)
+        os.replace(tmp, path)
+        sidecar.write_text(json.dumps(self.describe(), indent=2, default=str) + "\n")
+        return path, sidecar
+
+    def describe(self) -> dict[str, Any]:
+        """What :meth:`save` writes into the sidecar."""
+        from importlib import metadata
+
+        from metarec._version import __version__
+        from metarec.benchmark import default_portfolio
+
+        result = self.search_
+        trial = result.trial(result.best) if result.best else None
+        algorithm = default_portfolio(task="all")[result.best] if result.best else None
+        versions = {"metarec": __version__}
+        for package in ("scikit-learn", "numpy", "pandas", "scipy"):
+            try:
+                versions[package] = metadata.version(package)
+            except metadata.PackageNotFoundError:  # pragma: no cover
+                pass
+        if algorithm is not None:
+            versions["algorithm library"] = algorithm.library_version()
+        settings = result.settings
+        return {
+            "algorithm": result.best,
+            "estimator": algorithm.estimator if algorithm else None,
+            "parameters": dict(algorithm.params) if algorithm else {},
+            "scaled": algorithm.scale if algorithm else None,
+            "task": self._task,
+            "metric": settings.metric,
+            "cv_score": trial.cv_score if trial else None,
+            "cv_sd": trial.cv_sd if trial else None,
+            "fold_scores": list(trial.fold_scores) if trial else [],
+            "selection_score": trial.selection_score if trial else None,
+            "protocol": settings.protocol,
+            "folds": result.n_folds,
+            "seed": settings.random_state,
+            "budget_seconds": settings.budget,
+            "search_seconds": round(result.seconds, 3),
+            "n_evaluated": sum(t.complete for t in result.trials),
+            "dataset": result.dataset,
+            "data_fingerprint": result.fingerprint,
+            "columns": [str(c) for c in self.feature_names_in_],
+            "classes": [str(c) for c in self.classes_] if hasattr(self, "classes_") else [],
+            "versions": versions,
+        }
+
+
+class AutoClassifier(ClassifierMixin, _AutoSearch):
     """Choose, evaluate and fit a classifier for a dataset within a time budget.
 
     The recommender ranks metarec's portfolio for the data from its metafeatures and the
@@ -124,117 +327,7 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
     >>> model.leaderboard_.head()  # doctest: +SKIP
     """
 
-    def __init__(
-        self,
-        budget: float | str = 300,
-        *,
-        kb=None,
-        protocol: str = "cv5",
-        metric: str = "accuracy",
-        n_jobs: int = 1,
-        random_state: int = 0,
-        store: bool = True,
-        scheduler: str | None = None,
-    ) -> None:
-        self.budget = budget
-        self.kb = kb
-        self.protocol = protocol
-        self.metric = metric
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.store = store
-        self.scheduler = scheduler
-
-    def _settings(self, store: bool) -> RunSettings:
-        return RunSettings(
-            budget=parse_duration(self.budget),
-            protocol=self.protocol,
-            metric=self.metric,
-            n_jobs=self.n_jobs,
-            random_state=int(self.random_state),
-            store=store,
-            scheduler=self.scheduler or None,
-        )
-
-    def fit(self, X, y) -> AutoClassifier:
-        """Search within ``budget`` seconds from now and fit the best algorithm on ``X, y``.
-
-        Raises
-        ------
-        BenchmarkInterrupted
-            On SIGINT or SIGTERM: the search stopped, the finished folds are stored, and the
-            best model so far is fitted (the attributes are set) when that takes about a
-            second.
-        """
-        import pandas as pd
-
-        from metarec.data import load_dataset
-
-        start = time.perf_counter()
-        if not isinstance(X, pd.DataFrame):
-            array = np.asarray(X)
-            if array.ndim != 2:
-                raise InvalidInputError(f"X must be 2-dimensional, got shape {array.shape}")
-            X = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
-        y = np.asarray(y)
-        if len(y) != len(X):
-            raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
-        frame = X.reset_index(drop=True).copy()
-        frame[TARGET] = y
-        ds = load_dataset(frame, target=TARGET)
-        budget = parse_duration(self.budget)
-        return self._fit_dataset(ds, start=start, deadline=start + budget)
-
-    def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
-        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
-
-        check_dataset(ds, self._settings(self.store))  # before anything is written
-        kb, seeded = open_run_kb(self.kb)
-        check_same_data(ds, kb)
-        store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
-        settings = self._settings(store)
-        if notes is not None and seeded:
-            notes.append("the knowledge base was empty: it starts from the built-in one")
-        with _Signals() as signals:
-            result = search(
-                ds,
-                kb,
-                settings,
-                deadline=deadline,
-                start=start,
-                check=signals.check,
-                progress=progress,
-            )
-        self._set_fitted(result, ds)
-        if result.interrupted is not None:
-            raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
-        if result.model is None:
-            raise BenchmarkError(
-                f"no algorithm finished every fold within the budget of "
-                f"{settings.budget:g} s; give a larger budget (the stored folds are kept)"
-            )
-        return self
-
-    def _set_fitted(self, result: SearchResult, ds) -> None:
-        self.search_ = result
-        self.leaderboard_ = leaderboard(result)
-        self.cv_results_ = cv_results(result)
-        self.best_algorithm_ = result.best
-        if result.model is not None:
-            self.best_estimator_ = result.model
-            self.classes_ = result.model.classes_
-        self.feature_names_in_ = np.asarray(list(ds.X.columns), dtype=object)
-        self.n_features_in_ = len(self.feature_names_in_)
-        self.dataset_fingerprint_ = ds.fingerprint
-
-    def _model(self):
-        if "best_estimator_" not in self.__dict__:
-            raise NotFittedError("this AutoClassifier has no fitted model; call fit(X, y) first")
-        return self.best_estimator_
-
-    def predict(self, X):
-        """Labels predicted by :attr:`best_estimator_`."""
-        return self._model().predict(X)
+    _task = "classification"
 
     def _has_proba(self) -> bool:
         model = self.__dict__.get("best_estimator_")
@@ -245,70 +338,69 @@ class AutoClassifier(ClassifierMixin, BaseEstimator):
         """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
         return self._model().predict_proba(X)
 
-    def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
-        """Write the fitted model with joblib, and a JSON sidecar describing it.
 
-        The sidecar (``path`` with the suffix ``.json``) names the algorithm and its
-        parameters, the CV score with its spread and folds, the protocol, seed and metric,
-        the data's fingerprint and columns, and the versions of metarec and the libraries.
+class AutoRegressor(RegressorMixin, _AutoSearch):
+    """Choose, evaluate and fit a regressor for a dataset within a time budget.
 
-        Returns
-        -------
-        (Path, Path)
-            The model file and the sidecar.
-        """
-        import joblib
+    The recommender ranks metarec's portfolio for the data from its metafeatures and the
+    knowledge base; the algorithms are evaluated in that order with the benchmark runner's
+    protocol (the same folds for all, single-threaded worker processes), each result
+    re-ranks the rest, and an algorithm whose expected time does not fit what is left of the
+    budget is skipped; a fit still running when the budget runs out is stopped.  The answer
+    is the best CV score shrunk toward the knowledge base's expectation (ties go to the
+    faster fit), refitted on every row.  Every evaluated fold is stored in the knowledge
+    base, and a later fit on the same data reuses the stored folds.
 
-        model = self._model()
-        path = Path(path)
-        sidecar = path.with_suffix(".json")
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        joblib.dump(model, tmp)
-        os.replace(tmp, path)
-        sidecar.write_text(json.dumps(self.describe(), indent=2, default=str) + "\n")
-        return path, sidecar
+    Parameters
+    ----------
+    budget : float or str, default=300
+        Wall-clock seconds for the whole fit, refit included (``90``, ``"90s"``, ``"10m"``,
+        ``"1h"``).
+    kb : KnowledgeBase, str or None, default=None
+        Knowledge base (object, URL or SQLite path); None is the default one.  An empty one
+        is first filled with the built-in knowledge base.
+    protocol : str, default="cv5"
+        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...).
+    metric : {"accuracy", "r2"}, default="accuracy"
+        Score that chooses the answer: ``"accuracy"`` is the success rate of regressors, R²
+        clipped at 0 (:func:`metarec.evaluation.regression_success_score`); ``"r2"`` the
+        plain R².
+    n_jobs : int, default=1
+        Algorithms evaluated at once, one single-threaded worker process each (-1: all cores).
+    random_state : int, default=0
+        Seed of the folds and of every estimator.
+    store : bool, default=True
+        Store the evaluated folds in the knowledge base (never into the built-in one).
+    scheduler : str, optional
+        Address of a Dask scheduler: the evaluations run on that cluster (one fresh
+        interpreter per fold there) instead of local worker processes.
 
-    def describe(self) -> dict[str, Any]:
-        """What :meth:`save` writes into the sidecar."""
-        from importlib import metadata
+    Attributes
+    ----------
+    best_estimator_ : Pipeline
+        The chosen regressor's pipeline fitted on every row; takes a DataFrame with the
+        training columns.
+    best_algorithm_ : str
+    leaderboard_ : DataFrame
+        One row per algorithm of the portfolio: CV score and spread, selection score, fit
+        time, expected score and time, planned and actual order, status.
+    cv_results_ : dict of ndarray
+        scikit-learn's layout: ``algorithm``, ``split<i>_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``mean_fit_time``, ``rank_test_score``, ``status``.
+    search_ : SearchResult
+        Everything the search found.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
 
-        from metarec._version import __version__
-        from metarec.benchmark import default_portfolio
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True, as_frame=True)
+    >>> model = AutoRegressor(budget=30).fit(X, y)  # doctest: +SKIP
+    >>> model.leaderboard_.head()  # doctest: +SKIP
+    """
 
-        result = self.search_
-        trial = result.trial(result.best) if result.best else None
-        algorithm = default_portfolio()[result.best] if result.best else None
-        versions = {"metarec": __version__}
-        for package in ("scikit-learn", "numpy", "pandas", "scipy"):
-            try:
-                versions[package] = metadata.version(package)
-            except metadata.PackageNotFoundError:  # pragma: no cover
-                pass
-        if algorithm is not None:
-            versions["algorithm library"] = algorithm.library_version()
-        settings = result.settings
-        return {
-            "algorithm": result.best,
-            "estimator": algorithm.estimator if algorithm else None,
-            "parameters": dict(algorithm.params) if algorithm else {},
-            "scaled": algorithm.scale if algorithm else None,
-            "metric": settings.metric,
-            "cv_score": trial.cv_score if trial else None,
-            "cv_sd": trial.cv_sd if trial else None,
-            "fold_scores": list(trial.fold_scores) if trial else [],
-            "selection_score": trial.selection_score if trial else None,
-            "protocol": settings.protocol,
-            "folds": result.n_folds,
-            "seed": settings.random_state,
-            "budget_seconds": settings.budget,
-            "search_seconds": round(result.seconds, 3),
-            "n_evaluated": sum(t.complete for t in result.trials),
-            "dataset": result.dataset,
-            "data_fingerprint": result.fingerprint,
-            "columns": [str(c) for c in self.feature_names_in_],
-            "classes": [str(c) for c in self.classes_] if hasattr(self, "classes_") else [],
-            "versions": versions,
-        }
+    _task = "regression"
 
 
 def leaderboard(result: SearchResult):

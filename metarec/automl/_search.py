@@ -28,7 +28,7 @@ from metarec.automl._model import LabelledClassifier
 from metarec.automl._select import choose, posterior_scores
 from metarec.exceptions import BenchmarkError
 
-__all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS"]
+__all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
 
 #: Scores ``metarec run`` can select by (all higher is better).
 METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")

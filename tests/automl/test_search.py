@@ -194,3 +194,53 @@ def test_the_search_runs_on_a_dask_cluster(tmp_path):
     assert trials["knn"].status == "skipped"
     assert len(trials["gaussian_nb"].fold_scores) == 5 and result.best == "gaussian_nb"
     assert result.runs_stored == 10
+
+
+# ----------------------------------------------------------------------------- regression
+def _regression_dataset(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    y = 30 + 12 * X["a"] - 4 * X["b"] + rng.normal(scale=0.5, size=n)
+    return X, y.to_numpy()
+
+
+def test_a_regression_search_keeps_the_best_regressor_and_stores_r2(tmp_path):
+    from sklearn.pipeline import Pipeline
+
+    from metarec.automl._search import search as run_search
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    X, y = _regression_dataset()
+    ds = load_dataset(X.assign(price=y), target="price", name="prices")
+    fixed = _Fixed([("knn_regressor", 0.8, 0.01), ("mean", 0.0, 0.01),
+                    ("linear_regression", 0.9, 0.01)])  # fmt: skip
+    portfolio = default_portfolio(task="regression").select(
+        ["mean", "linear_regression", "knn_regressor"]
+    )
+    start = time.perf_counter()
+    result = run_search(ds, kb, RunSettings(budget=60), deadline=start + 60, start=start,
+                        recommender=fixed, portfolio=portfolio)  # fmt: skip
+    assert result.best == "linear_regression"
+    assert isinstance(result.model, Pipeline)  # a regressor predicts the target itself
+    assert np.corrcoef(result.model.predict(X), y)[0, 1] > 0.99
+    scores = {t.algorithm: t.cv_score for t in result.trials}
+    assert scores["mean"] == 0.0 and scores["linear_regression"] > 0.99  # R² clipped at 0
+    runs = kb.runs(aggregate=False)
+    assert set(runs["algorithm"]) == {"mean", "linear_regression", "knn_regressor"}
+    assert runs["r2"].notna().all() and "nosimple_auc" not in runs.columns
+    assert kb.datasets().set_index("name").loc["prices", "task"] == "regression"
+
+
+def test_each_auto_estimator_refuses_the_other_task(tmp_path):
+    from metarec.automl import AutoRegressor
+
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    X, y = _regression_dataset()
+    with pytest.raises(BenchmarkError, match="y looks continuous; AutoClassifier chooses"):
+        AutoClassifier(kb=url).fit(X, y)
+    X, labels = _frame()
+    with pytest.raises(BenchmarkError, match="y looks like class labels; AutoRegressor"):
+        AutoRegressor(kb=url).fit(X, labels)
+    X, y = _regression_dataset()
+    with pytest.raises(BenchmarkError, match="unknown metric 'tau' for a regression target"):
+        AutoRegressor(kb=url, metric="tau").fit(X, y)

@@ -78,3 +78,25 @@ def test_evaluate_regression_single_best_by_hand(mixed_kb):
         _run("--db", url, "evaluate", "--random", "2", "--format", "json").stdout
     )
     assert {row["n_datasets"] for row in classification["results"]} == {5}
+
+
+def test_run_chooses_a_regressor_and_saves_it(mixed_kb, tmp_path):
+    import joblib
+    import pandas as pd
+
+    url, files = mixed_kb
+    model = tmp_path / "model.joblib"
+    result = _run("--db", url, "run", files["doses"], "--target", "price", "--budget", "8",
+                  "--output", model, "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["task"] == "regression"
+    from metarec.benchmark import default_portfolio
+
+    regressors = set(default_portfolio(task="regression").names)
+    assert doc["best"] in regressors
+    assert {row["algorithm"] for row in doc["results"]} <= regressors
+    frame = pd.read_csv(files["doses"])
+    predicted = joblib.load(model).predict(frame.drop(columns="price"))
+    assert predicted.dtype.kind == "f" and len(predicted) == len(frame)
+    assert json.loads(model.with_suffix(".json").read_text())["task"] == "regression"
