@@ -21,6 +21,7 @@ _LAZY = {
     "Dataset": "metarec.data",
     "extract": "metarec.metafeatures",
     "AutoClassifier": "metarec.automl",
+    "AutoRegressor": "metarec.automl",
 }
 
 __all__ = ["__version__", *_LAZY]
