@@ -77,22 +77,19 @@ def test_fault_duplicated_label_column_is_refused(tmp_path):
         load_dataset(path, target="label")
 
 
-def test_fault_recommend_on_a_continuous_target_is_refused(tmp_path, monkeypatch):
+def test_fault_recommend_on_a_continuous_target_never_ranks_classifiers(tmp_path):
     """``recommend`` ranked classifiers by accuracy on a regression target."""
     import numpy as np
     import pandas as pd
 
-    def no_kb(*args, **kwargs):
-        raise AssertionError("knowledge base opened for a continuous target")
-
-    monkeypatch.setattr("metarec._commands._recommend.open_kb", no_kb)
     rng = np.random.default_rng(0)
     path = tmp_path / "reg.csv"
     pd.DataFrame({"a": rng.normal(size=40), "y": rng.normal(size=40)}).to_csv(path, index=False)
-    result = _cli("recommend", path)
+    kb = _kb_with_runs(tmp_path)  # classification results only
+    result = _cli("--db", kb, "recommend", path)
     assert result.exit_code == 1, result.output
-    assert "40 distinct values among 40 rows" in result.output
-    assert "--as-classes" in result.output
+    assert result.output.startswith("Error: reg: target column 'y' looks continuous (40 distinct")
+    assert "holds no regression results to rank regressors from" in result.output
 
 
 def test_fault_unsupported_formats_are_named(tmp_path):
@@ -420,12 +417,14 @@ def test_benchmark_ctrl_c_stops_keeps_whole_folds_and_resumes(tmp_path, jobs):
 def test_benchmark_sigterm_stops_and_leaves_no_process(tmp_path):
     import signal
 
-    process, seconds = _stop(tmp_path, 2, signal.SIGTERM, to_group=False)
+    process, seconds = _stop(tmp_path, 2, signal.SIGTERM, to_group=False, after_first_dataset=True)
     err = process.stderr.read()
     assert process.returncode == 143, err
     assert seconds < 5
     assert "run the same command again to resume" in err
-    _assert_whole_folds(_stored_runs(tmp_path))
+    runs = _stored_runs(tmp_path)
+    assert runs is not None and len(runs) > 0  # a whole dataset was stored before SIGTERM
+    _assert_whole_folds(runs)
     _wait_until(lambda: not _processes_of(tmp_path), 5, "no process left")
 
 
@@ -433,10 +432,12 @@ def test_benchmark_sigterm_stops_and_leaves_no_process(tmp_path):
 def test_benchmark_sigkill_of_the_main_process_leaves_no_worker(tmp_path):
     import signal
 
-    process, _ = _stop(tmp_path, 2, signal.SIGKILL, to_group=False)
+    process, _ = _stop(tmp_path, 2, signal.SIGKILL, to_group=False, after_first_dataset=True)
     assert process.returncode == -signal.SIGKILL
     _wait_until(lambda: not _processes_of(tmp_path), 5, "the workers to die with their parent")
-    _assert_whole_folds(_stored_runs(tmp_path))
+    runs = _stored_runs(tmp_path)
+    assert runs is not None and len(runs) > 0  # a whole dataset was stored before SIGKILL
+    _assert_whole_folds(runs)
 
 
 # --- end of benchmark runner ---
@@ -668,10 +669,17 @@ def test_kb_read_only_kb_can_be_read(tmp_path):
     import os
     import stat
 
+    import pandas as pd
+
     folder = tmp_path / "shared"
     folder.mkdir()
     path = _kb_with_runs(folder)
     before = _kb_dump(path)
+    # a valid runs file: the import can only fail because the knowledge base is read-only
+    new_runs = tmp_path / "new_runs.csv"
+    pd.DataFrame(
+        {"dataset": ["wine"], "algorithm": ["knn"], "accuracy": [0.8], "time": [0.2]}
+    ).to_csv(new_runs, index=False)
     wal = folder / "kb.sqlite-wal"
     assert not wal.exists() or wal.stat().st_size == 0  # everything is in the file
     for extra in ("-wal", "-shm"):  # left by the read-only dump: not there on a mount
@@ -687,8 +695,9 @@ def test_kb_read_only_kb_can_be_read(tmp_path):
             assert "knn" in _as_unprivileged("--db", str(path), "rank", "--all").stdout
             if read_only_folder:
                 assert sorted(p.name for p in folder.iterdir()) == ["kb.sqlite"]
-            importing = _as_unprivileged("--db", str(path), "import", "runs", str(path))
-            assert importing.returncode != 0 and "Traceback" not in importing.stderr
+            importing = _as_unprivileged("--db", str(path), "import", "runs", str(new_runs))
+            assert importing.returncode == 1 and "Traceback" not in importing.stderr
+            assert "attempt to write a readonly database" in importing.stderr, importing.stderr
     finally:
         os.chmod(folder, 0o755)
         os.chmod(path, 0o644)

@@ -85,6 +85,21 @@ def _stored_task(kb, name: str) -> str:
     return task_family(task.iloc[0] if len(task) and isinstance(task.iloc[0], str) else None)
 
 
+def _require_regression_results(kb, dataset) -> None:
+    """Refuse, with the reason and the way out, a detected continuous target on a KB that
+    holds no regression dataset (its values may well be class labels)."""
+    from metarec.data._dataset import continuous_reason
+    from metarec.exceptions import DataError
+
+    if not (kb.datasets()["task"] == "regression").any():
+        raise DataError(
+            f"{dataset.name}: target column {dataset.target!r} looks continuous "
+            f"({continuous_reason(dataset)}), and the knowledge base holds no regression "
+            "results to rank regressors from; if these values are class labels, add "
+            "--as-classes (or --task classification)"
+        )
+
+
 #: What the columns of a ranking are called for a regression: R², not accuracy.
 R2_COLUMNS = {
     "expected_accuracy": "expected_r2",
@@ -211,6 +226,8 @@ def recommend(
     family = task_family(dataset.task)
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
+    if family == "regression" and task is None:
+        _require_regression_results(kb, dataset)
     with status("Fitting the recommender (cached per KB version)"):
         model = _recommender(kb, k, n, metric, method, strategy, task=family)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):

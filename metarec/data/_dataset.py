@@ -229,6 +229,28 @@ def _count_missing(X: pd.DataFrame) -> int:
     return count
 
 
+def continuous_reason(dataset: Dataset) -> str:
+    """Why ``dataset``'s target looks continuous: its number of distinct values, for messages.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A dataset with a numeric target.
+
+    Returns
+    -------
+    str
+        E.g. ``"54 distinct integer values among 3589 rows"``.
+    """
+    y = dataset.y
+    n_distinct = int(y.nunique())
+    values = y.to_numpy(dtype="float64", na_value=np.nan)
+    integral = bool(np.all(np.mod(values[np.isfinite(values)], 1) == 0))
+    if integral:
+        return f"{n_distinct} distinct integer values among {len(y)} rows"
+    return f"{n_distinct} distinct values among {len(y)} rows, not all integers"
+
+
 def require_classification(dataset: Dataset) -> Dataset:
     """Return ``dataset`` if its task is classification; else raise a :class:`DataError`.
 
@@ -237,15 +259,7 @@ def require_classification(dataset: Dataset) -> Dataset:
     """
     if dataset.task != "regression":
         return dataset
-    y = dataset.y
-    n_distinct = int(y.nunique())
-    values = y.to_numpy(dtype="float64", na_value=np.nan)
-    integral = bool(np.all(np.mod(values[np.isfinite(values)], 1) == 0))
-    why = (
-        f"{n_distinct} distinct integer values among {len(y)} rows"
-        if integral
-        else f"{n_distinct} distinct values among {len(y)} rows, not all integers"
-    )
+    why = continuous_reason(dataset)
     raise DataError(
         f"{dataset.name}: target column {dataset.target!r} looks continuous ({why}); metarec "
         "recommends classifiers only (regression is not supported yet). If these values are "

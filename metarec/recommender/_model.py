@@ -147,6 +147,8 @@ class PerformanceModel:
         from threadpoolctl import threadpool_limits
 
         X = np.asarray(X, dtype=float)
+        if X.ndim == 2 and X.shape[1] == 0:  # no metafeature at all: one constant column
+            X = np.zeros((X.shape[0], 1))
         X = np.where(np.isfinite(X), X, np.nan)
         present = np.asarray(present, dtype=bool)
         acc = np.where(present, accuracy, np.nan)
@@ -205,6 +207,8 @@ class PerformanceModel:
     def predict(self, X) -> dict[str, np.ndarray]:
         """Predicted ``rank``, ``gap``, ``log_time`` (rows x algorithms) and ``best`` (rows)."""
         X = np.atleast_2d(np.asarray(X, dtype=float))
+        if X.shape[1] == 0:  # fitted without metafeatures: the same constant column
+            X = np.zeros((X.shape[0], 1))
         X = np.where(np.isfinite(X), X, np.nan)
         Xf = np.where(np.isnan(X), self.median_, X)
         comps = self.trees_.predict(Xf)

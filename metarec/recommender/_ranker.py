@@ -422,7 +422,7 @@ class Recommender(BaseEstimator):
             raise InvalidInputError("recommend needs X and y, or metafeatures=")
         import pandas as pd
 
-        from metarec.data import infer_task, is_numeric_column, task_family
+        from metarec.data import is_numeric_column
         from metarec.metafeatures import extract
 
         target = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())
@@ -433,9 +433,13 @@ class Recommender(BaseEstimator):
                     "Recommender(task='classification')"
                 )
             return extract(X, y, task="regression")
-        if task_family(infer_task(target)) == "regression":
-            raise InvalidInputError(
-                "y looks continuous but this Recommender ranks classifiers; use "
-                "Recommender(task='regression'), or give y as class labels (strings)"
-            )
-        return extract(X, y)
+        present = target.dropna()
+        if is_numeric_column(present):
+            values = present.to_numpy(dtype=float)
+            if np.any(values != np.round(values)):
+                raise InvalidInputError(
+                    "y looks continuous but this Recommender ranks classifiers; use "
+                    "Recommender(task='regression'), or give y as class labels (strings)"
+                )
+        # integer codes are labels here, however many distinct values they have
+        return extract(X, y, task="binary" if present.nunique() <= 2 else "multiclass")
