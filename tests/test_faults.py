@@ -31,7 +31,10 @@ def test_fault_db_info_on_a_fresh_install(tmp_path, monkeypatch):
     monkeypatch.setenv("METAREC_HOME", str(tmp_path / "home"))
     result = _cli("db", "info")
     assert result.exit_code == 0, result.output
-    assert "recommendations use the built-in KB (116 datasets × 23 algorithms" in result.stderr
+    assert (
+        "recommendations use the built-in KB (116 classification and 126 regression datasets "
+        "× 42 algorithms" in result.stderr
+    )
 
 
 def test_fault_table_has_units_and_honest_precision():

@@ -126,7 +126,8 @@ def check(ctx, fmt):
 
 def _builtin_summary(info: dict) -> str:
     return (
-        f"{info['datasets']} datasets × {info['algorithms']} algorithms, "
+        f"{info['classification_datasets']} classification and {info['regression_datasets']} "
+        f"regression datasets × {info['algorithms']} algorithms, "
         f"{info['runs']} runs, {info['metafeatures']} metafeature values"
     )
 

@@ -25,6 +25,13 @@ __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 #: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
 STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
 METHODS = STRATEGIES[1:]
+#: The answer's time discount by task, used where ``answer_n``/``answer_patience`` are "auto".
+#: Regression: chosen on a random half of the built-in KB's regression datasets and confirmed
+#: on the other half (``python benchmarks/regression.py``); see the class notes.
+TASK_DEFAULTS = {
+    "classification": {"answer_n": float("inf"), "answer_patience": 1.0},
+    "regression": {"answer_n": 2.0, "answer_patience": 0.5},
+}
 _COMMON = ("k", "normalize", "distance", "weights", "features", "tried_scale", "random_state")
 _OWN = {
     "learned": (
@@ -115,14 +122,16 @@ class Recommender(BaseEstimator):
     model_weight : float, default=16.0
         Weight of the performance model's predicted accuracy and time for the new dataset
         as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
-    answer_n : float or None, default=inf
+    answer_n : float, None or "auto", default="auto"
         The learned strategy's first algorithm (the answer): with a number, the algorithm of
         best predicted accuracy discounted by its expected time (the runtime model's, scaled
         to the new dataset's size) beyond ``answer_patience``, ``log(accuracy) - max(0,
         log(time / answer_patience)) / answer_n`` (``inf``: accuracy alone), ahead of the
-        planner's order; ``None``: the planner's first.
-    answer_patience : float, default=1.0
-        Seconds the answer may take at no discount.
+        planner's order; ``None``: the planner's first; ``"auto"``: ``inf`` for
+        classification, 2 for regression (:data:`TASK_DEFAULTS`).
+    answer_patience : float or "auto", default="auto"
+        Seconds the answer may take at no discount; ``"auto"``: 1 for classification, 0.5 for
+        regression.
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     random_state : int, RandomState or None, default=None
@@ -165,6 +174,12 @@ class Recommender(BaseEstimator):
     than ``time_floor`` cost the planner nothing: a person does not tell 7 ms from 16 ms.
     ``Recommender(strategy="a3r", k=5)`` is the classic pairwise A3R ranking.
 
+    Regression's answer (``answer_n=2, answer_patience=0.5``) trades accuracy for time where
+    classification's does not: the regression part's fits are short (most well under a second),
+    and on a person's time axis an answer that takes a few seconds costs more than the R² it
+    gains.  It was chosen on a random half of the built-in regression datasets and checked on
+    the other half (``python benchmarks/regression.py`` reports both).
+
     Fitted attributes are arrays, dicts and the model (no reference to the knowledge base),
     so a fitted recommender pickles.
     """
@@ -192,8 +207,8 @@ class Recommender(BaseEstimator):
         time_scaling: str | None = None,
         prior_weight: float = 4.0,
         model_weight: float = 16.0,
-        answer_n: float | None = float("inf"),
-        answer_patience: float = 1.0,
+        answer_n: float | None | str = "auto",
+        answer_patience: float | str = "auto",
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         random_state=None,
@@ -229,13 +244,22 @@ class Recommender(BaseEstimator):
         """The ranking strategy in force (``method``, when given, overrides ``strategy``)."""
         return self.method if self.method is not None else self.strategy
 
+    def _resolved(self, name: str):
+        """The parameter ``name``, with ``"auto"`` replaced by the task's default."""
+        value = getattr(self, name)
+        if isinstance(value, str) and value == "auto" and name in TASK_DEFAULTS["regression"]:
+            return TASK_DEFAULTS[self.task if self.task in TASK_DEFAULTS else "classification"][
+                name
+            ]
+        return value
+
     def _make_ranker(self):
         """An unfitted ranker of the strategy in force, with this facade's parameters."""
         from metarec.recommender._learned import LearnedRanker
         from metarec.recommender._strategies import A3RRanker, ARRRanker, AverageRankRanker
 
         strategy = self._strategy()
-        params = {name: getattr(self, name) for name in _COMMON + _OWN[strategy]}
+        params = {name: self._resolved(name) for name in _COMMON + _OWN[strategy]}
         if strategy == "ar":
             return AverageRankRanker(n=None, **params)
         if strategy == "ar*":
@@ -261,7 +285,7 @@ class Recommender(BaseEstimator):
             from metarec.recommender._learned import LearnedRanker
 
             LearnedRanker(
-                **{n: getattr(self, n) for n in _COMMON + _OWN["learned"]}
+                **{n: self._resolved(n) for n in _COMMON + _OWN["learned"]}
             )._validate_params()
 
     def fit(self, kb, y=None) -> Recommender:

@@ -95,11 +95,11 @@ def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypat
     assert result.exit_code == 0, result.output
     assert "your KB" in result.stderr.replace("Your KB", "your KB")
     assert "does not exist yet; recommendations use the built-in KB" in result.stderr
-    assert "116 datasets × 23 algorithms" in result.stderr
+    assert "116 classification and 126 regression datasets × 42 algorithms" in result.stderr
     values = {r["name"]: r["value"] for r in json.loads(result.stdout)}
     assert values["note"].startswith("Your KB")
     assert values["builtin"] is True and values["used_by_recommend"] is True
-    assert values["datasets"] == 116 and values["algorithms"] == 23
+    assert values["datasets"] == 242 and values["algorithms"] == 42
     assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
 
 

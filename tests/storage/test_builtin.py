@@ -18,8 +18,9 @@ def test_builtin_matches_its_resource_files():
     runs = pd.read_parquet(files["runs"])
     info = kb.info()
     assert info["runs"] == len(runs)
-    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 116
-    assert info["algorithms"] == 23
+    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 116 + 126
+    assert (info["classification_datasets"], info["regression_datasets"]) == (116, 126)
+    assert info["algorithms"] == 23 + 19
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
     assert stored["accuracy"].dropna().between(0, 1).all()
@@ -55,7 +56,63 @@ def test_main_command_recommends_on_the_builtin_kb():
 
     data = json.loads(document)
     ranked = [row["algorithm"] for row in data["results"]]
-    assert len(ranked) == 23 and "majority" not in ranked[:5]
+    assert len(ranked) == 23 and "majority" not in ranked[:5]  # the classifiers only
     expected = {row["algorithm"]: row["expected_accuracy"] for row in data["results"]}
     assert expected[ranked[0]] > expected["majority"] + 0.1  # breast cancer: 63% majority
     assert all(row["n_datasets"] >= 1 for row in data["results"])
+
+
+class _Frames:
+    """A knowledge base made of frames (what ``Recommender.fit`` reads)."""
+
+    def __init__(self, runs, metafeatures, datasets):
+        self._runs, self._metafeatures, self._datasets = runs, metafeatures, datasets
+
+    def runs(self):
+        return self._runs.copy()
+
+    def metafeatures(self):
+        return self._metafeatures.copy()
+
+    def datasets(self):
+        return self._datasets.copy()
+
+
+def test_classification_rankings_are_those_of_the_classification_part_alone():
+    from metarec.recommender import Recommender
+
+    kb = open_builtin()
+    datasets = kb.datasets()
+    classification = datasets[datasets["task"] != "regression"]
+    names = set(classification["name"])
+    runs = kb.runs()
+    alone = _Frames(
+        runs[runs["dataset"].isin(names)],
+        # only the metafeature columns a classification-only KB would hold
+        kb.metafeatures().loc[lambda m: m["dataset"].isin(names)].dropna(axis=1, how="all"),
+        classification,
+    )
+    together = Recommender(random_state=0).fit(kb)
+    separate = Recommender(random_state=0).fit(alone)
+    assert list(together.datasets_) == list(separate.datasets_)
+    assert list(together.algorithms_) == list(separate.algorithms_)
+    assert "svr_rbf" not in together.algorithms_
+    meta = kb.metafeatures().set_index("dataset")
+    for name in ("iris", "breast_cancer", "spambase"):
+        query = meta.loc[name].dropna().to_dict()
+        first = together.recommend(metafeatures=query, exclude=[name]).to_frame()
+        second = separate.recommend(metafeatures=query, exclude=[name]).to_frame()
+        pd.testing.assert_frame_equal(first, second)
+
+
+def test_regression_part_ranks_regressors_only():
+    from metarec.benchmark import default_portfolio
+    from metarec.recommender import Recommender
+
+    kb = open_builtin()
+    model = Recommender(task="regression", random_state=0).fit(kb)
+    assert set(model.algorithms_) == set(default_portfolio(task="regression").names)
+    assert len(model.datasets_) == 126
+    query = kb.metafeatures().set_index("dataset").loc["boston_housing"].dropna().to_dict()
+    ranking = model.recommend(metafeatures=query, exclude=["boston_housing"])
+    assert "mean" not in ranking.algorithms[:10]  # the floor every regressor must beat
