@@ -256,9 +256,9 @@ BENCHMARK_RUNS = 3 * 20 * 5
 
 
 def _sklearn_algorithms() -> list[str]:
-    from metarec.benchmark import load_portfolio
+    from metarec.benchmark import default_portfolio
 
-    names = [a.name for a in load_portfolio() if a.extra is None]
+    names = [a.name for a in default_portfolio() if a.extra is None]  # the classifiers
     assert len(names) == 20
     return names
 

@@ -261,10 +261,10 @@ def require_classification(dataset: Dataset) -> Dataset:
         return dataset
     why = continuous_reason(dataset)
     raise DataError(
-        f"{dataset.name}: target column {dataset.target!r} looks continuous ({why}); metarec "
-        "recommends classifiers only (regression is not supported yet). If these values are "
-        "class labels, add --as-classes (Python: load_dataset(..., as_classes=True)); to use "
-        "another column as the target, give --target NAME"
+        f"{dataset.name}: target column {dataset.target!r} looks continuous ({why}); class "
+        "labels are needed here. If these values are class labels, add --as-classes (Python: "
+        "load_dataset(..., as_classes=True)); to use another column as the target, give "
+        "--target NAME"
     )
 
 
