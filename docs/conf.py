@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -115,7 +116,8 @@ _write_api_reference()
 def _plain_sklearn_refs(app, what, name, obj, options, lines) -> None:
     """Inherited scikit-learn docstrings refer to labels of scikit-learn's own site."""
     for i, line in enumerate(lines):
-        lines[i] = line.replace(":ref:`accuracy <accuracy_score>`", "accuracy")
+        lines[i] = re.sub(r":ref:`([^`<]*?)\s*<[^`>]+>`", r"\1", line)  # :ref:`text <label>`
+        lines[i] = re.sub(r":ref:`([^`<]+)`", r"``\1``", lines[i])  # :ref:`label`
 
 
 def setup(app) -> None:
