@@ -81,3 +81,57 @@ def _downgrade(conn, revision: str) -> None:
     from metarec.storage._migrate import _config
 
     command.downgrade(_config(conn), revision)
+
+
+def test_revisions_compute_with_frozen_copies_only():
+    """A revision's result must not change when the live storage code does."""
+    import ast
+
+    versions = migrations_dir() / "versions"
+    scripts = sorted(versions.glob("0*.py"))
+    assert len(scripts) >= 5
+    for script in scripts:
+        for node in ast.walk(ast.parse(script.read_text())):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("metarec")
+            ):
+                assert node.module.startswith("metarec.storage.migrations.frozen."), (
+                    f"{script.name} imports {node.module}; revisions use frozen copies"
+                )
+
+
+def test_live_run_keys_are_those_of_the_head_revision():
+    """Changing how keys are computed needs a new revision (and a new frozen copy)."""
+    import numpy as np
+    import pandas as pd
+
+    from metarec.storage import _runkeys as live
+    from metarec.storage.migrations.frozen import runkeys_0005 as frozen
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["iris", "iris", "iris", "wine"],
+            "algorithm": ["knn", "knn", "tree", "knn"],
+            "protocol": ["cv5", "cv5", None, "cv10"],
+            "status": ["ok", "ok", "error", "ok"],
+            "source": [None, None, "lab", None],
+            "source_run_id": [None, None, None, "run-7"],
+            "error": [None, None, "boom", None],
+            "seed": [0.0, 0.0, np.nan, 1.0],
+            "fold": [0.0, 0.0, 1.0, 2.0],
+            "accuracy": [0.9, 0.9, np.nan, 0.7],
+            "fit_time": [0.1, 0.1, 2.0, 0.3],
+            "predict_time": [0.01, 0.01, np.nan, 0.02],
+            "tau": [0.5, 0.5, np.nan, 0.1],
+        }
+    )
+    for name in live.STRING_FIELDS:
+        frame[name] = frame[name].astype(object)
+    named = np.array([None, None, None, live.named_key("x:run-7")], dtype=object)
+    keys_live = live.run_keys(frame, ["tau"], live.OccurrenceCounter(), named_keys=named)
+    keys_frozen = frozen.run_keys(frame, ["tau"], frozen.OccurrenceCounter(), named_keys=named)
+    assert keys_live.tolist() == keys_frozen.tolist()
+    assert len(set(keys_live.tolist())) == 4  # the repeated row gets its own occurrence key
+    assert live.key_from_text("openml:123") == frozen.key_from_text("openml:123")

@@ -37,7 +37,7 @@ def _pair_columns():
 
 
 def _compact_run_keys() -> None:
-    from metarec.storage._runkeys import key_from_text
+    from metarec.storage.migrations.frozen.runkeys_0005 import key_from_text
 
     conn = op.get_bind()
     with op.batch_alter_table("runs") as batch:
@@ -70,7 +70,7 @@ def _compact_run_keys() -> None:
 
 
 def upgrade() -> None:
-    from metarec.storage._performance import rebuild_performance
+    from metarec.storage.migrations.frozen.performance_0002 import rebuild_performance
 
     _compact_run_keys()
 

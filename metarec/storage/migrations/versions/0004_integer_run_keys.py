@@ -25,7 +25,7 @@ _NAMED_RUN = "source_run_id IS NOT NULL"
 
 
 def upgrade() -> None:
-    from metarec.storage._runkeys import fold_many
+    from metarec.storage.migrations.frozen.runkeys_0005 import fold_many
 
     conn = op.get_bind()
     op.drop_index("uq_runs_named_key", table_name="runs")

@@ -47,7 +47,7 @@ def _frame(conn, rows):
     """The normalised run frame of stored rows (what the importer hashed) and its metrics."""
     import pandas as pd
 
-    from metarec.storage._runkeys import NUMBER_FIELDS, STRING_FIELDS
+    from metarec.storage.migrations.frozen.runkeys_0005 import NUMBER_FIELDS, STRING_FIELDS
 
     columns = list(rows[0]._fields)
     frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
@@ -77,7 +77,7 @@ def _frame(conn, rows):
 
 
 def upgrade() -> None:
-    from metarec.storage._runkeys import OccurrenceCounter, run_keys
+    from metarec.storage.migrations.frozen.runkeys_0005 import OccurrenceCounter, run_keys
 
     conn = op.get_bind()
     counter = OccurrenceCounter()
