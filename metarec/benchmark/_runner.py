@@ -493,12 +493,13 @@ def _benchmark(
             pool.close()
 
 
-def _benchmark_with(
-    pool, datasets, kb, portfolio, settings: _Settings, signals, state, start, cache, tick, machine
-) -> BenchmarkReport:
-    protocol, random_state = settings.protocol, settings.random_state
-    import pandas as pd
+def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
+    """Stage 1: load every source; leave out, with the reason, what cannot be benchmarked.
 
+    Returns ``(loaded, encoded, failures)``: datasets by name, their targets as the workers
+    take them (:func:`_encode`), and a :class:`Failure` for each dataset left out.
+    """
+    protocol, random_state = settings.protocol, settings.random_state
     loaded = {}
     for source in datasets:
         ds = _load(source, settings.target, settings.task)
@@ -524,7 +525,11 @@ def _benchmark_with(
     if not loaded:
         reasons = "; ".join(f"{f.dataset!r} skipped: {f.message[17:]}" for f in failures)
         raise BenchmarkError(f"nothing to benchmark with protocol {protocol}: {reasons}")
+    return loaded, encoded, failures
 
+
+def _register(kb, loaded: dict, portfolio: Portfolio, signals) -> None:
+    """Stage 2: refuse a stored namesake with other content; record datasets and algorithms."""
     stored = kb.datasets()
     known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
     for name, ds in loaded.items():
@@ -541,20 +546,39 @@ def _benchmark_with(
         for name, ds in loaded.items():
             register_dataset(kb, name, ds)
 
+
+def _already_stored(kb, loaded: dict, settings: _Settings) -> tuple[set, set]:
+    """Stage 3: the (dataset, algorithm) pairs stored by an earlier run with this protocol and
+    seed, and the datasets whose metafeatures are stored."""
     done: set[tuple[str, str]] = set()
     existing = kb.runs(aggregate=False, datasets=list(loaded))
     if len(existing):
         mine = existing[
             (existing["source"] == SOURCE)
-            & (existing["protocol"] == protocol)
-            & (existing["seed"] == random_state)
+            & (existing["protocol"] == settings.protocol)
+            & (existing["seed"] == settings.random_state)
         ]
         done = set(mine.groupby(["dataset", "algorithm"]).size().index)
     have_mf = set(kb.metafeatures(datasets=list(loaded))["dataset"]) if loaded else set()
+    return done, have_mf
 
-    specs, cached, partial = [], defaultdict(list), {}
-    splits: dict[str, list] = {}
-    jobs_cached = 0
+
+@dataclass
+class _Plan:
+    """Stage 4's outcome: the jobs to run, and what the cache already holds."""
+
+    specs: list
+    cached: dict
+    partial: dict
+    splits: dict
+    jobs_cached: int
+
+
+def _plan_jobs(loaded, encoded, portfolio: Portfolio, settings: _Settings, done, cache) -> _Plan:
+    """Stage 4: one job per (dataset, algorithm of its task) not stored yet, largest data first;
+    jobs the cache holds whole are not run, and the folds of an interrupted job are kept."""
+    protocol, random_state = settings.protocol, settings.random_state
+    plan = _Plan(specs=[], cached=defaultdict(list), partial={}, splits={}, jobs_cached=0)
     for name, ds in sorted(loaded.items(), key=lambda kv: -kv[1].X.size):
         codes, n_classes = encoded[name]
         for algorithm in portfolio.for_task(ds.task):
@@ -573,16 +597,32 @@ def _benchmark_with(
                 settings.timeout,
                 settings.memory_limit_mb,
             )
-            if name not in splits:
-                splits[name] = fold_splits(spec)
+            if name not in plan.splits:
+                plan.splits[name] = fold_splits(spec)
             hit = cache.load(ds.fingerprint, algorithm, protocol, random_state)
-            if hit is not None and len(hit.folds) >= len(splits[name]):
-                cached[name].append(hit)
-                jobs_cached += 1
+            if hit is not None and len(hit.folds) >= len(plan.splits[name]):
+                plan.cached[name].append(hit)
+                plan.jobs_cached += 1
                 continue
             if hit is not None:  # the folds an interrupted run finished
-                partial[(name, algorithm.name)] = list(hit.folds)
-            specs.append(spec)
+                plan.partial[(name, algorithm.name)] = list(hit.folds)
+            plan.specs.append(spec)
+    return plan
+
+
+def _benchmark_with(
+    pool, datasets, kb, portfolio, settings: _Settings, signals, state, start, cache, tick, machine
+) -> BenchmarkReport:
+    """Load, register, plan, run the jobs and store each dataset's runs when all are done."""
+    import pandas as pd
+
+    protocol, random_state = settings.protocol, settings.random_state
+    loaded, encoded, failures = _load_datasets(datasets, portfolio, settings)
+    _register(kb, loaded, portfolio, signals)
+    done, have_mf = _already_stored(kb, loaded, settings)
+    plan = _plan_jobs(loaded, encoded, portfolio, settings, done, cache)
+    specs, cached, partial, splits = plan.specs, plan.cached, plan.partial, plan.splits
+    jobs_cached = plan.jobs_cached
     mf_jobs = [(name, ds) for name, ds in loaded.items() if name not in have_mf]
     pending = defaultdict(int)
     for spec in specs:
