@@ -409,6 +409,115 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     return frame, checks
 
 
+def _stored_rows(values: dict, n: int) -> list[tuple]:
+    """The chunk's runs as tuples of :data:`STORED_RUN_COLUMNS` (missing as None)."""
+    return list(zip(*(or_missing(values[c], n) for c in STORED_RUN_COLUMNS), strict=True))
+
+
+def _insert_runs(conn, run_insert, values: dict, n: int, is_replacement: np.ndarray):
+    """Insert the chunk's runs that replace nothing; ``(runs added, all rows or None)``.
+
+    The rows (every column) are built when some runs replace stored ones (they are then
+    overwritten whole by :func:`replace_runs`) or for drivers other than SQLite's.
+    """
+    rows = keep_rows = None
+    if is_replacement.any():  # every column: the replaced runs are overwritten whole
+        rows = _stored_rows(values, n)
+        keep_rows = (~is_replacement).tolist()
+    if conn.dialect.name == "sqlite":
+        # the driver's multi-row inserts (see metarec.storage._runrows): its rowcount
+        # counts exactly the rows inserted (a conflict skips the row, adds nothing)
+        return insert_sqlite_runs(conn.connection.driver_connection, values, keep_rows), rows
+    # elsewhere RETURNING counts what was really inserted (the rowcount of an executemany
+    # with ON CONFLICT DO NOTHING is not reliable across drivers)
+    if rows is None:
+        rows = _stored_rows(values, n)
+        keep_rows = [True] * len(rows)
+    dicts = [dict(zip(STORED_RUN_COLUMNS, row, strict=True)) for row, k in zip(rows, keep_rows, strict=True) if k]  # fmt: skip
+    return (len(conn.execute(run_insert, dicts).all()) if dicts else 0), rows
+
+
+def _insert_metrics(conn, metric_insert, frame, metrics, keys, dataset_ids, algorithm_ids) -> None:
+    """Insert the chunk's per-run metric values (each finds its run by pair and key)."""
+    if conn.dialect.name == "sqlite":
+        insert_sqlite_metrics(
+            conn.connection.driver_connection,
+            {m: frame[m].to_numpy(dtype="float64") for m in metrics},
+            keys,
+            dataset_ids,
+            algorithm_ids,
+        )
+        return
+    long = (
+        frame[metrics]
+        .assign(m_key=keys, m_dataset=dataset_ids, m_algorithm=algorithm_ids)
+        .melt(id_vars=["m_key", "m_dataset", "m_algorithm"], var_name="m_metric",
+              value_name="m_value")
+    )  # fmt: skip
+    long = long[long["m_value"].notna()]
+    if len(long):
+        conn.execute(metric_insert, long.to_dict(orient="records"))
+
+
+@dataclass
+class _MatrixWork:
+    """The performance-matrix work an import owes: which pairs it touched, chunk by chunk.
+
+    Pair codes (``dataset_id * PAIR_BASE + algorithm_id``) of the pairs with replaced runs
+    (``touched``), of those added to (``fresh``) and of those given more than one row by one
+    chunk (``repeats``); past :data:`REBUILD_THRESHOLD` touched pairs the whole matrix is
+    rebuilt instead.  ``last_id``: the largest run id before the import.
+    """
+
+    last_id: int
+    touched: list = field(default_factory=list)
+    fresh: list = field(default_factory=list)
+    repeats: list = field(default_factory=list)
+    n_touched: int = 0
+    rebuild: bool = False
+
+    def record(self, codes: np.ndarray, chunk_added: int, replaced_rows: list) -> None:
+        """One chunk's pairs: those it added runs to, and those whose runs it replaced."""
+        if chunk_added:
+            self.fresh.append(distinct(codes))
+            self.repeats.append(repeated(codes))
+        if replaced_rows:
+            old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
+            self.touched.append(distinct(old[:, 0] * PAIR_BASE + old[:, 1]))
+            if not self.rebuild:
+                self.touched.append(distinct(codes))
+                self.n_touched += len(self.touched[-1])
+                if self.n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt
+                    self.touched, self.rebuild = [], True
+
+    def update(self, conn, datasets, algorithms, *, any_replaced: bool) -> None:
+        """Bring the matrix in step with the runs: rebuilt, or only the pairs touched."""
+        empty = np.empty(0, np.int64)
+        if self.rebuild:
+            rebuild_performance(conn)
+            return
+        if not (self.touched or self.fresh):
+            return
+        added_to = distinct(np.concatenate(self.fresh)) if self.fresh else empty
+        # a new pair given rows by two chunks, or twice by one, may have several runs
+        several = np.union1d(
+            np.concatenate(self.repeats) if self.repeats else empty,
+            repeated(np.concatenate(self.fresh)) if self.fresh else empty,
+        )
+        if self.last_id <= 0:  # no runs before: the whole matrix, in one statement
+            # (a replaced run may have moved to a pair that had one: then every pair groups)
+            rebuild_performance(conn, one_run_each=not several.size and not any_replaced)
+            return
+        # the pairs the matrix held: recomputed; then the new ones from the ids inserted
+        stale = np.union1d(
+            np.concatenate(self.touched) if self.touched else empty,
+            stored_pairs(conn, added_to, datasets.created, algorithms.created),
+        )
+        refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
+        if len(added_to):
+            add_new_pairs(conn, self.last_id, one_run_each=not np.setdiff1d(several, stale).size)
+
+
 def import_runs(
     conn,
     tables,
@@ -479,14 +588,8 @@ def import_runs(
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
     notes: list[str] = []
-    # codes of the (dataset, algorithm) pairs with replaced runs, of those added to, and of
-    # those given more than one row by one chunk
-    touched: list[np.ndarray] = []
-    fresh: list[np.ndarray] = []
-    repeats: list[np.ndarray] = []
     # runs inserted by this import get larger ids (it holds the write lock)
-    last_id = conn.execute(select(func.max(runs.c.id))).scalar() or 0
-    n_touched, rebuild = 0, False
+    matrix = _MatrixWork(last_id=conn.execute(select(func.max(runs.c.id))).scalar() or 0)
     added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
         progress(0, total=reader.n_rows)
@@ -523,71 +626,15 @@ def import_runs(
         dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
         algorithm_ids = algorithms.ids_of(frame["algorithm"])
         values = run_values(frame, keys, dataset_ids, algorithm_ids)
-        rows = keep_rows = None
-        if is_replacement.any():  # every column: the replaced runs are overwritten whole
-            rows = list(
-                zip(*(or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS), strict=True)
-            )
-            keep_rows = (~is_replacement).tolist()
-        if conn.dialect.name == "sqlite":
-            # the driver's multi-row inserts (see metarec.storage._runrows): its rowcount
-            # counts exactly the rows inserted (a conflict skips the row, adds nothing)
-            chunk_added = insert_sqlite_runs(conn.connection.driver_connection, values, keep_rows)
-        else:
-            # elsewhere RETURNING counts what was really inserted (the rowcount of an
-            # executemany with ON CONFLICT DO NOTHING is not reliable across drivers)
-            chunk_added = 0
-            if rows is None:
-                rows = list(
-                    zip(
-                        *(or_missing(values[c], len(frame)) for c in STORED_RUN_COLUMNS),
-                        strict=True,
-                    )
-                )
-                keep_rows = [True] * len(rows)
-            dicts = [
-                dict(zip(STORED_RUN_COLUMNS, row, strict=True))
-                for row, k in zip(rows, keep_rows, strict=True)
-                if k
-            ]
-            if dicts:
-                chunk_added = len(conn.execute(run_insert, dicts).all())
+        chunk_added, rows = _insert_runs(conn, run_insert, values, len(frame), is_replacement)
         added += chunk_added
         codes = dataset_ids * PAIR_BASE + algorithm_ids
-        if chunk_added:
-            fresh.append(distinct(codes))
-            repeats.append(repeated(codes))
         if is_replacement.any():
             replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
             replaced += int(is_replacement.sum())
-            old = np.array([(d, a) for _, d, a in replaced_rows], dtype=np.int64)
-            touched.append(distinct(old[:, 0] * PAIR_BASE + old[:, 1]))
-        if not rebuild and is_replacement.any():
-            touched.append(distinct(codes))
-            n_touched += len(touched[-1])
-            if n_touched > REBUILD_THRESHOLD:  # the whole matrix will be rebuilt: stop counting
-                touched, rebuild = [], True
-        if metrics and conn.dialect.name == "sqlite":
-            insert_sqlite_metrics(
-                conn.connection.driver_connection,
-                {m: frame[m].to_numpy(dtype="float64") for m in metrics},
-                keys,
-                dataset_ids,
-                algorithm_ids,
-            )
-        elif metrics:
-            long = (
-                frame[metrics]
-                .assign(m_key=keys, m_dataset=dataset_ids, m_algorithm=algorithm_ids)
-                .melt(
-                    id_vars=["m_key", "m_dataset", "m_algorithm"],
-                    var_name="m_metric",
-                    value_name="m_value",
-                )
-            )
-            long = long[long["m_value"].notna()]
-            if len(long):
-                conn.execute(metric_insert, long.to_dict(orient="records"))
+        matrix.record(codes, chunk_added, replaced_rows if is_replacement.any() else [])
+        if metrics:
+            _insert_metrics(conn, metric_insert, frame, metrics, keys, dataset_ids, algorithm_ids)
     if problems.n_rows and not skip_invalid:
         raise problems.reject("run file")
     if conflicts is not None:
@@ -597,26 +644,7 @@ def import_runs(
                 f"kept {conflicts.kept} stored or first run(s) where the input had other values "
                 "under the same source_run_id (--on-conflict keep)"
             )
-    if rebuild:
-        rebuild_performance(conn)
-    elif touched or fresh:
-        added_to = distinct(np.concatenate(fresh)) if fresh else np.empty(0, np.int64)
-        # a new pair given rows by two chunks, or twice by one, may have several runs
-        several = np.union1d(
-            np.concatenate(repeats) if repeats else np.empty(0, np.int64),
-            repeated(np.concatenate(fresh)) if fresh else np.empty(0, np.int64),
-        )
-        if last_id <= 0:  # no runs before: the whole matrix, in one statement
-            # (a replaced run may have moved to a pair that had one: then every pair groups)
-            rebuild_performance(conn, one_run_each=not several.size and not replaced)
-        else:  # the pairs the matrix held: recomputed; then the new ones from the ids inserted
-            stale = np.union1d(
-                np.concatenate(touched) if touched else np.empty(0, np.int64),
-                stored_pairs(conn, added_to, datasets.created, algorithms.created),
-            )
-            refresh_performance(conn, np.column_stack([stale // PAIR_BASE, stale % PAIR_BASE]))
-            if len(added_to):
-                add_new_pairs(conn, last_id, one_run_each=not np.setdiff1d(several, stale).size)
+    matrix.update(conn, datasets, algorithms, any_replaced=bool(replaced))
     if added or replaced:
         bump_version(conn)
     return ImportReport(
