@@ -742,8 +742,11 @@ def check_dataset(ds, settings: RunSettings) -> None:
 
 def check_same_data(ds, kb) -> None:
     """Refuse data whose name the knowledge base holds with other content (a changed file)."""
+    from metarec.benchmark._runner import check_stored_task
+
     name = dataset_name(ds)
     stored = kb.datasets()
+    check_stored_task(stored, name, ds)
     match = stored.loc[stored["name"] == name, "fingerprint"]
     if len(match) and match.iloc[0] and match.iloc[0] != ds.fingerprint:
         raise BenchmarkError(

@@ -198,6 +198,26 @@ def register_algorithm(kb, algorithm: Algorithm) -> None:
     )
 
 
+def check_stored_task(stored, name: str, ds) -> None:
+    """Refuse ``ds`` under ``name`` when the KB records that name for the other task.
+
+    ``stored`` is ``kb.datasets()``.  One name holds one task: runs of a regression and of a
+    classification under one name would end up in one ranking.
+    """
+    if "task" not in stored.columns:
+        return
+    match = stored.loc[stored["name"] == name, "task"]
+    if not len(match) or not isinstance(match.iloc[0], str):
+        return
+    was, now = task_family(match.iloc[0]), task_family(ds.task)
+    if was != now:
+        raise BenchmarkError(
+            f"the knowledge base holds dataset {name!r} as a {was} dataset; its target is "
+            f"taken as {now} now, which would mix the tasks under one name: give the data "
+            f"another name, or --task {was}"
+        )
+
+
 def register_dataset(kb, name: str, ds) -> None:
     """Record the loaded dataset ``ds`` in ``kb`` under ``name`` (with its fingerprint)."""
     kb.add_dataset(
@@ -538,6 +558,7 @@ def _register(kb, loaded: dict, portfolio: Portfolio, signals) -> None:
                 f"the knowledge base already holds a different dataset named {name!r}; "
                 "rename the file or use another knowledge base"
             )
+        check_stored_task(stored, name, ds)
     tasks = {task_family(ds.task) for ds in loaded.values()}
     with signals.critical():
         for algorithm in portfolio:

@@ -78,3 +78,20 @@ def test_default_portfolios_by_task():
     assert {a.task for a in regression} == {"regression"}
     assert len(regression) >= 15 + 3 and len(both) == len(classification) + len(regression)
     assert not set(classification.names) & set(regression.names)
+
+
+def test_one_name_never_holds_both_tasks(kb, tmp_path):
+    from metarec.exceptions import BenchmarkError
+
+    frame = pd.DataFrame({"a": np.arange(60.0)})
+    frame["target"] = np.arange(60) % 10  # integer codes: classes unless told otherwise
+    data = tmp_path / "codes.csv"
+    frame.to_csv(data, index=False)
+    run_benchmark([data], kb, algorithms=["majority"], protocol="cv5", cache_dir=tmp_path / "c")
+    assert kb.datasets().set_index("name").loc["codes", "task"] == "multiclass"
+    before = len(kb.runs(aggregate=False))
+    with pytest.raises(BenchmarkError, match="holds dataset 'codes' as a classification dataset"):
+        run_benchmark([data], kb, algorithms=["mean"], task="regression", protocol="cv5",
+                      cache_dir=tmp_path / "c")  # fmt: skip
+    assert len(kb.runs(aggregate=False)) == before
+    assert kb.datasets().set_index("name").loc["codes", "task"] == "multiclass"
