@@ -307,18 +307,44 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         When ``path`` is not a folder, a required file is missing (named in the message), a
         file cannot be parsed, or a column the description names is absent.
     """
-    import numpy as np
-    import pandas as pd
-
-    from metarec.metafeatures import OPENML_QUALITY_MAP, translate_openml_qualities
-
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise ScenarioError(f"{folder} is not a folder (expected an ASlib scenario)")
     for name in REQUIRED_FILES:
         if not (folder / name).is_file():
             raise ScenarioError(f"{folder} is not an ASlib scenario: {name} is missing")
+    described = _read_description(folder)
+    runs, keep, lines, row_problems = _read_runs(folder, described)
+    metafeatures, feature_problems = _read_features(folder, described.scenario_id)
+    problems = row_problems.messages() + feature_problems.messages()
+    run_lines = lines[keep] if lines is not None else None
+    return AslibScenario(
+        scenario_id=described.scenario_id,
+        path=folder,
+        quality_measure=described.quality_measure,
+        runtime_measure=described.runtime_measure,
+        runs=runs[keep].reset_index(drop=True),
+        metafeatures=metafeatures,
+        problems=tuple(problems),
+        n_invalid_runs=int((~keep).sum()),
+        run_lines=run_lines,
+    )
 
+
+@dataclass(frozen=True)
+class _Described:
+    """What ``description.txt`` says the runs hold."""
+
+    scenario_id: str
+    measures: list
+    runtime_measure: str | None
+    quality_measure: str | None
+    cutoff: float | None
+
+
+def _read_description(folder: Path) -> _Described:
+    """The scenario's id, its measures (which one is the time, which the higher-is-better
+    score) and the algorithm cutoff time."""
     fields = parse_description(_read_text(folder / "description.txt"))
     scenario_id = _first(fields, "scenario_id") or folder.name
     measures = fields.get("performance_measures") or []
@@ -346,6 +372,20 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         )
     cutoff = _as_float(_first(fields, "algorithm_cutoff_time"))
 
+    return _Described(scenario_id, measures, runtime_measure, quality_measure, cutoff)
+
+
+def _read_runs(folder: Path, described: _Described):
+    """``algorithm_runs.arff`` as metarec's run rows, checked row by row.
+
+    Returns ``(runs, keep, lines, row_problems)``: every row, the mask of the valid ones,
+    the ARFF line of each row and the problems found.
+    """
+    import pandas as pd
+
+    scenario_id, measures = described.scenario_id, described.measures
+    runtime_measure, quality_measure = described.runtime_measure, described.quality_measure
+    cutoff = described.cutoff
     runs_path = folder / "algorithm_runs.arff"
     names, data, lines = _read_arff(runs_path)
     lower = {n.lower(): n for n in names}
@@ -443,6 +483,16 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         )
     keep = ~row_problems.bad
 
+    return runs, keep, lines, row_problems
+
+
+def _read_features(folder: Path, scenario_id: str):
+    """``feature_values.arff`` as metafeatures (mean over repetitions, OpenML names translated);
+    returns ``(metafeatures, problems)``."""
+    import pandas as pd
+
+    from metarec.metafeatures import OPENML_QUALITY_MAP, translate_openml_qualities
+
     features_path = folder / "feature_values.arff"
     fnames, fdata, flines = _read_arff(features_path)
     flower = {n.lower(): n for n in fnames}
@@ -474,19 +524,7 @@ def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
         record.update(translated)
         rows.append(record)
     metafeatures = pd.DataFrame(rows)
-    problems = row_problems.messages() + feature_problems.messages()
-    run_lines = lines[keep] if lines is not None else None
-    return AslibScenario(
-        scenario_id=scenario_id,
-        path=folder,
-        quality_measure=quality_measure,
-        runtime_measure=runtime_measure,
-        runs=runs[keep].reset_index(drop=True),
-        metafeatures=metafeatures,
-        problems=tuple(problems),
-        n_invalid_runs=int((~keep).sum()),
-        run_lines=run_lines,
-    )
+    return metafeatures, feature_problems
 
 
 _FRAME_PROBLEM = re.compile(r"^<DataFrame>, row (\d+), column '([^']*)': (.*)$", re.DOTALL)
