@@ -433,11 +433,11 @@ def test_a_dataset_added_between_the_name_and_matrix_reads_is_left_out(tmp_path,
     reader.import_runs(
         pd.DataFrame({"dataset": ["d1"], "algorithm": ["a1"], "accuracy": [0.9], "time": [1.0]})
     )
-    names = {table: reader._names(table) for table in ("datasets", "algorithms")}
+    names = {table: reader._reads._names(table) for table in ("datasets", "algorithms")}
     KnowledgeBase(url).import_runs(
         pd.DataFrame({"dataset": ["d2"], "algorithm": ["a2"], "accuracy": [0.8], "time": [2.0]})
     )
-    monkeypatch.setattr(reader, "_names", lambda table: names[table])
+    monkeypatch.setattr(reader._reads, "_names", lambda table: names[table])
     runs = reader.runs()
     assert runs[["dataset", "algorithm"]].values.tolist() == [["d1", "a1"]]
     assert runs["accuracy"].tolist() == [0.9]
