@@ -57,7 +57,8 @@ class ImportRejectedError(MetarecError, ValueError):
     message : str
         One-line summary naming the file, line and column of the first problem.
     problems : list of str, optional
-        Every problem found, one line each.
+        Every problem found, one line each (:class:`metarec.storage.Problem` for rows of an
+        import: the line also names its source, row, column and message).
     """
 
     def __init__(

@@ -527,20 +527,17 @@ def _read_features(folder: Path, scenario_id: str):
     return metafeatures, feature_problems
 
 
-_FRAME_PROBLEM = re.compile(r"^<DataFrame>, row (\d+), column '([^']*)': (.*)$", re.DOTALL)
-
-
 def _cite(problem: str, path: Path, lines, attributes: dict[str, str]) -> str:
     """Turn a knowledge-base problem about a frame row into a citation of the ARFF file."""
-    match = _FRAME_PROBLEM.match(problem)
-    if match is None:
+    row = getattr(problem, "row", None)
+    if row is None:  # not about one row of the frame
         return plain_numbers(problem.replace("<DataFrame>", str(path), 1))
-    row, column, message = int(match.group(1)) - 1, match.group(2), match.group(3)
     where = (
         f"line {int(lines[row])}" if lines is not None and row < len(lines) else f"row {row + 1}"
     )
+    column = problem.column or ""
     attribute = attributes.get(column, column)
-    return f"{path}, {where}, attribute {attribute!r}: {plain_numbers(message)}"
+    return f"{path}, {where}, attribute {attribute!r}: {plain_numbers(problem.message)}"
 
 
 def ingest_aslib(

@@ -4,6 +4,7 @@
 DataFrames and writes through its import methods.
 """
 
+from metarec._problem import Problem
 from metarec.storage._builtin import open_builtin, open_or_builtin
 from metarec.storage._importers import ImportReport
 from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, NoKnowledgeBaseError, aggregate_runs
@@ -13,6 +14,7 @@ from metarec.storage._models import TABLES
 __all__ = [
     "KnowledgeBase",
     "ImportReport",
+    "Problem",
     "NoKnowledgeBaseError",
     "RUN_COLUMNS",
     "SCHEMA_REVISION",

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from metarec._problem import Problem
 from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._conflicts import CONFLICT_CHOICES, _Conflicts, replace_runs
 from metarec.storage._models import STORED_RUN_COLUMNS
@@ -138,9 +139,10 @@ class ImportReport:
         Rows or values that were already stored, unchanged.
     rejected : int
         Invalid rows left out (only non-zero with ``skip_invalid=True``).
-    problems : tuple of str
+    problems : tuple of Problem
         One line per problem, naming file, line/row and column (at most
-        :data:`MAX_PROBLEMS`, then a summary line).
+        :data:`MAX_PROBLEMS`, then a summary line); each also carries its ``source``,
+        ``row``, ``column`` and ``message`` (:class:`~metarec.storage.Problem`).
     updated : int
         Metafeature values that were stored with another value and were replaced.
     source : str
@@ -156,7 +158,7 @@ class ImportReport:
     added: int
     present: int
     rejected: int
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
     updated: int = 0
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -165,7 +167,7 @@ class ImportReport:
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a plain dictionary."""
         out = asdict(self)
-        out["problems"] = list(self.problems)
+        out["problems"] = [str(p) for p in self.problems]
         out["notes"] = list(self.notes)
         return out
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from metarec._problem import Problem
 from metarec.exceptions import ImportRejectedError
 from metarec.storage._readers import ChunkSource
 
@@ -26,7 +27,7 @@ class _Problems:
 
     def __init__(self, source: ChunkSource) -> None:
         self.source = source
-        self.messages: list[str] = []
+        self.messages: list[Problem] = []
         self.n_rows = 0
         self.first: str | None = None
 
@@ -35,12 +36,16 @@ class _Problems:
         for position, column, message in sorted(found, key=lambda item: item[0]):
             if len(self.messages) >= MAX_PROBLEMS:
                 break
-            text = f"{self.source.label}, {self.source.where(start + position)}, column {column!r}: {message}"
-            self.messages.append(text)
+            label, row = self.source.label, start + position
+            text = f"{label}, {self.source.where(row)}, column {column!r}: {message}"
+            self.messages.append(
+                Problem(text, source=label, row=row, column=column, message=message)
+            )
 
-    def finish(self) -> tuple[str, ...]:
+    def finish(self) -> tuple[Problem, ...]:
         if self.n_rows > len(self.messages) and len(self.messages) >= MAX_PROBLEMS:
-            return (*self.messages, f"... and more: {self.n_rows} invalid rows in all")
+            more = f"... and more: {self.n_rows} invalid rows in all"
+            return (*self.messages, Problem(more, source=self.source.label))
         return tuple(self.messages)
 
     def reject(self, what: str) -> ImportRejectedError:

@@ -382,3 +382,27 @@ def test_concurrent_creation_and_imports_on_one_database(kb_url):
     added = sorted(int(out) for out, _ in outputs)
     assert sum(added) == 200  # the two processes with the same rows: one adds 100, one 0
     assert KnowledgeBase(kb_url).count("runs") == 200
+
+
+def test_problems_carry_their_row_column_and_message(tmp_path):
+    import pandas as pd
+
+    from metarec.storage import Problem
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    frame = pd.DataFrame(
+        {
+            "dataset": ["a", "b", "c"],
+            "algorithm": ["x", "x", "x"],
+            "accuracy": [0.5, 1.5, "abc"],
+            "time": [1.0, 1.0, 1.0],
+        }  # fmt: skip
+    )
+    report = kb.import_runs(frame, skip_invalid=True)
+    assert report.added == 1 and report.rejected == 2
+    first, second = report.problems
+    assert isinstance(first, Problem) and first.source == "<DataFrame>"
+    assert (first.row, first.column) == (1, "accuracy")  # the second data row, from 0
+    assert first.message in first and first.startswith("<DataFrame>, row 2, column 'accuracy'")
+    assert (second.row, second.column, second.message) == (2, "accuracy", "'abc' is not a number")
+    assert report.to_dict()["problems"] == [str(first), str(second)]
