@@ -44,6 +44,8 @@ html_theme_options = {"navigation_depth": 2, "show_toc_level": 2}
 
 autosummary_generate = True
 autodoc_default_options = {"members": False, "inherited-members": False}
+#: ``Problem`` is a ``str``: numpydoc would list every text method of Python's
+numpydoc_show_inherited_class_members = {"metarec.storage.Problem": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
@@ -120,5 +122,13 @@ def _plain_sklearn_refs(app, what, name, obj, options, lines) -> None:
         lines[i] = re.sub(r":ref:`([^`<]+)`", r"``\1``", lines[i])  # :ref:`label`
 
 
+def _skip_str_methods(app, what, name, obj, skip, options):
+    """``Problem`` is a ``str``: its text methods are Python's, not metarec's to document."""
+    if getattr(str, name, None) is obj or getattr(obj, "__objclass__", None) is str:
+        return True
+    return None
+
+
 def setup(app) -> None:
     app.connect("autodoc-process-docstring", _plain_sklearn_refs)
+    app.connect("autodoc-skip-member", _skip_str_methods)
