@@ -297,6 +297,39 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
     checks = _Checks(n)
     empty = pd.Series([None] * n, dtype=object)
     col = {c: (chunk[c] if c in chunk.columns else empty) for c in RUN_KNOWN_COLUMNS}
+    out = _run_strings(chunk, col, checks, defaults)
+    accuracy, fit_time, predict_time, ints = _run_numbers(chunk, col, checks)
+    status = _run_status(out["status"], accuracy, checks)
+    metric_values = {name: _numeric(chunk[name], checks, name) for name in metrics}
+
+    def strings(values):  # as they are: pandas 3 would convert them to its str dtype
+        return pd.Series(values, dtype=object, copy=False)
+
+    frame = pd.DataFrame(
+        {
+            "dataset": strings(out["dataset"]),
+            "algorithm": strings(out["algorithm"]),
+            "protocol": strings(out["protocol"]),
+            "seed": ints["seed"],
+            "fold": ints["fold"],
+            "status": strings(status),
+            "accuracy": accuracy,
+            "fit_time": fit_time,
+            "predict_time": predict_time,
+            "source": strings(out["source"]),
+            "source_run_id": strings(out["source_run_id"]),
+            "error": strings(out["error"]),
+            **metric_values,
+        }
+    )
+    return frame, checks
+
+
+def _run_strings(chunk, col: dict, checks: _Checks, defaults: dict) -> dict:
+    """The text columns, stripped (missing: None), checked; ``defaults`` fill protocol/source."""
+    import pandas as pd
+
+    n = len(chunk)
     out: dict[str, Any] = {}
     texts = {}
     for name in RUN_STRING_COLUMNS:
@@ -324,7 +357,16 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
         if defaults.get(name) is not None:
             values = out[name]
             values[pd.isna(values)] = defaults[name]
+    return out
 
+
+def _run_numbers(chunk, col: dict, checks: _Checks):
+    """Accuracy in [0, 1], times >= 0 (``time`` before ``fit_time``), integral seed and fold.
+
+    Returns ``(accuracy, fit_time, predict_time, {"seed": ..., "fold": ...})``, NaN where
+    missing.
+    """
+    n = len(chunk)
     accuracy = _numeric(col["accuracy"], checks, "accuracy")
     checks.fail(
         ~np.isnan(accuracy) & ((accuracy < 0) | (accuracy > 1)),
@@ -363,8 +405,14 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
             ),
         )
         ints[name] = values
+    return accuracy, fit_time, times["predict_time"], ints
 
-    status = out["status"]
+
+def _run_status(status: np.ndarray, accuracy: np.ndarray, checks: _Checks) -> np.ndarray:
+    """Statuses lower-cased and checked; a missing one is ``ok`` with an accuracy, else
+    ``error``; an ``ok`` run needs an accuracy."""
+    import pandas as pd
+
     # lower-case the few distinct statuses, not every row
     codes, distinct = pd.factorize(status)
     distinct_lowered = np.array([s.lower() for s in distinct] + [None], dtype=object)
@@ -384,31 +432,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
             "'error' or 'timeout')"
         ),
     )
-    metric_values = {}
-    for name in metrics:
-        metric_values[name] = _numeric(chunk[name], checks, name)
-
-    def strings(values):  # as they are: pandas 3 would convert them to its str dtype
-        return pd.Series(values, dtype=object, copy=False)
-
-    frame = pd.DataFrame(
-        {
-            "dataset": strings(out["dataset"]),
-            "algorithm": strings(out["algorithm"]),
-            "protocol": strings(out["protocol"]),
-            "seed": ints["seed"],
-            "fold": ints["fold"],
-            "status": strings(lowered),
-            "accuracy": accuracy,
-            "fit_time": fit_time,
-            "predict_time": times["predict_time"],
-            "source": strings(out["source"]),
-            "source_run_id": strings(out["source_run_id"]),
-            "error": strings(out["error"]),
-            **metric_values,
-        }
-    )
-    return frame, checks
+    return lowered
 
 
 def _stored_rows(values: dict, n: int) -> list[tuple]:
