@@ -288,114 +288,185 @@ def dataset_name(ds) -> str:
 def _search(
     ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers
 ):
-    from metarec.benchmark._folds import JobSpec, fold_splits
-    from metarec.benchmark._workers import JobTask
+    from metarec.data import task_family
     from metarec.recommender._cache import fitted_recommender
 
     name = dataset_name(ds)
-    from metarec.data import task_family
-
     labels, codes = _codes(ds)
-    n_classes = 0 if labels is None else len(labels)
-    base_spec = JobSpec(
-        name,
-        next(iter(portfolio)),
-        ds.X,
-        codes,
-        n_classes,
-        tuple(ds.numeric_columns),
-        tuple(ds.categorical_columns),
-        settings.protocol,
-        settings.random_state,
-    )
-    splits = fold_splits(base_spec)
-    n_folds = len(splits)
-    n_train = float(np.mean([len(train) for train, _ in splits]))
-    refit_scale = len(codes) / max(n_train, 1.0)
-
     metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()
     if recommender is None:
         recommender = fitted_recommender(kb, task=task_family(ds.task))
-    known = set(recommender.algorithms_)
-    names = set(portfolio.names)
-    stored = _stored_folds(kb, name, settings)
-    state = _State(trials={}, stored=stored)
+    loop = _Loop(
+        ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
+        _stored_folds(kb, name, settings), deadline, start, tick, n_workers,
+    )  # fmt: skip
+    interrupted = loop.run(pool, check)
+    state, notes = loop.state, []
+    order = _eligible(state)
+    model, best = None, None
+    if order:
+        model, best = _refit(
+            order,
+            state.trials,
+            ds,
+            labels,
+            codes,
+            settings,
+            None if interrupted is not None else deadline,
+            loop.refit_scale,
+            notes,
+        )
+        if best is not None:
+            notes.append(f"{best} refitted on all {len(codes):,} rows")
+    elif interrupted is None:
+        notes.append("no algorithm finished every fold within the budget")
+    runs_stored = 0
+    if settings.store:
+        runs_stored = _store(kb, name, ds, codes, loop.n_classes, state, settings, metafeatures)
+    return SearchResult(
+        dataset=name,
+        fingerprint=ds.fingerprint,
+        settings=settings,
+        n_folds=loop.n_folds,
+        trials=tuple(sorted(state.trials.values(), key=_leaderboard_key)),
+        best=best,
+        model=model,
+        seconds=time.perf_counter() - start,
+        runs_stored=runs_stored,
+        interrupted=interrupted,
+        notes=tuple(notes),
+    )
 
-    def plan(tried: dict, budget: float | None = None) -> list:
-        ranking = recommender.recommend(metafeatures=metafeatures, tried=tried or None)
-        rows = [row for row in ranking if row.algorithm in names]
+
+class _Loop:
+    """One search's plan and the callbacks of the worker pool: what to run next, each result.
+
+    Built from the data and the recommender: the folds (the same for every algorithm), the
+    first plan (every algorithm of the portfolio gets its :class:`Trial`, in the planned
+    order; those the knowledge base does not know come last) and the trials whose every fold
+    is stored already.
+    """
+
+    def __init__(
+        self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
+        deadline, start, tick, n_workers,
+    ) -> None:  # fmt: skip
+        from metarec.benchmark._folds import JobSpec, fold_splits
+
+        self.settings, self.portfolio, self.recommender = settings, portfolio, recommender
+        self.metafeatures, self.stored, self.codes = metafeatures, stored, codes
+        self.deadline, self.start, self.tick, self.n_workers = deadline, start, tick, n_workers
+        self.n_classes = 0 if labels is None else len(labels)
+        self.base_spec = JobSpec(
+            name,
+            next(iter(portfolio)),
+            ds.X,
+            codes,
+            self.n_classes,
+            tuple(ds.numeric_columns),
+            tuple(ds.categorical_columns),
+            settings.protocol,
+            settings.random_state,
+        )
+        self.splits = fold_splits(self.base_spec)
+        self.n_folds = len(self.splits)
+        n_train = float(np.mean([len(train) for train, _ in self.splits]))
+        self.refit_scale = len(codes) / max(n_train, 1.0)
+        self.known = set(recommender.algorithms_)
+        self.names = set(portfolio.names)
+        self.state = _State(trials={}, stored=stored)
+        self.planned = self._first_plan()
+
+    def _first_plan(self) -> list[str]:
+        """Every algorithm's :class:`Trial`, in the first plan's order; stored ones recorded."""
+        first = self.plan({})
+        planned = [row.algorithm for row in first]
+        planned += [a.name for a in self.portfolio if a.name not in self.known]
+        nan = float("nan")
+        for position, algorithm in enumerate(planned, 1):
+            row = next((r for r in first if r.algorithm == algorithm), None)
+            self.state.trials[algorithm] = Trial(
+                algorithm,
+                position,
+                expected_score=row.expected_accuracy if row else nan,
+                expected_score_low=row.expected_accuracy_low if row else nan,
+                expected_score_high=row.expected_accuracy_high if row else nan,
+                expected_time=row.expected_time if row else nan,
+                expected_time_high=row.expected_time_high if row else nan,
+            )
+        self.tick(0, total=len(planned))
+        # algorithms whose every fold is stored: results without fitting anything
+        for algorithm, folds in self.stored.items():
+            if algorithm in self.state.trials and all(i in folds for i in range(self.n_folds)):
+                _record_stored(self.state, algorithm, folds, self.n_folds, self.start)
+                self.tick(1)
+        return planned
+
+    def plan(self, tried: dict, budget: float | None = None) -> list:
+        """The recommender's rows for the portfolio; within ``budget``, the planner's first."""
+        recommend, metafeatures = self.recommender.recommend, self.metafeatures
+        rows = [
+            row
+            for row in recommend(metafeatures=metafeatures, tried=tried or None)
+            if row.algorithm in self.names
+        ]
         if budget is None:
             return rows
-        factor = state.time_factor
+        factor, n_folds = self.state.time_factor, self.n_folds
         need = sum(_job_seconds(row.expected_time_high * factor, n_folds) for row in rows)
-        if need <= budget * n_workers:
+        if need <= budget * self.n_workers:
             return rows  # everything is expected to fit: the recommended order
         # it does not all fit: the loss-time planner's plan for the time left comes first
-        per_fold = budget * n_workers / n_folds / factor
-        planned_rows = recommender.recommend(
+        per_fold = budget * self.n_workers / n_folds / factor
+        planned_rows = recommend(
             metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
         )
-        head = [row.algorithm for row in planned_rows if row.algorithm in names]
+        head = [row.algorithm for row in planned_rows if row.algorithm in self.names]
         by_name = {row.algorithm: row for row in rows}
         return [by_name[a] for a in head] + [r for r in rows if r.algorithm not in head]
 
-    first = plan({})
-    planned = [row.algorithm for row in first]
-    planned += [a.name for a in portfolio if a.name not in known]
-    for position, algorithm in enumerate(planned, 1):
-        row = next((r for r in first if r.algorithm == algorithm), None)
-        state.trials[algorithm] = Trial(
-            algorithm,
-            position,
-            expected_score=row.expected_accuracy if row else float("nan"),
-            expected_score_low=row.expected_accuracy_low if row else float("nan"),
-            expected_score_high=row.expected_accuracy_high if row else float("nan"),
-            expected_time=row.expected_time if row else float("nan"),
-            expected_time_high=row.expected_time_high if row else float("nan"),
-        )
-    tick(0, total=len(planned))
-
-    # algorithms whose every fold is stored: results without fitting anything
-    for algorithm, folds in stored.items():
-        if algorithm in state.trials and all(i in folds for i in range(n_folds)):
-            _record_stored(state, algorithm, folds, n_folds, start)
-            tick(1)
-
-    def tried() -> dict:
+    def tried(self) -> dict:
+        """``algorithm -> (accuracy, fit time)`` of the finished trials the KB knows."""
         out = {}
-        for trial in state.trials.values():
-            accuracy = state.accuracy.get(trial.algorithm)
-            if trial.algorithm in known and accuracy is not None:
+        for trial in self.state.trials.values():
+            accuracy = self.state.accuracy.get(trial.algorithm)
+            if trial.algorithm in self.known and accuracy is not None:
                 fit = trial.fit_time if np.isfinite(trial.fit_time) else 0.0
                 out[trial.algorithm] = (float(np.clip(accuracy, 0, 1)), float(fit))
         return out
 
-    def reserve() -> float:
+    def reserve(self) -> float:
         """Seconds kept for refitting the best so far on every row, storing, and the end."""
+        state = self.state
         storing = STORE_SECONDS * sum(len(r.folds) for r in state.results)
         done = [t for t in state.trials.values() if t.complete and np.isfinite(t.fit_time)]
         if done:
             best = max(done, key=lambda t: t.cv_score)
             refit = best.fit_time
         else:
-            head = state.trials[planned[0]]
+            head = state.trials[self.planned[0]]
             refit = head.expected_time if np.isfinite(head.expected_time) else 1.0
-        return refit * refit_scale * 1.2 + 0.3 + END_MARGIN + storing
+        return refit * self.refit_scale * 1.2 + 0.3 + END_MARGIN + storing
 
-    def next_task():
+    def next_task(self):
+        """The next algorithm's job (re-planned after each result), or None: skip what does
+        not fit the time left."""
+        from metarec.benchmark._workers import JobTask
+
+        state, n_folds = self.state, self.n_folds
         now = time.perf_counter()
         if state.planned_version != state.tried_version:
-            rows = plan(tried(), max(deadline - now - reserve(), 0.0))
+            rows = self.plan(self.tried(), max(self.deadline - now - self.reserve(), 0.0))
             state.order = [r.algorithm for r in rows]
-            state.order += [a for a in planned if a not in state.order]
+            state.order += [a for a in self.planned if a not in state.order]
             state.planned_version = state.tried_version
-        left = deadline - now - reserve()
+        left = self.deadline - now - self.reserve()
         for algorithm in state.order:
             trial = state.trials[algorithm]
             if trial.status != "not run" or algorithm in state.started:
                 continue
-            folds = stored.get(algorithm, {})
+            folds = self.stored.get(algorithm, {})
             first_missing = next(i for i in range(n_folds) if i not in folds)
             per_fold = trial.expected_time_high * state.time_factor
             need = _job_seconds(per_fold, n_folds - first_missing)
@@ -408,67 +479,40 @@ def _search(
                         f"{max(left, 0):.3g} s left"
                     ),
                 )
-                tick(1)
+                self.tick(1)
                 continue
             state.started[algorithm] = len(state.started) + 1
             # a fold far slower than expected is stopped: the budget is better spent elsewhere
-            limit = max(FOLD_SLACK * per_fold, MIN_FOLD_LIMIT, 0.1 * settings.budget)
+            limit = max(FOLD_SLACK * per_fold, MIN_FOLD_LIMIT, 0.1 * self.settings.budget)
             limit = limit if np.isfinite(limit) else None
-            spec = replace(base_spec, algorithm=portfolio[algorithm], timeout=limit)
-            return JobTask(spec, splits, start=first_missing, deadline=deadline - reserve())
+            spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=limit)
+            return JobTask(
+                spec, self.splits, start=first_missing, deadline=self.deadline - self.reserve()
+            )
         return None
 
-    def on_job(task) -> None:
-        _record_job(state, task, codes, n_classes, settings, n_folds, start)
-        state.tried_version += 1
-        tick(1)
-
-    interrupted = None
-    notes: list[str] = []
-    try:
-        pool.run([], on_job=on_job, check=check, more=next_task)
-    except BaseException as stop:
-        from metarec.benchmark._signals import _Stop
-
-        if not isinstance(stop, (_Stop, KeyboardInterrupt)):
-            raise
-        import signal
-
-        interrupted = getattr(stop, "signum", signal.SIGINT)
-    order = _eligible(state)
-    model, best = None, None
-    if order:
-        model, best = _refit(
-            order,
-            state.trials,
-            ds,
-            labels,
-            codes,
-            settings,
-            None if interrupted is not None else deadline,
-            refit_scale,
-            notes,
+    def on_job(self, task) -> None:
+        """Record a finished job's folds; the next plan takes them into account."""
+        _record_job(
+            self.state, task, self.codes, self.n_classes, self.settings, self.n_folds, self.start
         )
-        if best is not None:
-            notes.append(f"{best} refitted on all {len(codes):,} rows")
-    elif interrupted is None:
-        notes.append("no algorithm finished every fold within the budget")
-    runs_stored = 0
-    if settings.store:
-        runs_stored = _store(kb, name, ds, codes, n_classes, state, settings, metafeatures)
-    return SearchResult(
-        dataset=name,
-        fingerprint=ds.fingerprint,
-        settings=settings,
-        n_folds=n_folds,
-        trials=tuple(sorted(state.trials.values(), key=_leaderboard_key)),
-        best=best,
-        model=model,
-        seconds=time.perf_counter() - start,
-        runs_stored=runs_stored,
-        interrupted=interrupted,
-        notes=tuple(notes),
-    )
+        self.state.tried_version += 1
+        self.tick(1)
+
+    def run(self, pool, check):
+        """Run jobs until the plan is done or the time is up; the signal that stopped it, or
+        None."""
+        try:
+            pool.run([], on_job=self.on_job, check=check, more=self.next_task)
+        except BaseException as stop:
+            from metarec.benchmark._signals import _Stop
+
+            if not isinstance(stop, (_Stop, KeyboardInterrupt)):
+                raise
+            import signal
+
+            return getattr(stop, "signum", signal.SIGINT)
+        return None
 
 
 def _job_seconds(per_fold: float, n_folds: int) -> float:
