@@ -631,6 +631,31 @@ def _plan_jobs(loaded, encoded, portfolio: Portfolio, settings: _Settings, done,
     return plan
 
 
+def _store_dataset(kb, name, batch, encoded, machine, protocol, signals, state) -> None:
+    """Store every fold of a dataset's finished jobs at once (NoSimple compares them all)."""
+    import pandas as pd
+
+    codes, n_classes = encoded
+    nosimple = _nosimple(batch, codes, n_classes) if n_classes else {}
+    rows = [row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)]
+    with signals.critical():
+        # a fold stored by an earlier, interrupted run keeps its first measurement
+        report = kb.import_runs(
+            pd.DataFrame(rows), source=SOURCE, protocol=protocol, on_conflict="keep"
+        )
+        state.runs_stored += report.added
+
+
+def _failures(name: str, batch) -> list[Failure]:
+    """One :class:`Failure` per job of ``batch`` with a failed fold (the first one's status)."""
+    out = []
+    for result in batch:
+        bad = [f for f in result.folds if f.status != "ok"]
+        if bad:
+            out.append(Failure(name, result.algorithm, bad[0].status, len(bad), bad[0].error or ""))
+    return out
+
+
 def _benchmark_with(
     pool, datasets, kb, portfolio, settings: _Settings, signals, state, start, cache, tick, machine
 ) -> BenchmarkReport:
@@ -657,25 +682,9 @@ def _benchmark_with(
 
     def flush(name: str) -> None:
         batch = results.pop(name, [])
-        if not batch:
-            return
-        codes, n_classes = encoded[name]
-        nosimple = _nosimple(batch, codes, n_classes) if n_classes else {}
-        rows = [
-            row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)
-        ]
-        with signals.critical():
-            # a fold stored by an earlier, interrupted run keeps its first measurement
-            report = kb.import_runs(
-                pd.DataFrame(rows), source=SOURCE, protocol=protocol, on_conflict="keep"
-            )
-            state.runs_stored += report.added
-        for result in batch:
-            bad = [f for f in result.folds if f.status != "ok"]
-            if bad:
-                failures.append(
-                    Failure(name, result.algorithm, bad[0].status, len(bad), bad[0].error or "")
-                )
+        if batch:
+            _store_dataset(kb, name, batch, encoded[name], machine, protocol, signals, state)
+            failures.extend(_failures(name, batch))
 
     def job_finished(result: JobResult) -> None:
         with signals.critical():

@@ -466,24 +466,29 @@ def _read_runs(folder: Path, described: _Described):
             + repetition.astype(str),
         }
     )
-    key = runs["source_run_id"]
-    repeated = key.duplicated(keep=False).to_numpy()
-    if repeated.any():  # which copy is right cannot be known: none is stored
-        rows_of = key[repeated].groupby(key[repeated], sort=False).indices
-        positions = np.flatnonzero(repeated)
-        copies = {k: positions[v] for k, v in rows_of.items()}
-
-        def others(i: int) -> str:
-            return ", ".join(row_problems.where(int(r)) for r in copies[key.iloc[i]] if r != i)
-
-        row_problems.fail(
-            repeated,
-            "instance_id, algorithm, repetition",
-            lambda i: f"run {key.iloc[i]!r} appears again at {others(i)}; no copy is stored",
-        )
+    _refuse_repeated_runs(runs["source_run_id"], row_problems)
     keep = ~row_problems.bad
 
     return runs, keep, lines, row_problems
+
+
+def _refuse_repeated_runs(key, row_problems) -> None:
+    """Fail every copy of a run listed twice: which copy is right cannot be known."""
+    repeated = key.duplicated(keep=False).to_numpy()
+    if not repeated.any():
+        return
+    rows_of = key[repeated].groupby(key[repeated], sort=False).indices
+    positions = np.flatnonzero(repeated)
+    copies = {k: positions[v] for k, v in rows_of.items()}
+
+    def others(i: int) -> str:
+        return ", ".join(row_problems.where(int(r)) for r in copies[key.iloc[i]] if r != i)
+
+    row_problems.fail(
+        repeated,
+        "instance_id, algorithm, repetition",
+        lambda i: f"run {key.iloc[i]!r} appears again at {others(i)}; no copy is stored",
+    )
 
 
 def _read_features(folder: Path, scenario_id: str):

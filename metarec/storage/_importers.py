@@ -544,6 +544,34 @@ class _MatrixWork:
             add_new_pairs(conn, self.last_id, one_run_each=not np.setdiff1d(several, stale).size)
 
 
+def _run_statements(conn, runs, run_metrics):
+    """The insert statements of runs (returning ids) and of their metric values."""
+    from sqlalchemy import bindparam, select
+
+    insert = _dialect_insert(conn)
+    run_insert = (
+        # no conflict target: a run already stored breaks uq_runs_pair_key, or for a named
+        # run uq_runs_named_key (see metarec.storage._models)
+        insert(runs).on_conflict_do_nothing().returning(runs.c.id)
+    )
+    metric_insert = (
+        insert(run_metrics)
+        .values(
+            run_id=select(runs.c.id)
+            .where(
+                runs.c.dataset_id == bindparam("m_dataset"),
+                runs.c.algorithm_id == bindparam("m_algorithm"),
+                runs.c.run_key == bindparam("m_key"),
+            )
+            .scalar_subquery(),
+            metric=bindparam("m_metric"),
+            value=bindparam("m_value"),
+        )
+        .on_conflict_do_nothing(index_elements=["run_id", "metric"])
+    )
+    return run_insert, metric_insert
+
+
 def import_runs(
     conn,
     tables,
@@ -579,34 +607,14 @@ def import_runs(
         with other values: an invalid row (``"error"``), left as stored / first seen
         (``"keep"``), or replaced by the input's last one (``"replace"``, noted old -> new).
     """
-    from sqlalchemy import bindparam, func, select
+    from sqlalchemy import func, select
 
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=RUN_STRING_COLUMNS, **kwargs)
     _run_header(reader)
     problems = _Problems(reader)
-    insert = _dialect_insert(conn)
     runs, run_metrics = tables["runs"], tables["run_metrics"]
-    run_insert = (
-        # no conflict target: a run already stored breaks uq_runs_pair_key, or for a named
-        # run uq_runs_named_key (see metarec.storage._models)
-        insert(runs).on_conflict_do_nothing().returning(runs.c.id)
-    )
-    metric_insert = (
-        insert(run_metrics)
-        .values(
-            run_id=select(runs.c.id)
-            .where(
-                runs.c.dataset_id == bindparam("m_dataset"),
-                runs.c.algorithm_id == bindparam("m_algorithm"),
-                runs.c.run_key == bindparam("m_key"),
-            )
-            .scalar_subquery(),
-            metric=bindparam("m_metric"),
-            value=bindparam("m_value"),
-        )
-        .on_conflict_do_nothing(index_elements=["run_id", "metric"])
-    )
+    run_insert, metric_insert = _run_statements(conn, runs, run_metrics)
     datasets = _NameIds(conn, tables["datasets"], create=True)
     algorithms = _NameIds(conn, tables["algorithms"], create=True)
     counter = OccurrenceCounter()
