@@ -243,7 +243,10 @@ def recommend(
             plot_recommendation(frame, path=output, title=title)
         echo_note(f"Figure written to {output}")
     emit(
-        frame.rename(columns={"score": ranking.score_name}) if fmt == "table" else frame,
+        # a budget plan carries its expected loss as a column of its own already
+        frame.rename(columns={"score": ranking.score_name})
+        if fmt == "table" and ranking.score_name not in frame.columns
+        else frame,
         fmt,
         title=title,
         json_extra={

@@ -122,3 +122,12 @@ def test_recommend_shows_the_library_and_the_extra_a_missing_one_needs(
     assert result.exit_code == 0, result.output
     assert "lightgbm==4.3.0" in result.stdout
     assert 'pip install "metarec[boosting]"' in result.output  # the hint, on standard error
+
+
+def test_budget_plan_as_a_table(real_kb):
+    """A budget plan has its own expected_loss column: the table must not name two columns so."""
+    url, _, files = real_kb
+    result = _run("--db", url, "recommend", files["tiny"], "--target", "label", "--budget", "1")
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if "algorithm" in line)
+    assert header.count("expected_loss") == 1 and "budget plan" in result.stdout
