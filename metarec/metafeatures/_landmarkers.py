@@ -178,7 +178,8 @@ class _DegenerateSafeLDA:
 
     With zero within-class variance LDA's covariance is singular in every direction and
     scikit-learn's solver fails; the limit of LDA with a vanishing isotropic covariance is
-    the nearest class mean, which is used instead.
+    the nearest class mean, which is used instead.  So it is when the solver fails on
+    between-class directions of rank zero.
     """
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> _DegenerateSafeLDA:
@@ -186,13 +187,17 @@ class _DegenerateSafeLDA:
         sums = np.zeros((classes.size, x.shape[1]))
         np.add.at(sums, inverse, x)
         means = sums / np.bincount(inverse)[:, None]
+        self.model_ = None
+        self.classes_, self.means_ = classes, means
         if np.any(x != means[inverse]):
             from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-            self.model_ = LinearDiscriminantAnalysis().fit(x, y)
-        else:
-            self.model_ = None
-            self.classes_, self.means_ = classes, means
+            try:
+                self.model_ = LinearDiscriminantAnalysis().fit(x, y)
+            except (IndexError, ValueError, np.linalg.LinAlgError):
+                # scikit-learn's SVD solver fails when the scaled class means span nothing
+                # (e.g. one value varies in one class only): the same limit as above
+                self.model_ = None
         return self
 
     def predict(self, x: np.ndarray) -> np.ndarray:

@@ -315,3 +315,13 @@ def test_count_binary_numeric_by_hand():
     x[1::2, 4] = -2.0
     x[::4, 4] = np.nan  # two values and NaN: binary
     assert _count_binary_numeric(x) == 2
+
+
+def test_lda_landmarker_survives_between_class_directions_of_rank_zero():
+    """Found by the property test: one attribute varying in one row of one class only."""
+    values = [0] * 30
+    values[13] = 1
+    labels = ["yes"] * 16 + ["no"] * 14
+    result = extract(pd.DataFrame({"f": values}), np.array(labels), groups="landmarkers")
+    # folds where the one varying row is left out: the nearest class mean, as LDA's limit
+    assert 0.0 <= result["landmark_lda_accuracy"] <= 1.0
