@@ -17,3 +17,12 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("METAREC_DB", raising=False)
     monkeypatch.delenv("METAREC_DEBUG", raising=False)
     return home
+
+
+# Property tests draw the same examples on every run (CI must not turn red by the luck of a
+# draw); `pytest --hypothesis-profile explore` draws new ones.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("default", derandomize=True)
+_hypothesis_settings.register_profile("explore", derandomize=False, max_examples=500)
+_hypothesis_settings.load_profile("default")
