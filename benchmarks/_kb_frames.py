@@ -12,7 +12,10 @@ import pandas as pd
 
 
 class FrameKB:
-    """An in-memory stand-in for a KnowledgeBase: ``runs()`` and ``metafeatures()``."""
+    """An in-memory stand-in for a KnowledgeBase: ``runs()``, ``metafeatures()``, ``datasets()``.
+
+    Every dataset is classification (no task recorded).
+    """
 
     def __init__(self, runs: pd.DataFrame, metafeatures: pd.DataFrame) -> None:
         self._runs, self._metafeatures = runs, metafeatures
@@ -22,6 +25,10 @@ class FrameKB:
 
     def metafeatures(self, **kwargs) -> pd.DataFrame:
         return self._metafeatures.copy()
+
+    def datasets(self) -> pd.DataFrame:
+        names = pd.unique(self._runs["dataset"].astype(str))
+        return pd.DataFrame({"name": names, "task": [None] * len(names)})
 
 
 def aggregate_runs(runs: pd.DataFrame) -> pd.DataFrame:
