@@ -209,13 +209,24 @@ def prepare_frame(
 
 
 def _check_continuous_target(values: np.ndarray, target: str, where: str) -> None:
-    """Refuse an infinite value in a continuous target (missing values are dropped)."""
+    """Refuse an infinite or missing value in a continuous target, naming the first row.
+
+    A class label may be missing (the row is dropped: it says nothing about any class); a
+    measured quantity that is missing or infinite is a defect of the data to fix at its source.
+    """
     infinite = np.flatnonzero(np.isinf(values))
     if infinite.size:
         row = int(infinite[0])
         raise DataError(
             f"{where}: target column {target!r} holds {values[row]} at row {row + 1} "
             f"({infinite.size} infinite value(s)); a regression target must be finite"
+        )
+    missing = np.flatnonzero(np.isnan(values))
+    if missing.size and missing.size < values.size:
+        raise DataError(
+            f"{where}: target column {target!r} has no value at row {int(missing[0]) + 1} "
+            f"({missing.size} missing value(s)); a regression target needs a value on every "
+            "row: drop or fill those rows"
         )
 
 
@@ -316,8 +327,8 @@ def load_dataset(
     DataError
         Missing or unreadable file, unknown target column, no rows, a single class, a target
         that is entirely missing, unknown ``sklearn:`` name or malformed ``openml:`` id; for a
-        regression target: non-numeric values, an infinite value, fewer than three distinct
-        values.
+        regression target: non-numeric values, an infinite or a missing value, fewer than
+        three distinct values.
 
     Examples
     --------

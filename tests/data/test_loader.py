@@ -43,7 +43,8 @@ def test_target_and_class_columns_preferred(frame):
     with_class = frame.rename(columns={"age": "class"})
     ds = load_dataset(with_class)
     assert ds.target == "class" and ds.target_reason == "column named 'class'"
-    with_both = with_class.rename(columns={"score": "target"})
+    # (a continuous target needs a value on every row: the fixture's missing score is dropped)
+    with_both = with_class.rename(columns={"score": "target"}).dropna(subset=["target"])
     ds = load_dataset(with_both)
     assert ds.target == "target" and ds.target_reason == "column named 'target'"
     ds = load_dataset(with_both, target="label")
@@ -312,6 +313,7 @@ def test_single_class_message_prints_a_plain_number():
         ([1.0, 2.0] * 10, "regression target 'target' has 2 distinct value"),
         ([3.0] * 20, "target column 'target' is constant; nothing to learn"),
         ([0.5, 1.5, float("inf")] + [float(i) for i in range(17)], "holds inf at row 3"),
+        ([0.5, float("nan")] + [i + 0.5 for i in range(18)], "has no value at row 2 (1 missing"),
         (["a", "b", "c"] * 6 + ["a", "b"], "is not numeric (e.g. 'a')"),
     ],
 )
