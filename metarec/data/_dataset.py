@@ -119,10 +119,11 @@ def prepare_frame(
 ) -> Dataset:
     """Split a frame into features and target, validate it and describe it as a :class:`Dataset`.
 
-    Rows whose target is missing are dropped (the count is ``n_dropped_target``): a row
-    without a label can neither be learned from nor characterised.  Infinite feature values are
-    kept as they are and counted in ``n_missing`` (metafeature extraction treats them as
-    missing).  With ``as_classes=True`` the target's values are class labels whatever they
+    Rows whose class label is missing are dropped (the count is ``n_dropped_target``): a row
+    without a label can neither be learned from nor characterised.  A continuous target with
+    a missing value is refused instead (a missing measurement is a defect of the data).
+    Infinite feature values are kept as they are and counted in ``n_missing`` (metafeature
+    extraction treats them as missing).  With ``as_classes=True`` the target's values are class labels whatever they
     look like (a numeric target with many distinct values is not taken for regression).
 
     Raises
