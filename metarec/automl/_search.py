@@ -245,7 +245,8 @@ def search(
     SearchResult
     """
     from metarec.benchmark import default_portfolio
-    from metarec.benchmark._runner import _preload, worker_count
+    from metarec.benchmark._dispatch import preload_modules
+    from metarec.benchmark._runner import worker_count
     from metarec.benchmark._workers import WorkerPool
     from metarec.data import task_family
 
@@ -260,7 +261,7 @@ def search(
         pool = DaskPool(settings.scheduler, settings.n_jobs)
         n_workers = pool.n_workers
     else:  # the workers import their libraries while the parent computes metafeatures and plans
-        pool = WorkerPool(n_workers, _preload(portfolio))
+        pool = WorkerPool(n_workers, preload_modules(portfolio))
     try:
         return _search(
             ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers

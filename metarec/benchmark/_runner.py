@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from metarec.benchmark._dispatch import preload_modules, run_locally, run_on_dask
 from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
-from metarec.benchmark._remote import run_job
+from metarec.benchmark._report import BenchmarkReport, Failure
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
 from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS
@@ -51,50 +52,6 @@ __all__ = [
 ]
 
 SOURCE = "benchmark"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A (dataset, algorithm) pair with at least one failed fold."""
-
-    dataset: str
-    algorithm: str
-    status: str
-    n_failed: int
-    message: str
-
-
-@dataclass(frozen=True)
-class BenchmarkReport:
-    """Summary of one benchmark invocation."""
-
-    datasets: int
-    algorithms: int
-    jobs_run: int
-    jobs_cached: int
-    jobs_skipped: int
-    runs_stored: int
-    failures: tuple[Failure, ...]
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the report as plain JSON-ready values.
-
-        Returns
-        -------
-        dict
-            Counts by name (``failed_jobs`` is the number of failures) and ``seconds``.
-        """
-        return {
-            "datasets": self.datasets,
-            "algorithms": self.algorithms,
-            "jobs_run": self.jobs_run,
-            "jobs_from_cache": self.jobs_cached,
-            "jobs_already_stored": self.jobs_skipped,
-            "runs_stored": self.runs_stored,
-            "failed_jobs": len(self.failures),
-            "seconds": round(self.seconds, 1),
-        }
 
 
 def machine_description() -> str:
@@ -310,14 +267,6 @@ def _run_id(result: JobResult, fold: int, machine: str) -> str:
     return f"{key}{MACHINE_SEPARATOR}{machine[:room]}" if room > 20 else key[:255]
 
 
-def _extract_metafeatures(
-    name: str, X, y, seed: int, task: str | None = None
-) -> tuple[str, dict[str, float]]:
-    from metarec.metafeatures import extract
-
-    return name, dict(extract(X, y, task=task, random_state=seed))
-
-
 def _load(source: Any, target: str | None, task: str | None = None):
     from metarec.data import Dataset, load_dataset
 
@@ -503,7 +452,7 @@ def _benchmark(
         # no more at first than there can be jobs; the pool adds the others when needed
         n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
         first_workers = max(1, n_sources) * (len(portfolio) + 1)
-        pool = WorkerPool(settings.n_workers, _preload(portfolio), start=first_workers)
+        pool = WorkerPool(settings.n_workers, preload_modules(portfolio), start=first_workers)
     try:
         return _benchmark_with(
             pool, datasets, kb, portfolio, settings, signals, state, start, cache, tick, machine
@@ -711,7 +660,7 @@ def _benchmark_with(
             flush(name)
 
     if settings.scheduler:
-        _run_on_dask(
+        run_on_dask(
             settings.scheduler,
             settings.n_jobs,
             specs,
@@ -721,7 +670,7 @@ def _benchmark_with(
             metafeatures_finished,
         )
     elif specs or mf_jobs:
-        _run_locally(
+        run_locally(
             pool,
             specs,
             splits,
@@ -750,105 +699,3 @@ def _benchmark_with(
         failures=tuple(failures),
         seconds=time.perf_counter() - start,
     )
-
-
-def _preload(portfolio: Portfolio) -> list[str]:
-    """Modules the workers import once, before their first fold."""
-    modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
-    modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
-    return [*modules, "metarec.evaluation", "metarec.metafeatures"]
-
-
-def _run_locally(
-    pool,
-    specs,
-    splits,
-    partial,
-    mf_jobs,
-    random_state,
-    job_finished,
-    metafeatures_finished,
-    failures,
-    *,
-    save_partial,
-    check,
-) -> None:
-    """Run the jobs on warm local worker processes (:mod:`metarec.benchmark._workers`)."""
-    from metarec.benchmark._workers import CallTask, JobTask
-
-    tasks: list = [
-        CallTask(name, _extract_metafeatures, (name, ds.X, ds.y, random_state, ds.task))
-        for name, ds in mf_jobs
-    ]
-    jobs = [
-        JobTask(
-            spec,
-            splits[spec.dataset],
-            folds=list(partial.get((spec.dataset, spec.algorithm.name), [])),
-        )
-        for spec in specs
-    ]
-    tasks += jobs
-    finished: set[int] = set()
-
-    def on_job(task: JobTask) -> None:
-        finished.add(id(task))
-        spec = task.spec
-        job_finished(
-            JobResult(
-                spec.dataset, spec.algorithm.name, spec.protocol, spec.seed, tuple(task.folds)
-            )
-        )
-
-    def on_call(task: CallTask, status: str, value) -> None:
-        if status == "ok":
-            metafeatures_finished(*value)
-        else:
-            failures.append(
-                Failure(task.label, "*", "error", 0, f"metafeatures not computed: {value}")
-            )
-
-    try:
-        pool.run(tasks, on_job=on_job, on_call=on_call, check=check)
-    except BaseException:
-        # interrupted: keep the finished folds of unfinished jobs for the next run
-        for task in jobs:
-            if id(task) not in finished and task.folds:
-                save_partial(task.spec, tuple(task.folds))
-        raise
-
-
-def _run_on_dask(
-    scheduler, n_jobs, specs, mf_jobs, random_state, job_finished, metafeatures_finished
-) -> None:
-    """Run the jobs on a Dask cluster through joblib's dask backend."""
-    import joblib
-
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover
-        raise BenchmarkError(
-            "--scheduler needs dask.distributed: pip install 'metarec[dask]'"
-        ) from exc
-    if not specs and not mf_jobs:
-        return
-    try:
-        client = Client(scheduler, timeout="20s")
-    except OSError as exc:
-        raise BenchmarkError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
-
-    def tasks():
-        for name, ds in mf_jobs:
-            yield joblib.delayed(_extract_metafeatures)(name, ds.X, ds.y, random_state, ds.task)
-        for spec in specs:
-            yield joblib.delayed(run_job)(spec)
-
-    try:
-        with joblib.parallel_config(backend="dask", n_jobs=-1 if n_jobs == 1 else n_jobs):
-            for item in joblib.Parallel(return_as="generator_unordered")(tasks()):
-                if isinstance(item, JobResult):
-                    job_finished(item)
-                else:
-                    metafeatures_finished(*item)
-    finally:
-        client.close()

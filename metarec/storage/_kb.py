@@ -25,12 +25,8 @@ from metarec.storage._engine import (
     sqlite_read_only_mode,
     write_transaction,
 )
-from metarec.storage._importers import (
-    CONFLICT_CHOICES,
-    ImportReport,
-    import_metafeatures,
-    import_runs,
-)
+from metarec.storage._importers import CONFLICT_CHOICES, ImportReport, import_runs
+from metarec.storage._metafeature_import import import_metafeatures
 from metarec.storage._migrate import HEAD, SchemaState, UpgradeReport, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, TABLES, metadata
