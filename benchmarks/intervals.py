@@ -87,14 +87,27 @@ def main(argv=None) -> None:
         ["history", "datasets", "runs", "accuracy covered", "time covered", "time within x3"],
         rows,
     )
-    met = all(0.75 <= r[3] <= 0.85 and 0.75 <= r[4] <= 0.85 for r in rows)
-    # "accuracy covered" is R² clipped at 0 for the regression part
+
+    def within(r) -> bool:
+        return 0.75 <= r[3] <= 0.85 and 0.75 <= r[4] <= 0.85
+
+    # the target is set for the three classification histories; the regression part (its
+    # "accuracy" is R² clipped at 0) is reported beside them
+    met = all(within(r) for r in rows if r[0] != "built-in regression")
+    regression = [r for r in rows if r[0] == "built-in regression"]
     text = "\n\n".join(
         [
             "Share of held-out runs whose measured accuracy and fit time fall inside the "
             "default recommender's 80 % intervals (leave-one-dataset-out; see the script's "
-            "docstring). The target is 75-85 % in every history: "
-            + ("met." if met else "**not met** in every history."),
+            "docstring). The target is 75-85 % in each of the three development histories "
+            "(built-in, TabZilla, realworld-dev): "
+            + ("met." if met else "**not met** in every history.")
+            + (
+                " The built-in regression part: "
+                + ("within 75-85 %." if within(regression[0]) else "**outside** 75-85 %.")
+                if regression
+                else ""
+            ),
             table,
             "Command: `python benchmarks/intervals.py`.",
         ]
