@@ -25,12 +25,23 @@ __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 #: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
 STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
 METHODS = STRATEGIES[1:]
-#: The answer's time discount by task, used where ``answer_n``/``answer_patience`` are "auto".
+#: The task's defaults of the parameters given as "auto" (the answer's time discount and the
+#: performance model's trees).
 #: Regression: chosen on a random half of the built-in KB's regression datasets and confirmed
 #: on the other half (``python benchmarks/regression.py``); see the class notes.
 TASK_DEFAULTS = {
-    "classification": {"answer_n": float("inf"), "answer_patience": 1.0},
-    "regression": {"answer_n": 2.0, "answer_patience": 0.5},
+    "classification": {
+        "answer_n": float("inf"),
+        "answer_patience": 1.0,
+        "n_estimators": 100,
+        "min_samples_leaf": 2,
+    },
+    "regression": {
+        "answer_n": 2.0,
+        "answer_patience": 0.5,
+        "n_estimators": 300,
+        "min_samples_leaf": 5,
+    },
 }
 _COMMON = ("k", "normalize", "distance", "weights", "features", "tried_scale", "random_state")
 _OWN = {
@@ -132,8 +143,9 @@ class Recommender(BaseEstimator):
     answer_patience : float or "auto", default="auto"
         Seconds the answer may take at no discount; ``"auto"``: 1 for classification, 0.5 for
         regression.
-    n_estimators, min_samples_leaf : int, default=100, 2
-        Trees of the performance model and their smallest leaf.
+    n_estimators, min_samples_leaf : int or "auto", default="auto"
+        Trees of the performance model and their smallest leaf; ``"auto"``: 100 and 2 for
+        classification, 300 and 5 for regression (fewer datasets: more, smoother trees).
     random_state : int, RandomState or None, default=None
         Seed of the performance model's trees; breaks exact ties between scores at random
         (``None``: trees seeded with 0, ties broken by name).
@@ -174,7 +186,8 @@ class Recommender(BaseEstimator):
     than ``time_floor`` cost the planner nothing: a person does not tell 7 ms from 16 ms.
     ``Recommender(strategy="a3r", k=5)`` is the classic pairwise A3R ranking.
 
-    Regression's answer (``answer_n=2, answer_patience=0.5``) trades accuracy for time where
+    Regression's answer (``answer_n=2, answer_patience=0.5``, a model of 300 trees with leaves
+    of at least 5 datasets) trades accuracy for time where
     classification's does not: the regression part's fits are short (most well under a second),
     and on a person's time axis an answer that takes a few seconds costs more than the R² it
     gains.  It was chosen on a random half of the built-in regression datasets and checked on
@@ -209,8 +222,8 @@ class Recommender(BaseEstimator):
         model_weight: float = 16.0,
         answer_n: float | None | str = "auto",
         answer_patience: float | str = "auto",
-        n_estimators: int = 100,
-        min_samples_leaf: int = 2,
+        n_estimators: int | str = "auto",
+        min_samples_leaf: int | str = "auto",
         random_state=None,
     ) -> None:
         self.k = k

@@ -405,7 +405,7 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
     excluded[0] = True
     ranking = rec.recommend(metafeatures=query, exclude=[rec.datasets_[0]])
-    pred = predict(rec, query, excluded)
+    pred = predict(rec.ranker_, query, excluded)
     acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
     # the expected time shown (the runtime model's, scaled to the query's size) discounts
     # the predicted accuracy beyond answer_patience = 1 s
