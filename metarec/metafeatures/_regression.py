@@ -283,8 +283,10 @@ def smoothness(data: PreparedData, out: Collector) -> None:
         out.nan_all(SMOOTHNESS_NAMES, "needs at least one attribute and two rows")
         return
     distance = _distances(X, X)
-    # a zero weight is "no edge" to scipy: duplicated rows are joined at a tiny distance
-    weights = np.maximum(distance, 1e-12)
+    # a zero weight is "no edge" to scipy (and so, it turns out, is a tiny one): every edge
+    # of the complete graph gets 1 more, which changes no minimum spanning tree (each has
+    # n - 1 edges) and joins duplicated rows
+    weights = distance + 1.0
     np.fill_diagonal(weights, 0.0)
     tree = minimum_spanning_tree(weights).tocoo()
     out.set("s1_output_distribution", float(np.mean(np.abs(y[tree.row] - y[tree.col]))))

@@ -105,3 +105,12 @@ def test_the_cli_knows_every_group():
     from metarec.metafeatures import GROUPS
 
     assert GROUP_NAMES == GROUPS
+
+
+def test_smoothness_when_every_row_has_the_same_inputs():
+    """Found by the property test: duplicated rows are still joined by the spanning tree."""
+    values = _values(smoothness, {"x": [0.0] * 30}, np.arange(30.0))
+    assert all(np.isfinite(v) for v in values.values())
+    # the tree joins 29 pairs of the 30 targets (scaled to [0, 1]): at least 1/29 apart
+    assert values["s1_output_distribution"] >= 1 / 29 - 1e-12
+    assert values["s2_input_distribution"] == 0.0  # every input is the same point
