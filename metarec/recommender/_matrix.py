@@ -47,8 +47,9 @@ def datasets_of_task(datasets, task: str) -> set[str]:
     wanted = task_family(task)
     if "task" not in datasets.columns:
         return set(datasets["name"].astype(str)) if wanted == "classification" else set()
-    family = datasets["task"].map(lambda t: "regression" if t == "regression" else "classification")
-    return set(datasets.loc[family == wanted, "name"].astype(str))
+    is_regression = datasets["task"].eq("regression").fillna(False).to_numpy(bool)
+    chosen = is_regression if wanted == "regression" else ~is_regression
+    return set(datasets.loc[chosen, "name"].astype(str))
 
 
 _COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")

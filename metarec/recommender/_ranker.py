@@ -260,10 +260,8 @@ class Recommender(BaseEstimator):
     def _resolved(self, name: str):
         """The parameter ``name``, with ``"auto"`` replaced by the task's default."""
         value = getattr(self, name)
-        if isinstance(value, str) and value == "auto" and name in TASK_DEFAULTS["regression"]:
-            return TASK_DEFAULTS[self.task if self.task in TASK_DEFAULTS else "classification"][
-                name
-            ]
+        if isinstance(value, str) and value == "auto":  # task is checked first (_validate_params)
+            return TASK_DEFAULTS[self.task][name]
         return value
 
     def _make_ranker(self):
