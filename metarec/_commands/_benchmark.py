@@ -142,7 +142,7 @@ def benchmark(
     whose BLAS/OpenMP pools have one thread, so they do not depend on -j;
     fit_wall_time and predict_wall_time are the elapsed seconds of the same calls (they
     grow when the machine is busy).  They are the times of THIS machine: its CPU model,
-    cores and library versions are stored with every run (after " | " in source_run_id).
+    cores and library versions are stored with every run (its machine column).
 
     \b
     Example:

@@ -60,9 +60,9 @@ def runs(ctx, file, skip_invalid, source, protocol, on_conflict, fmt):
 
     Required columns: dataset, algorithm, accuracy, time (seconds; or fit_time). Optional:
     protocol, seed, fold, status (ok/timeout/error), predict_time, source, source_run_id,
-    error. Any other numeric column is stored as a per-run metric. A run whose source and
-    source_run_id are already stored with other values is refused unless --on-conflict
-    says what to do (replace reports old -> new).
+    error, machine. Any other numeric column is stored as a per-run metric. A run whose
+    source and source_run_id (and machine) are already stored with other values is refused
+    unless --on-conflict says what to do (replace reports old -> new).
 
     \b
     Example:

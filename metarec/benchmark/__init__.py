@@ -14,7 +14,6 @@ from metarec.benchmark._runner import (
     Failure,
     machine_description,
     run_benchmark,
-    run_machine,
 )
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "BenchmarkReport",
     "BenchmarkInterrupted",
     "machine_description",
-    "run_machine",
     "Failure",
     "export_builtin",
 ]

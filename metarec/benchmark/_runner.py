@@ -48,7 +48,6 @@ __all__ = [
     "Failure",
     "run_benchmark",
     "machine_description",
-    "run_machine",
 ]
 
 SOURCE = "benchmark"
@@ -82,16 +81,6 @@ def machine_description() -> str:
         except metadata.PackageNotFoundError:  # pragma: no cover
             pass
     return "; ".join(parts)
-
-
-def run_machine(source_run_id: str | None) -> str | None:
-    """The machine description stored in a benchmark run's ``source_run_id``, or None."""
-    if not source_run_id or MACHINE_SEPARATOR not in source_run_id:
-        return None
-    return source_run_id.split(MACHINE_SEPARATOR, 1)[1]
-
-
-MACHINE_SEPARATOR = " | "
 
 
 def _algorithm_key(algorithm: Algorithm) -> str:
@@ -249,8 +238,9 @@ def _rows(
             "time": fold.fit_time,
             "predict_time": fold.predict_time,
             "source": SOURCE,
-            "source_run_id": _run_id(result, fold.fold, machine),
+            "source_run_id": _run_id(result, fold.fold),
             "error": fold.error,
+            "machine": machine[:255],
             "fit_wall_time": fold.fit_wall_time,
             "predict_wall_time": fold.predict_wall_time,
             **metrics,
@@ -260,11 +250,10 @@ def _rows(
     return rows
 
 
-def _run_id(result: JobResult, fold: int, machine: str) -> str:
-    """``dataset/algorithm/protocol/seed/fold | machine``, within the column's 255 characters."""
+def _run_id(result: JobResult, fold: int) -> str:
+    """``dataset/algorithm/protocol/seed/fold``, within the column's 255 characters."""
     key = "/".join([result.dataset, result.algorithm, result.protocol, str(result.seed), str(fold)])
-    room = 255 - len(key) - len(MACHINE_SEPARATOR)
-    return f"{key}{MACHINE_SEPARATOR}{machine[:room]}" if room > 20 else key[:255]
+    return key[:255]
 
 
 def _load(source: Any, target: str | None, task: str | None = None):
@@ -367,7 +356,7 @@ def run_benchmark(
     ``fit`` / ``predict`` calls, measured inside a worker process whose BLAS and OpenMP pools
     have one thread, so they do not depend on ``n_jobs``; ``fit_wall_time`` /
     ``predict_wall_time`` are the elapsed seconds of the same calls.  Each run's
-    ``source_run_id`` ends with the machine that measured it (:func:`machine_description`).
+    ``machine`` names the machine that measured it (:func:`machine_description`).
     """
     if protocol not in PROTOCOLS:
         raise BenchmarkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")

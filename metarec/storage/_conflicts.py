@@ -16,7 +16,13 @@ import numpy as np
 
 from metarec.storage._models import STORED_RUN_COLUMNS
 from metarec.storage._readers import ChunkSource
-from metarec.storage._runkeys import NUMBER_FIELDS, STRING_FIELDS, content_hashes, named_key
+from metarec.storage._runkeys import (
+    NUMBER_FIELDS,
+    STRING_FIELDS,
+    content_hashes,
+    named_key,
+    run_names,
+)
 from metarec.storage._runrows import _variable_limit
 from metarec.storage._validation import _plain
 
@@ -37,13 +43,13 @@ _COMPARED = (
 #: The columns of ``runs`` read for a stored named run.
 _FETCHED = (
     "id", "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status",
-    "accuracy", "fit_time", "predict_time", "source", "source_run_id", "error",
+    "accuracy", "fit_time", "predict_time", "source", "source_run_id", "error", "machine",
 )  # fmt: skip
 #: The columns of a stored named run compared with a row of the input.
 _STORED_NAMES = (
     "id", "run_key", "dataset_id", "algorithm_id", "dataset", "algorithm", "protocol",
     "seed", "fold", "status", "accuracy", "fit_time", "predict_time", "source",
-    "source_run_id", "error",
+    "source_run_id", "error", "machine",
 )  # fmt: skip
 
 
@@ -63,8 +69,8 @@ class Examined:
         Named rows identical to the run stored under their key: nothing to write.
     codes : ndarray of int64
         The integer run key of every row with a ``source`` and a ``source_run_id``
-        (:func:`metarec.storage._runkeys.named_key` of ``"<source>:<source_run_id>"``; 0
-        elsewhere), for :func:`metarec.storage._runkeys.run_keys`.
+        (:func:`metarec.storage._runkeys.named_key` of its name,
+        :func:`metarec.storage._runkeys.run_names`; 0 elsewhere), for :func:`metarec.storage._runkeys.run_keys`.
     """
 
     drop: np.ndarray
@@ -189,9 +195,7 @@ class _Conflicts:
         if not named.any():
             return out
         rows = np.flatnonzero(named)
-        keys = np.array(
-            [f"{s}:{r}" for s, r in zip(source[rows], run_id[rows], strict=True)], dtype=object
-        )
+        keys = run_names(source[rows], run_id[rows], frame["machine"].to_numpy(dtype=object)[rows])
         # one hash per name: hashlib has no batch form
         codes = np.fromiter((named_key(k) for k in keys), dtype=np.int64, count=len(keys))
         out.codes[rows] = codes
@@ -311,8 +315,12 @@ class _Conflicts:
         which = by_code[at]
         hit = stored_codes[which] == codes
         rows, keys, which = rows[hit], keys[hit], which[hit]
-        names = stored["source"].astype(str) + ":" + stored["source_run_id"].astype(str)
-        owner = names.to_numpy(dtype=object)[which]
+        names = run_names(
+            stored["source"].to_numpy(dtype=object),
+            stored["source_run_id"].to_numpy(dtype=object),
+            stored["machine"].to_numpy(dtype=object),
+        )
+        owner = names[which]
         clash = keys != owner  # another named run under the same 64-bit key
         if clash.any():
             self._fail(checks, len(frame), rows[clash], _collision, keys[clash], owner[clash])

@@ -14,7 +14,7 @@ Run rows
 --------
 Required columns: ``dataset, algorithm, accuracy`` and ``time`` (``fit_time`` is an alias;
 when both are present ``time`` wins and ``fit_time`` fills its gaps).  Optional:
-``protocol, seed, fold, status, predict_time, source, source_run_id, error``.  Any other
+``protocol, seed, fold, status, predict_time, source, source_run_id, error, machine``.  Any other
 column holding numbers is a per-run metric; a column whose values in the first chunk are all
 non-numeric text is ignored (and named in the report's notes).  A row is invalid when:
 dataset or algorithm is empty; accuracy or a time or a metric value is not a number;
@@ -24,8 +24,8 @@ status is inferred: ``ok`` when the accuracy is present, ``error`` otherwise.
 
 Conflicts
 ---------
-A run named by its origin (non-empty ``source`` and ``source_run_id``) keeps its key whatever
-its values.  When such a run is already stored, or repeated in the input, with *other* values
+A run named by its origin (non-empty ``source`` and ``source_run_id``, with its ``machine`` if
+any) keeps its key whatever its values.  When such a run is already stored, or repeated in the input, with *other* values
 (any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
 the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
 message names both places (file and line; "already stored from source ..." with the values
@@ -72,7 +72,7 @@ from metarec.storage._performance import (
     stored_pairs,
 )
 from metarec.storage._readers import ChunkSource, open_source
-from metarec.storage._runkeys import OccurrenceCounter, run_keys
+from metarec.storage._runkeys import MACHINE_SEPARATOR, OccurrenceCounter, run_keys
 from metarec.storage._runrows import (
     STATUSES,
     insert_sqlite_metrics,
@@ -104,7 +104,18 @@ RESERVED_RUN_COLUMNS = ("id", "run_id", "run_key", "n_runs", "n_failed", "_ok", 
 RESERVED_METAFEATURES = ("dataset_id", "name", "value", "stored")
 MAX_METRIC_NAME = 128
 #: Longest text of each text column of a run (the schema's limits, the same on every database).
-TEXT_LIMITS = {"dataset": 255, "algorithm": 255, "protocol": 64, "source": 64, "source_run_id": 255}
+TEXT_LIMITS = {
+    "dataset": 255,
+    "algorithm": 255,
+    "protocol": 64,
+    "source": 64,
+    "source_run_id": 255,
+    "machine": 255,
+}
+#: The source of metarec's benchmark runs: before schema revision 0006 their machine followed
+#: :data:`~metarec.storage._runkeys.MACHINE_SEPARATOR` in ``source_run_id`` (as in an export
+#: written then, or the built-in resources); an import moves it to ``machine``.
+BENCHMARK_SOURCE = "benchmark"
 #: Seeds and folds are 32-bit integers in the schema.
 INT_LIMIT = 2**31 - 1
 RUN_STRING_COLUMNS = (
@@ -115,6 +126,7 @@ RUN_STRING_COLUMNS = (
     "source",
     "source_run_id",
     "error",
+    "machine",
 )
 RUN_KNOWN_COLUMNS = (
     *RUN_STRING_COLUMNS,
@@ -319,6 +331,7 @@ def _normalise_runs(chunk, metrics, defaults) -> tuple[Any, _Checks]:
             "source": strings(out["source"]),
             "source_run_id": strings(out["source_run_id"]),
             "error": strings(out["error"]),
+            "machine": strings(out["machine"]),
             **metric_values,
         }
     )
@@ -357,7 +370,28 @@ def _run_strings(chunk, col: dict, checks: _Checks, defaults: dict) -> dict:
         if defaults.get(name) is not None:
             values = out[name]
             values[pd.isna(values)] = defaults[name]
+    _split_machine(out)
     return out
+
+
+def _split_machine(out: dict) -> None:
+    """Move the machine of a benchmark run written before revision 0006 to ``machine``.
+
+    Such a run (source ``benchmark``, no machine) holds it in ``source_run_id`` after
+    ``" | "``; its name, and so its key, stays the same (:func:`run_names`).
+    """
+    import pandas as pd
+
+    run_id, machine = out["source_run_id"], out["machine"]
+    packed = (out["source"] == BENCHMARK_SOURCE) & ~pd.isna(run_id) & pd.isna(machine)
+    if not packed.any():
+        return
+    rows = np.flatnonzero(packed)
+    parts = pd.Series(run_id[rows], dtype=object).str.split(MACHINE_SEPARATOR, n=1, regex=False)
+    two = (parts.str.len() == 2).to_numpy(bool)
+    rows, parts = rows[two], parts[two]
+    run_id[rows] = parts.str[0].to_numpy(dtype=object)
+    machine[rows] = parts.str[1].to_numpy(dtype=object)
 
 
 def _run_numbers(chunk, col: dict, checks: _Checks):

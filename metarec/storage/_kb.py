@@ -29,7 +29,7 @@ from metarec.storage._importers import CONFLICT_CHOICES, ImportReport, import_ru
 from metarec.storage._metafeature_import import import_metafeatures
 from metarec.storage._migrate import HEAD, SchemaState, UpgradeReport, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
-from metarec.storage._models import ALL_TABLES, TABLES, metadata
+from metarec.storage._models import ALL_TABLES, RUN_COLUMNS, TABLES, metadata
 from metarec.storage._opening import (
     NoKnowledgeBaseError,
     missing_file_error,
@@ -40,7 +40,7 @@ from metarec.storage._performance import (
     aggregate_runs,
     bump_version,
 )
-from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS, RUN_COLUMNS, Reads
+from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS, Reads
 
 __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
 
@@ -332,8 +332,8 @@ class KnowledgeBase:
         """Import run rows from a CSV / TSV / Parquet file or a DataFrame, in one transaction.
 
         Long format: columns ``dataset, algorithm, accuracy, time`` (or ``fit_time``), optional
-        ``protocol, seed, fold, status, predict_time, source, source_run_id, error``, and any
-        further numeric column as a per-run metric.  New datasets and algorithms are created.
+        ``protocol, seed, fold, status, predict_time, source, source_run_id, error, machine``,
+        and any further numeric column as a per-run metric.  New datasets and algorithms are created.
         Re-importing the same rows adds nothing.
 
         Parameters

@@ -38,8 +38,10 @@ Every import must be idempotent, so every run carries a unique ``run_key`` (a 64
 since revision 0004, see :mod:`metarec.storage._runkeys`), derived from:
 
 * a run that names its origin (a non-empty ``source`` *and* ``source_run_id``, e.g. an
-  OpenML run) is keyed ``"<source>:<source_run_id>"`` (``"openml:10437"``): importing the
-  same OpenML run twice, from any file, stores it once;
+  OpenML run) is keyed ``"<source>:<source_run_id>"`` (``"openml:10437"``), followed by
+  ``" | <machine>"`` when the run names the machine that measured its times (a benchmark run:
+  the same fold measured on two machines is two runs): importing the same OpenML run twice,
+  from any file, stores it once;
 * any other run is keyed by a hash of its normalised content (dataset, algorithm,
   protocol, seed, fold, status, accuracy, times, source, error and every non-missing metric
   with its name) and its occurrence index among identical rows of the same import.
@@ -57,7 +59,8 @@ run keeps a key of its own whatever its pair, so a partial unique index on ``run
 over the rows with a ``source_run_id`` (:data:`NAMED_RUN`) keeps it unique across pairs.
 Revision 0004 made the key an integer (the cheapest key to index), revision 0005 mixed the
 halves of a hashed key (see :mod:`metarec.storage._runkeys` for the rule and what 64 bits
-cost).
+cost), revision 0006 moved the machine of a benchmark run out of ``source_run_id`` (where it
+followed ``" | "``) into its own ``machine`` column, keeping every key.
 
 A new knowledge base is created from :data:`metadata`; an existing one is changed only
 through the alembic migrations shipped in ``metarec/storage/migrations``, and a test keeps
@@ -83,7 +86,7 @@ from sqlalchemy import (
     text,
 )
 
-__all__ = ["metadata", "TABLES", "ALL_TABLES", "NAMED_RUN", "STORED_RUN_COLUMNS"]
+__all__ = ["metadata", "TABLES", "ALL_TABLES", "NAMED_RUN", "RUN_COLUMNS", "STORED_RUN_COLUMNS"]
 
 metadata = MetaData()
 
@@ -164,6 +167,8 @@ runs = Table(
     Column("source_run_id", String(255)),
     Column("error", Text),
     Column("run_key", BigInteger, nullable=False),
+    # the machine that measured the times (benchmark runs; revision 0006)
+    Column("machine", String(255)),
     # one index does both jobs: the runs of a (dataset, algorithm) pair, and idempotent
     # imports (a hashed key is unique within its pair, see "The natural key of a run")
     UniqueConstraint("dataset_id", "algorithm_id", "run_key", name="uq_runs_pair_key"),
@@ -181,7 +186,13 @@ runs = Table(
 #: The columns of ``runs`` an import writes, in the order its rows hold them.
 STORED_RUN_COLUMNS = (
     "run_key", "dataset_id", "algorithm_id", "protocol", "seed", "fold", "status", "accuracy",
-    "fit_time", "predict_time", "source", "source_run_id", "error",
+    "fit_time", "predict_time", "source", "source_run_id", "error", "machine",
+)  # fmt: skip
+
+#: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
+RUN_COLUMNS = (
+    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
+    "predict_time", "source", "source_run_id", "error", "machine",
 )  # fmt: skip
 
 #: A further measure of one run (``balanced_accuracy``, ``roc_auc``, ...).

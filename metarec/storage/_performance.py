@@ -35,6 +35,8 @@ import uuid
 import numpy as np
 from sqlalchemy import Connection, text
 
+from metarec.storage._models import RUN_COLUMNS as _RUN_COLUMNS
+
 __all__ = [
     "rebuild_performance",
     "expected_matrix",
@@ -49,11 +51,6 @@ __all__ = [
     "PAIR_BASE",
 ]
 
-#: Columns of a per-run frame that are not metrics (``KnowledgeBase.runs(aggregate=False)``).
-_RUN_COLUMNS = (
-    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
-    "predict_time", "source", "source_run_id", "error",
-)  # fmt: skip
 
 #: A (dataset_id, algorithm_id) pair coded as one integer: dataset_id * PAIR_BASE + algorithm_id.
 PAIR_BASE = np.int64(2**31)

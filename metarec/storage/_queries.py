@@ -11,21 +11,16 @@ from collections.abc import Iterable
 
 from metarec.exceptions import KnowledgeBaseError
 from metarec.storage._engine import database_errors
-from metarec.storage._models import TABLES
+from metarec.storage._models import RUN_COLUMNS, TABLES
 from metarec.storage._performance import PAIR_BASE, _positions, _strings, read_version
 from metarec.storage._runrows import STATUSES
 
-__all__ = ["Reads", "RUN_COLUMNS", "DATASET_COLUMNS", "ALGORITHM_COLUMNS"]
+__all__ = ["Reads", "DATASET_COLUMNS", "ALGORITHM_COLUMNS"]
 
 #: Rows fetched from the database driver at a time by the read path.
 FETCH_BATCH = 100_000
 
 
-#: Columns of ``KnowledgeBase.runs(aggregate=False)`` before the per-run metric columns.
-RUN_COLUMNS = (
-    "dataset", "algorithm", "protocol", "seed", "fold", "status", "accuracy", "fit_time",
-    "predict_time", "source", "source_run_id", "error",
-)  # fmt: skip
 DATASET_COLUMNS = (
     "name", "source", "source_id", "task", "n_instances", "n_features", "fingerprint",
 )  # fmt: skip
@@ -314,6 +309,7 @@ class Reads:
                 runs.c.source,
                 runs.c.source_run_id,
                 runs.c.error,
+                runs.c.machine,
             )  # fmt: skip
             .join(ds, runs.c.dataset_id == ds.c.id)
             .join(alg, runs.c.algorithm_id == alg.c.id)

@@ -21,7 +21,9 @@ The stored key is one signed 64-bit integer (``BIGINT``; since schema revision 0
   occurrence index, ``M`` an odd constant, so the occurrences of one content get distinct
   keys; ``mix`` the 64-bit finaliser of MurmurHash3, a bijection that spreads every input
   bit over the output);
-* a named run: the two halves of ``blake2b("n:<source>:<source_run_id>", 16 bytes)`` XORed.
+* a named run: the two halves of ``blake2b("n:<name>", 16 bytes)`` XORed, where the name is
+  ``<source>:<source_run_id>`` followed by `` | <machine>`` when the run names the machine that
+  measured it (:func:`run_names`).
 
 Why the key is mixed and why it is one integer: the design notes of the documentation
 (*Run keys*).
@@ -40,17 +42,21 @@ import hashlib
 import numpy as np
 
 __all__ = [
+    "MACHINE_SEPARATOR",
     "STRING_FIELDS",
     "NUMBER_FIELDS",
     "OccurrenceCounter",
     "content_hashes",
     "run_keys",
     "named_key",
+    "run_names",
     "key_from_text",
     "fold",
     "fold_many",
 ]
 
+#: What joins a named run's ``<source>:<source_run_id>`` and its machine in the run's name.
+MACHINE_SEPARATOR = " | "
 STRING_FIELDS = ("dataset", "algorithm", "protocol", "status", "source", "source_run_id", "error")
 NUMBER_FIELDS = ("seed", "fold", "accuracy", "fit_time", "predict_time")
 
@@ -123,8 +129,45 @@ def content_hashes(frame, metric_columns) -> tuple[np.ndarray, np.ndarray]:
 
 
 def named_key(text: str) -> int:
-    """The key of a run named ``<source>:<source_run_id>``."""
+    """The key of a run named ``text`` (see :func:`run_names`)."""
     return fold(_named_bytes(text))
+
+
+def run_names(source, source_run_id, machine=None) -> np.ndarray:
+    """The names of named runs: ``<source>:<source_run_id>``, then `` | <machine>`` if any.
+
+    Parameters
+    ----------
+    source, source_run_id : array-like of str
+        The runs' origin and their id there (both non-empty).
+    machine : array-like of str or None, optional
+        The machine that measured each run; missing or empty: none.
+
+    Returns
+    -------
+    ndarray of object
+        One name per run.
+
+    Notes
+    -----
+    Benchmark runs stored before schema revision 0006 held their machine in
+    ``source_run_id`` after :data:`MACHINE_SEPARATOR`, and their key is the key of that
+    text; the machine's own column keeps the same name, so a run keeps its key across the
+    upgrade and two measurements of one fold on two machines stay two runs.
+    """
+    import pandas as pd
+
+    names = np.array(
+        [f"{s}:{r}" for s, r in zip(source, source_run_id, strict=True)] + [None], dtype=object
+    )[:-1]
+    if machine is None:
+        return names
+    machine = np.asarray(machine, dtype=object)
+    has = ~pd.isna(machine)
+    if has.any():
+        has[has] = np.char.str_len(machine[has].astype(str)) > 0
+        names[has] = names[has] + MACHINE_SEPARATOR + machine[has].astype(str)
+    return names
 
 
 def fold(key: bytes) -> int:
@@ -244,8 +287,8 @@ def run_keys(
     counter : OccurrenceCounter
         The occurrences of the hashed rows met so far by the import; updated.
     named_keys : ndarray of int64, optional
-        :func:`named_key` of ``"<source>:<source_run_id>"`` of each row, already computed;
-        read only where the row is named (a non-empty ``source`` and ``source_run_id``).
+        :func:`named_key` of the :func:`run_names` of each row, already computed; read only
+        where the row is named (a non-empty ``source`` and ``source_run_id``).
         Without it the named keys are computed here.
 
     Returns
@@ -267,9 +310,9 @@ def run_keys(
     if named.any() and named_keys is not None:
         keys[named] = np.asarray(named_keys, dtype=np.int64)[named].tolist()
     elif named.any():
-        keys[named] = [
-            named_key(f"{s}:{r}") for s, r in zip(source[named], run_id[named], strict=True)
-        ]
+        machine = frame["machine"].to_numpy(dtype=object) if "machine" in frame else None
+        names = run_names(source[named], run_id[named], None if machine is None else machine[named])
+        keys[named] = [named_key(name) for name in names]
     hashed = ~named
     if hashed.any():
         sub = frame if hashed.all() else frame.loc[hashed]

@@ -56,7 +56,7 @@ def run_values(frame, keys, dataset_ids, algorithm_ids) -> dict[str, list | None
         "algorithm_id": algorithm_ids.tolist(),
         "status": frame["status"].tolist(),
     }
-    for name in ("protocol", "source", "source_run_id", "error"):
+    for name in ("protocol", "source", "source_run_id", "error", "machine"):
         column = frame[name]
         # missing -> None (pandas may hold it as NaN, which PostgreSQL would store as 'NaN')
         out[name] = (

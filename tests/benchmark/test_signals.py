@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from metarec.benchmark import machine_description, run_machine
+from metarec.benchmark import machine_description
 from metarec.benchmark._signals import _Signals, _Stop
 
 
@@ -42,5 +42,3 @@ def test_machine_description_names_cores_and_library_versions():
     text = machine_description()
     assert f"{os.cpu_count()} cores" in text
     assert f"scikit-learn {sklearn.__version__}" in text and "numpy " in text
-    assert run_machine(f"iris/knn/cv5/0/3 | {text}") == text
-    assert run_machine("iris/knn/cv5/0/3") is None and run_machine(None) is None

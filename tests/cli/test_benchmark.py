@@ -158,4 +158,4 @@ def test_help_says_what_the_times_mean():
     result = CliRunner().invoke(cli, ["benchmark", "--help"])
     text = " ".join(result.output.split())
     assert "CPU seconds" in text and "fit_wall_time" in text and "per fold" in text
-    assert "source_run_id" in text and "run the same command again" in text
+    assert "machine column" in text and "run the same command again" in text

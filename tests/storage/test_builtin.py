@@ -23,6 +23,9 @@ def test_builtin_matches_its_resource_files():
     assert info["algorithms"] == 23 + 19
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
+    # every run names its machine in its own column (the resources' older form is split)
+    assert stored["machine"].str.contains(" cores; ").all()
+    assert not stored["source_run_id"].str.contains(" | ", regex=False).any()
     assert stored["accuracy"].dropna().between(0, 1).all()
     assert set(stored["status"]) <= {"ok", "timeout", "error"}
 

@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0005"
+    assert info["revision"] == "0006"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }
@@ -512,13 +512,17 @@ def test_migration_0005_recomputes_hashed_keys_from_the_stored_runs(kb):
             conn.execute(
                 text("UPDATE runs SET run_key = :k WHERE id = :i"), {"k": key, "i": run_id}
             )
+        conn.execute(text("ALTER TABLE runs DROP COLUMN machine"))  # added by 0006
         conn.execute(text("UPDATE alembic_version SET version_num = '0004'"))
         before = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
     report = _migrate.upgrade(kb.engine, "kb")
-    assert (report.from_revision, report.to_revision) == ("0004", "0005")
+    assert (report.from_revision, report.to_revision) == ("0004", "0006")
     with kb.engine.connect() as conn:
         assert conn.execute(query).all() == expected
         after = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
-    pd.testing.assert_frame_equal(after.drop(columns="run_key"), before.drop(columns="run_key"))
+    assert after["machine"].isna().all()  # no benchmark run: nothing to move
+    pd.testing.assert_frame_equal(
+        after.drop(columns=["run_key", "machine"]), before.drop(columns="run_key")
+    )
     report = kb.import_runs(frame, protocol="cv5")
     assert (report.added, report.present) == (0, 6)

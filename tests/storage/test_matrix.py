@@ -144,7 +144,7 @@ def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_pa
         KnowledgeBase(f"sqlite:///{path}")
     assert "'metarec db upgrade'" in err.value.cli_message
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
-    assert upgraded.revision == "0005" and upgraded.data_version()
+    assert upgraded.revision == "0006" and upgraded.data_version()
     runs = upgraded.runs().set_index(["dataset", "algorithm"])
     assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
     report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))

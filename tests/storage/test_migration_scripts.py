@@ -3,7 +3,7 @@
 One head; an upgrade from an empty database through every revision, one at a time; the
 models (``metarec.storage._models``) equal to what the scripts build (autogenerate finds no
 difference).  Revisions 0004 and 0005 rewrite the run keys and refuse to downgrade, so
-pytest-alembic's up/down check stops at 0005; the one downgrade that restores its revision's
+pytest-alembic's up/down check stops at 0005 (0006's downgrade is checked with rows here); the one downgrade that restores its revision's
 schema whole, 0003 to 0002, is checked here (0002's downgrade drops the matrix but keeps the
 16-byte run keys, which cannot become the text keys of 0001 again).
 """
@@ -75,6 +75,47 @@ def test_the_downgrades_offered_undo_their_upgrades(alembic_engine):
         assert _schema(conn) == schemas["0003"]
 
 
+def test_0006_moves_a_benchmark_runs_machine_to_its_column_and_back(alembic_engine):
+    """Only benchmark runs with a machine after " | " are split; their keys stay."""
+    from sqlalchemy import text
+
+    from metarec.storage._migrate import run_scripts
+
+    machine = "AMD EPYC; 2 cores; Linux x86_64; python 3.11.7"
+    rows = [  # (source, source_run_id) as revision 0005 stored them
+        ("benchmark", f"iris/knn/cv5/0/3 | {machine}"),
+        ("benchmark", "iris/knn/cv5/0/4"),  # written without a machine
+        ("lab", "batch 2 | rerun"),  # another source: its id as it is
+        (None, None),
+    ]
+    with alembic_engine.begin() as conn:
+        run_scripts(conn, "0005")
+        conn.execute(text("INSERT INTO datasets (id, name) VALUES (1, 'iris')"))
+        conn.execute(text("INSERT INTO algorithms (id, name) VALUES (1, 'knn')"))
+        for i, (source, run_id) in enumerate(rows, start=1):
+            conn.execute(
+                text(
+                    "INSERT INTO runs (id, dataset_id, algorithm_id, status, source, "
+                    "source_run_id, run_key) VALUES (:i, 1, 1, 'error', :s, :r, :i)"
+                ),
+                {"i": i, "s": source, "r": run_id},
+            )
+        run_scripts(conn, "0006")
+        moved = conn.execute(
+            text("SELECT source_run_id, machine, run_key FROM runs ORDER BY id")
+        ).all()
+    assert [tuple(r) for r in moved] == [
+        ("iris/knn/cv5/0/3", machine, 1),
+        ("iris/knn/cv5/0/4", None, 2),
+        ("batch 2 | rerun", None, 3),
+        (None, None, 4),
+    ]
+    with alembic_engine.begin() as conn:
+        _downgrade(conn, "0005")
+        back = conn.execute(text("SELECT source, source_run_id FROM runs ORDER BY id")).all()
+    assert [tuple(r) for r in back] == rows
+
+
 def _downgrade(conn, revision: str) -> None:
     from alembic import command
 
@@ -135,3 +176,11 @@ def test_live_run_keys_are_those_of_the_head_revision():
     assert keys_live.tolist() == keys_frozen.tolist()
     assert len(set(keys_live.tolist())) == 4  # the repeated row gets its own occurrence key
     assert live.key_from_text("openml:123") == frozen.key_from_text("openml:123")
+    # a benchmark run's machine, in its own column since 0006, keeps the key of 0005's text
+    packed = frame.assign(source="benchmark", source_run_id="iris/knn/cv5/0/3 | AMD; 2 cores")
+    split = packed.assign(source_run_id="iris/knn/cv5/0/3", machine="AMD; 2 cores")
+    counter = live.OccurrenceCounter
+    assert (
+        live.run_keys(split, ["tau"], counter()).tolist()
+        == frozen.run_keys(packed, ["tau"], frozen.OccurrenceCounter()).tolist()
+    )

@@ -63,3 +63,49 @@ def test_the_cli_reports_a_reimport_as_present(tmp_path):
     header, row = again.stdout.strip().splitlines()[:2]
     report = dict(zip(header.split(","), row.split(","), strict=True))
     assert (report["added"], report["present"]) == ("0", "300")
+
+
+def _benchmark_fold(run_id: str, **columns) -> pd.DataFrame:
+    row = {
+        "dataset": "iris",
+        "algorithm": "knn",
+        "protocol": "cv5",
+        "seed": 0,
+        "fold": 3,
+        "accuracy": 0.9,
+        "time": 0.25,
+        "source": "benchmark",
+        "source_run_id": run_id,
+    }
+    return pd.DataFrame([{**row, **columns}])
+
+
+def test_a_runs_machine_in_its_column_and_in_an_export_written_before_it(kb):
+    """A benchmark run of an older export holds its machine after " | " in source_run_id:
+    imported, the machine is moved to its column under the same key, so the same run in
+    either form is present; the same fold measured on another machine is another run."""
+    old_form = _benchmark_fold("iris/knn/cv5/0/3 | AMD EPYC; 2 cores")
+    assert kb.import_runs(old_form).added == 1
+    runs = kb.runs(aggregate=False)
+    assert runs.loc[0, "source_run_id"] == "iris/knn/cv5/0/3"
+    assert runs.loc[0, "machine"] == "AMD EPYC; 2 cores"
+    new_form = _benchmark_fold("iris/knn/cv5/0/3", machine="AMD EPYC; 2 cores")
+    for same in (old_form, new_form, runs):  # an export of the KB too
+        report = kb.import_runs(same)
+        assert (report.added, report.present) == (0, 1)
+    elsewhere = _benchmark_fold("iris/knn/cv5/0/3", machine="Apple M2; 8 cores", time=0.1)
+    assert kb.import_runs(elsewhere).added == 1
+    # another source's id is its own text, " | " included; a changed value is a conflict
+    lab = _benchmark_fold("batch 2 | rerun", source="lab")
+    assert kb.import_runs(lab).added == 1
+    stored = kb.runs(aggregate=False).set_index("source").loc["lab"]
+    assert stored["source_run_id"] == "batch 2 | rerun" and pd.isna(stored["machine"])
+    with pytest.raises(ImportRejectedError, match="accuracy 0.9 -> 0.5"):
+        kb.import_runs(_benchmark_fold("iris/knn/cv5/0/3 | AMD EPYC; 2 cores", accuracy=0.5))
+    assert kb.count("runs") == 3
+
+
+def test_a_machine_longer_than_its_column_is_an_invalid_row(kb):
+    with pytest.raises(ImportRejectedError, match="machine is longer than 255 characters"):
+        kb.import_runs(_benchmark_fold("iris/knn/cv5/0/3", machine="x" * 256))
+    assert kb.count("runs") == 0

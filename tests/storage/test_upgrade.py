@@ -23,14 +23,18 @@ from metarec.storage import _migrate as migrate
 from metarec.storage._models import ALL_TABLES
 
 OLD_KBS = Path(__file__).parent / "old_kbs"
-REVISIONS = ("0001", "0002", "0003", "0004")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+#: A run's name as revisions before 0006 stored it: the machine after " | " in source_run_id.
+JOINED_RUN_ID = (
+    "CASE WHEN machine IS NULL THEN source_run_id ELSE source_run_id || ' | ' || machine END"
+)
 #: Table -> the columns compared (every column; a run's key changes form between revisions).
 COLUMNS = {
     "datasets": "id, name, source, source_id, task, n_instances, n_features, fingerprint",
     "algorithms": "id, name, family, library, parameters",
     "metafeatures": "id, dataset_id, name, value",
     "runs": "id, dataset_id, algorithm_id, protocol, seed, fold, status, accuracy, fit_time, "
-    "predict_time, source, source_run_id, error",
+    "predict_time, source, {run_id}, error",
     "run_metrics": "run_id, metric, value",
 }
 #: Rows each fixture holds (5 knn folds and 5 imported runs, 45 + 8 metric values...).
@@ -43,11 +47,13 @@ EXPECTED_ROWS = {
 }
 
 
-def _rows(connect) -> dict[str, list[tuple]]:
-    """Every row of every kept table, sorted, read through a DBAPI-style ``execute``."""
+def _rows(connect, *, machine_column: bool) -> dict[str, list[tuple]]:
+    """Every row of every kept table, sorted, read through a DBAPI-style ``execute``; a run's
+    ``source_run_id`` as revisions before 0006 stored it (its machine joined)."""
+    run_id = JOINED_RUN_ID if machine_column else "source_run_id"
     return {
         table: sorted(
-            (tuple(row) for row in connect(f"SELECT {columns} FROM {table}")),
+            (tuple(row) for row in connect(f"SELECT {columns} FROM {table}".format(run_id=run_id))),
             key=repr,
         )
         for table, columns in COLUMNS.items()
@@ -57,7 +63,18 @@ def _rows(connect) -> dict[str, list[tuple]]:
 def _sqlite_rows(path: Path) -> dict[str, list[tuple]]:
     conn = sqlite3.connect(path)
     try:
-        return _rows(lambda sql: conn.execute(sql).fetchall())
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+        return _rows(lambda sql: conn.execute(sql).fetchall(), machine_column="machine" in columns)
+    finally:
+        conn.close()
+
+
+def _benchmark_runs(path: Path) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(
+            "SELECT source_run_id, machine FROM runs WHERE source = 'benchmark' ORDER BY id"
+        ).fetchall()
     finally:
         conn.close()
 
@@ -93,6 +110,15 @@ def test_db_upgrade_keeps_every_row_and_value_and_writes_a_copy_first(revision, 
     assert f"to {backup}." in result.output
     assert f"from schema revision {revision} to {migrate.HEAD}; every row kept" in result.output
     assert _sqlite_rows(path) == before
+    # the machine of a benchmark run in its own column, the fold's id alone in source_run_id
+    # (revision 0001 stored no machine)
+    folds = [f"sklearn:iris/knn/cv5/0/{fold}" for fold in range(5)]
+    machines = {machine for _, machine in _benchmark_runs(path)}
+    assert [run_id for run_id, _ in _benchmark_runs(path)] == folds
+    if revision == "0001":
+        assert machines == {None}
+    else:
+        assert len(machines) == 1 and " cores; " in machines.pop()
     # the copy is the knowledge base as it was: same revision, same rows
     assert _sqlite_rows(backup) == before
     copy = sqlite3.connect(backup)
@@ -227,7 +253,8 @@ def test_postgresql_upgrade_keeps_every_row(revision, postgres_server):
 
     def pg_rows():
         with engine.connect() as conn:
-            return _rows(lambda sql: conn.exec_driver_sql(sql).all())
+            head = KnowledgeBase.revision_of(url) == migrate.HEAD
+            return _rows(lambda sql: conn.exec_driver_sql(sql).all(), machine_column=head)
 
     assert pg_rows() == before
     refused = _cli("--db", url, "db", "upgrade")

@@ -7,11 +7,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work"/src >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-for pair in 31be84f:0001 053715f:0002 12fa491:0003 a74f655:0004; do
+for pair in 31be84f:0001 053715f:0002 12fa491:0003 a74f655:0004 601006d:0005; do
     commit=${pair%%:*}; revision=${pair##*:}; out="$here/kb-$revision.sqlite"
     git worktree add -f "$work/src" "$commit" >/dev/null
     rm -f "$out"
     (
+        cd "$work"  # not the repository's root: its metarec/ would come before PYTHONPATH
         export PYTHONPATH="$work/src" METAREC_HOME="$work/home-$revision"
         run() { python -c 'import sys; from metarec.cli import main; main(sys.argv[1:])' "$@"; }
         run --db "sqlite:///$out" benchmark sklearn:iris -a knn --protocol cv5 --seed 0
