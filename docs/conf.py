@@ -16,6 +16,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the gallery runs on the built-in knowledge base, whatever the builder's own one holds: a
+# data directory of the build's own (kept between builds, so the built-in KB is made once)
+os.environ["METAREC_HOME"] = str(HERE / "_build" / "metarec-home")
+os.environ.pop("METAREC_DB", None)
 
 import metarec  # noqa: E402
 
