@@ -92,11 +92,18 @@ def _duration(ctx, param, value):
     is_flag=True,
     help="Do not store the evaluated folds in the knowledge base.",
 )
+@click.option(
+    "--ensemble",
+    "ensemble_size",
+    type=click.IntRange(min=1),
+    help="How many of the best algorithms the answer averages (1: the best alone). "
+    "Default: 3 for classification, 1 for regression.",
+)
 @format_option()
 @click.pass_context
 def run(
     ctx, data, target, task, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
-    scheduler, no_store, fmt,
+    scheduler, no_store, ensemble_size, fmt,
 ):  # fmt: skip
     """Choose, evaluate and fit a classifier or regressor for DATA within a time budget.
 
@@ -112,7 +119,9 @@ def run(
 
     The answer is the best CV score shrunk toward what the knowledge base expects of each
     algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
-    refitted on every row.  --output saves it with joblib: a fitted scikit-learn estimator
+    refitted on every row; for classification it is averaged with the next two (their mean
+    class probabilities decide; --ensemble sets how many, when their refits fit the time
+    left).  --output saves it with joblib: a fitted scikit-learn estimator
     whose predict and predict_proba take a DataFrame with DATA's feature columns, with a
     JSON sidecar (algorithm, parameters, CV score and spread, folds, seed, data fingerprint,
     versions).
@@ -147,6 +156,7 @@ def run(
     auto = estimator(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
         random_state=seed, store=not no_store, scheduler=scheduler,
+        ensemble_size=ensemble_size or "auto",
     )  # fmt: skip
     notes: list[str] = []
     stopped = failed = None
@@ -173,8 +183,11 @@ def run(
         if ds.task == "regression":
             metric = "R²" if metric == "r2" else "R² clipped at 0"
         title += f"; best {best} (CV {metric} {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
+        if len(result.members) > 1:
+            title += f"; the answer averages {', '.join(result.members)}"
     extra = {
         "best": best,
+        "ensemble": list(result.members),
         "task": "regression" if ds.task == "regression" else "classification",
         "dataset": result.dataset,
         "seconds": round(result.seconds, 3),

@@ -25,6 +25,8 @@ from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 __all__ = ["AutoClassifier", "AutoRegressor", "open_run_kb"]
 
 TARGET = "__metarec_target__"
+#: ``ensemble_size="auto"`` per task: how many of the best algorithms the answer averages.
+ENSEMBLE_DEFAULTS = {"classification": 3, "regression": 1}
 
 
 def open_run_kb(kb=None):
@@ -80,6 +82,7 @@ class _AutoSearch(BaseEstimator):
         random_state: int = 0,
         store: bool = True,
         scheduler: str | None = None,
+        ensemble_size: int | str = "auto",
     ) -> None:
         self.budget = budget
         self.kb = kb
@@ -89,6 +92,21 @@ class _AutoSearch(BaseEstimator):
         self.random_state = random_state
         self.store = store
         self.scheduler = scheduler
+        self.ensemble_size = ensemble_size
+
+    def _ensemble_size(self) -> int:
+        size = self.ensemble_size
+        if isinstance(size, str) and size == "auto":
+            return ENSEMBLE_DEFAULTS[self._task]
+        if (
+            isinstance(size, (bool, np.bool_))
+            or not isinstance(size, (int, np.integer))
+            or size < 1
+        ):
+            raise InvalidInputError(
+                f'ensemble_size must be "auto" or a positive whole number, got {size!r}'
+            )
+        return int(size)
 
     def _settings(self, store: bool) -> RunSettings:
         return RunSettings(
@@ -99,6 +117,7 @@ class _AutoSearch(BaseEstimator):
             random_state=int(self.random_state),
             store=store,
             scheduler=self.scheduler or None,
+            ensemble_size=self._ensemble_size(),
         )
 
     def fit(self, X, y) -> AutoClassifier:
@@ -181,6 +200,7 @@ class _AutoSearch(BaseEstimator):
         self.leaderboard_ = leaderboard(result)
         self.cv_results_ = cv_results(result)
         self.best_algorithm_ = result.best
+        self.ensemble_ = result.members
         if result.model is not None:
             self.best_estimator_ = result.model
             if self._task == "classification":
@@ -244,6 +264,7 @@ class _AutoSearch(BaseEstimator):
         settings = result.settings
         return {
             "algorithm": result.best,
+            "ensemble": list(result.members),
             "estimator": algorithm.estimator if algorithm else None,
             "parameters": dict(algorithm.params) if algorithm else {},
             "scaled": algorithm.scale if algorithm else None,
@@ -276,8 +297,9 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     re-ranks the rest, and an algorithm whose expected time does not fit what is left of the
     budget is skipped; a fit still running when the budget runs out is stopped.  The answer
     is the best CV score shrunk toward the knowledge base's expectation (ties go to the
-    faster fit), refitted on every row.  Every evaluated fold is stored in the knowledge
-    base, and a later fit on the same data reuses the stored folds.
+    faster fit), refitted on every row and averaged with the next best ones
+    (``ensemble_size``: their mean class probabilities decide).  Every evaluated fold is
+    stored in the knowledge base, and a later fit on the same data reuses the stored folds.
 
     Parameters
     ----------
@@ -300,13 +322,20 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     scheduler : str, optional
         Address of a Dask scheduler: the evaluations run on that cluster (one fresh
         interpreter per fold there) instead of local worker processes.
+    ensemble_size : int or "auto", default="auto"
+        How many of the best algorithms (by selection score) the answer averages; 1 keeps
+        the best alone.  ``"auto"`` is 3.  The members after the first are refitted only
+        when their refits fit the time left of the budget.
 
     Attributes
     ----------
-    best_estimator_ : LabelledClassifier
-        The chosen algorithm's pipeline fitted on every row; takes a DataFrame with the
-        training columns.
+    best_estimator_ : LabelledClassifier or AveragedClassifier
+        The answer fitted on every row (the best algorithm's pipeline, or the average of
+        the members of :attr:`ensemble_`); takes a DataFrame with the training columns.
     best_algorithm_ : str
+        The algorithm of best selection score.
+    ensemble_ : tuple of str
+        The algorithms the answer averages, best first (one name: no averaging).
     leaderboard_ : DataFrame
         One row per algorithm of the portfolio: CV score and spread, selection score, fit
         time, expected score and time, planned and actual order, status.
@@ -374,13 +403,21 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
     scheduler : str, optional
         Address of a Dask scheduler: the evaluations run on that cluster (one fresh
         interpreter per fold there) instead of local worker processes.
+    ensemble_size : int or "auto", default="auto"
+        How many of the best algorithms (by selection score) the answer averages; 1 keeps
+        the best alone.  ``"auto"`` is 1 (the average of regressors is measured for
+        classification only).  The members after the first are refitted only when their
+        refits fit the time left of the budget.
 
     Attributes
     ----------
-    best_estimator_ : Pipeline
-        The chosen regressor's pipeline fitted on every row; takes a DataFrame with the
-        training columns.
+    best_estimator_ : Pipeline or AveragedRegressor
+        The answer fitted on every row (the best regressor's pipeline, or the average of
+        the members of :attr:`ensemble_`); takes a DataFrame with the training columns.
     best_algorithm_ : str
+        The algorithm of best selection score.
+    ensemble_ : tuple of str
+        The algorithms the answer averages, best first (one name: no averaging).
     leaderboard_ : DataFrame
         One row per algorithm of the portfolio: CV score and spread, selection score, fit
         time, expected score and time, planned and actual order, status.
@@ -408,7 +445,14 @@ def leaderboard(result: SearchResult):
     import pandas as pd
 
     rows = []
+    members = list(result.members)
     for trial in result.trials:
+        message = trial.message
+        if trial.algorithm in members and len(members) > 1:
+            place = (
+                f"averaged in the answer ({members.index(trial.algorithm) + 1} of {len(members)})"
+            )
+            message = f"{place}; {message}" if message else place
         rows.append(
             {
                 "algorithm": trial.algorithm,
@@ -422,7 +466,7 @@ def leaderboard(result: SearchResult):
                 "order": trial.order,
                 "status": trial.status,
                 "finished_at": trial.finished,
-                "message": trial.message,
+                "message": message,
             }
         )
     frame = pd.DataFrame(rows)

@@ -1,12 +1,13 @@
-"""The estimator ``metarec run`` hands back: a fitted pipeline that predicts the user's labels."""
+"""The estimators ``metarec run`` hands back: a fitted pipeline that predicts the user's labels,
+or the average of several."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils._available_if import available_if
 
-__all__ = ["LabelledClassifier"]
+__all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor"]
 
 
 class LabelledClassifier(ClassifierMixin, BaseEstimator):
@@ -87,3 +88,142 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "pipeline_")
+
+
+def _column_names(X, columns=None) -> np.ndarray:
+    if columns is None:
+        columns = getattr(X, "columns", range(np.shape(X)[1]))
+    return np.asarray([str(c) for c in columns], dtype=object)
+
+
+class AveragedClassifier(ClassifierMixin, BaseEstimator):
+    """Several classification pipelines whose class probabilities are averaged.
+
+    Each member is fitted on integer class codes ``0..K-1``, as
+    :class:`LabelledClassifier`'s pipeline is.  :meth:`predict_proba` is the unweighted
+    mean of the members' probabilities; a member that estimates none (ridge, the support
+    vector machines, SGD with hinge loss) contributes its vote instead, probability 1 for
+    the class it predicts.  :meth:`predict` returns the label of the largest mean (a tie
+    goes to the class with the smaller code).
+
+    Averaging a few of the best models of a search is the simplest of the ensembles AutoML
+    systems build (Caruana et al. 2004; auto-sklearn; AutoGluon): on small data the best
+    inner-CV score is a noisy choice, and the errors of different models partly cancel.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The members: names and scikit-learn pipelines, fitted or not.
+    classes : array-like, optional
+        The labels, in the order of their codes; required with fitted members.
+
+    Attributes
+    ----------
+    estimators_ : list of estimator
+        The fitted members (codes in, codes out).
+    classes_ : ndarray
+        The class labels.
+    feature_names_in_ : ndarray
+        The training columns, which :meth:`predict` expects.
+
+    References
+    ----------
+    .. [1] Caruana, R., Niculescu-Mizil, A., Crew, G. and Ksikes, A. (2004). Ensemble
+       selection from libraries of models. ICML.
+    """
+
+    def __init__(self, estimators, *, classes=None) -> None:
+        self.estimators = estimators
+        self.classes = classes
+
+    @classmethod
+    def from_fitted(cls, estimators, classes, columns) -> AveragedClassifier:
+        """Wrap members already fitted on the codes of ``classes``."""
+        model = cls(list(estimators), classes=np.asarray(classes))
+        model.estimators_ = [pipeline for _, pipeline in model.estimators]
+        model.classes_ = np.asarray(classes)
+        model.feature_names_in_ = _column_names(None, columns)
+        model.n_features_in_ = len(model.feature_names_in_)
+        return model
+
+    def fit(self, X, y) -> AveragedClassifier:
+        """Fit a clone of every member on ``X`` and the codes of ``y``."""
+        classes, codes = np.unique(np.asarray(y), return_inverse=True)
+        self.estimators_ = [clone(pipeline).fit(X, codes) for _, pipeline in self.estimators]
+        self.classes_ = classes
+        self.feature_names_in_ = _column_names(X)
+        self.n_features_in_ = len(self.feature_names_in_)
+        return self
+
+    def _member_proba(self, member, X) -> np.ndarray:
+        n_classes = len(self.classes_)
+        known = np.asarray(member.classes_).astype(int)
+        if hasattr(member, "predict_proba"):
+            proba = np.asarray(member.predict_proba(X), dtype=float)
+            full = np.zeros((proba.shape[0], n_classes))
+            full[:, known] = proba
+            return full
+        codes = np.asarray(member.predict(X)).astype(int)
+        return np.eye(n_classes)[codes]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Mean class probabilities of the members, one column per label of :attr:`classes_`."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimators_")
+        total = sum(self._member_proba(member, X) for member in self.estimators_)
+        return total / len(self.estimators_)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "estimators_")
+
+
+class AveragedRegressor(RegressorMixin, BaseEstimator):
+    """Several regression pipelines whose predictions are averaged (unweighted mean).
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The members: names and scikit-learn pipelines, fitted or not.
+
+    Attributes
+    ----------
+    estimators_ : list of estimator
+        The fitted members.
+    feature_names_in_ : ndarray
+        The training columns, which :meth:`predict` expects.
+    """
+
+    def __init__(self, estimators) -> None:
+        self.estimators = estimators
+
+    @classmethod
+    def from_fitted(cls, estimators, columns) -> AveragedRegressor:
+        """Wrap members already fitted."""
+        model = cls(list(estimators))
+        model.estimators_ = [pipeline for _, pipeline in model.estimators]
+        model.feature_names_in_ = _column_names(None, columns)
+        model.n_features_in_ = len(model.feature_names_in_)
+        return model
+
+    def fit(self, X, y) -> AveragedRegressor:
+        """Fit a clone of every member on ``X, y``."""
+        self.estimators_ = [clone(pipeline).fit(X, y) for _, pipeline in self.estimators]
+        self.feature_names_in_ = _column_names(X)
+        self.n_features_in_ = len(self.feature_names_in_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Mean prediction of the members for the rows of ``X``."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimators_")
+        predictions = [np.asarray(m.predict(X), dtype=float).ravel() for m in self.estimators_]
+        return np.mean(predictions, axis=0)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "estimators_")

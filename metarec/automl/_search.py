@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from metarec.automl._model import LabelledClassifier
+from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.automl._select import choose, posterior_scores
 from metarec.exceptions import BenchmarkError
 
@@ -67,6 +67,9 @@ class RunSettings:
         Store every evaluated fold in the knowledge base.
     scheduler : str or None
         Address of a Dask scheduler to run the evaluations on (local workers when None).
+    ensemble_size : int
+        How many of the best algorithms the answer averages (1: the best alone); members
+        after the first are refitted only while the budget allows.
     """
 
     budget: float
@@ -76,6 +79,7 @@ class RunSettings:
     random_state: int = 0
     store: bool = True
     scheduler: str | None = None
+    ensemble_size: int = 1
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ class SearchResult:
     runs_stored: int = 0
     interrupted: int | None = None
     notes: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()
 
     def trial(self, algorithm: str) -> Trial:
         """Return the trial of ``algorithm``.
@@ -305,9 +310,9 @@ def _search(
     interrupted = loop.run(pool, check)
     state, notes = loop.state, []
     order = _eligible(state)
-    model, best = None, None
+    model, best, members = None, None, ()
     if order:
-        model, best = _refit(
+        model, members = _refit(
             order,
             state.trials,
             ds,
@@ -318,8 +323,14 @@ def _search(
             loop.refit_scale,
             notes,
         )
-        if best is not None:
+        best = members[0] if members else None
+        if len(members) == 1:
             notes.append(f"{best} refitted on all {len(codes):,} rows")
+        elif members:
+            notes.append(
+                f"the answer averages {', '.join(members)}, each refitted on all "
+                f"{len(codes):,} rows"
+            )
     elif interrupted is None:
         notes.append("no algorithm finished every fold within the budget")
     runs_stored = 0
@@ -337,6 +348,7 @@ def _search(
         runs_stored=runs_stored,
         interrupted=interrupted,
         notes=tuple(notes),
+        members=tuple(members),
     )
 
 
@@ -681,19 +693,33 @@ def _eligible(state: _State) -> list[str]:
 
 
 def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, notes):
-    """Fit the best algorithm whose refit is expected to fit the time left, on every row.
+    """Fit the answer on every row: the best algorithms whose refits fit the time left.
 
-    The refit runs in this process (a warm worker may have been stopped with the budget, and
-    a fresh one would spend seconds importing); its time is known from the folds.  After a
-    SIGINT or SIGTERM (``deadline`` None) only a refit expected to take about a second runs.
+    Up to ``settings.ensemble_size`` algorithms of ``order`` (best first) are refitted, each
+    only when its expected time (known from its folds) fits what is left of the budget; the
+    first one that fits is the best answer, and when nothing else fits, the last candidate
+    is refitted anyway so that a search hands back a model.  The refits run in this process
+    (a warm worker may have been stopped with the budget, and a fresh one would spend
+    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only refits expected
+    to take about a second run.
+
+    Returns
+    -------
+    (model, tuple of str)
+        The fitted model (the single pipeline, or the average of the members) and the
+        members' names, best first; ``(None, ())`` when nothing could be refitted.
     """
     from metarec.benchmark import build_pipeline, default_portfolio
 
     portfolio = default_portfolio(task="all")
+    fitted: list[tuple[str, Any]] = []
     for algorithm in order:
+        if len(fitted) >= settings.ensemble_size:
+            break
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - END_MARGIN - time.perf_counter()
-        if expected > left and (deadline is None or algorithm != order[-1]):
+        last_resort = deadline is not None and not fitted and algorithm == order[-1]
+        if expected > left and not last_resort:
             notes.append(
                 f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
             )
@@ -710,10 +736,18 @@ def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, no
         except Exception as exc:  # its own failure on every row: try the next one
             notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
             continue
+        fitted.append((algorithm, pipeline))
+    if not fitted:
+        return None, ()
+    names = tuple(name for name, _ in fitted)
+    if len(fitted) == 1:
+        pipeline = fitted[0][1]
         if labels is None:  # a regressor predicts the target itself
-            return pipeline, algorithm
-        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), algorithm
-    return None, None
+            return pipeline, names
+        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), names
+    if labels is None:
+        return AveragedRegressor.from_fitted(fitted, ds.X.columns), names
+    return AveragedClassifier.from_fitted(fitted, labels, ds.X.columns), names
 
 
 def _quiet():
