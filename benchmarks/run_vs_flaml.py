@@ -13,7 +13,8 @@ scored on the test part.  Methods:
 - ``metarec run --budget 10`` / ``--budget 60``: the command in a fresh process, with a fresh
   home (so a fresh copy of the built-in KB, which has never seen the dataset: a KB that had
   stored the previous fold's runs would know the answer), ``--output`` a model that then
-  predicts the test part.  Its wall time is the whole command, start-up included.
+  predicts the test part (the default answer: the average of the three best algorithms by
+  selection score).  Its wall time is the whole command, start-up included.
 - FLAML ``AutoML().fit(X, y, task="classification", metric="accuracy", time_budget=10 / 60,
   n_jobs=1, seed=0)``.
 - blind pick: every algorithm of metarec's default portfolio, inner stratified 3-fold CV on

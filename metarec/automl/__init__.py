@@ -2,13 +2,15 @@
 
 from metarec.automl._duration import parse_duration
 from metarec.automl._estimator import AutoClassifier, AutoRegressor, open_run_kb
-from metarec.automl._model import LabelledClassifier
+from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial
 
 __all__ = [
     "AutoClassifier",
     "AutoRegressor",
     "LabelledClassifier",
+    "AveragedClassifier",
+    "AveragedRegressor",
     "RunSettings",
     "SearchResult",
     "Trial",

@@ -176,7 +176,8 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks that the model is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "estimators_")

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from metarec.automl import LabelledClassifier
+from metarec.automl import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.benchmark import build_pipeline, default_portfolio
 
 
@@ -50,3 +50,60 @@ def test_clone_and_unfitted_use():
     model = clone(LabelledClassifier(_pipeline()))
     with pytest.raises(Exception, match="not fitted"):
         model.predict(_frame()[0])
+
+
+class _Member:
+    """A fitted member with fixed outputs (class codes 0..2 or a subset of them)."""
+
+    def __init__(self, classes, proba=None, codes=None, values=None):
+        self.classes_ = np.asarray(classes)
+        self._proba, self._codes, self._values = proba, codes, values
+
+    def __getattr__(self, name):  # predict_proba only for a member given probabilities
+        if name == "predict_proba" and self.__dict__.get("_proba") is not None:
+            return lambda X: np.asarray(self._proba, dtype=float)
+        raise AttributeError(name)
+
+    def predict(self, X):
+        return np.asarray(self._values if self._values is not None else self._codes)
+
+
+def test_averaged_probabilities_by_hand():
+    """Labels a, b, c.  Member 1: probabilities over all three; member 2 saw only codes 0
+    and 2 (its columns go to a and c); member 3 has no probabilities and votes.
+
+    Row 1: (0.2, 0.5, 0.3), (0.9, 0, 0.1), vote b -> mean (1.1/3, 1.5/3, 0.4/3): b.
+    Row 2: (0.4, 0.2, 0.4), (0.5, 0, 0.5), vote c -> mean (0.9/3, 0.2/3, 1.9/3): c.
+    Row 3: (0.5, 0.5, 0), (0, 0, 1), vote a -> (1.5/3, 0.5/3, 1/3): a.
+    """
+    members = [
+        ("m1", _Member([0, 1, 2], proba=[[0.2, 0.5, 0.3], [0.4, 0.2, 0.4], [0.5, 0.5, 0.0]])),
+        ("m2", _Member([0, 2], proba=[[0.9, 0.1], [0.5, 0.5], [0.0, 1.0]])),
+        ("m3", _Member([0, 1, 2], codes=[1, 2, 0])),
+    ]
+    model = AveragedClassifier.from_fitted(members, ["a", "b", "c"], ["x"])
+    expected = np.array([[1.1, 1.5, 0.4], [0.9, 0.2, 1.9], [1.5, 0.5, 1.0]]) / 3
+    np.testing.assert_allclose(model.predict_proba(None), expected)
+    assert list(model.predict(None)) == ["b", "c", "a"]
+    # a tie goes to the class of the smaller code
+    tied = AveragedClassifier.from_fitted(
+        [("v", _Member([0, 1], codes=[1])), ("w", _Member([0, 1], codes=[0]))], ["p", "q"], ["x"]
+    )
+    assert list(tied.predict(None)) == ["p"]
+
+
+def test_averaged_regressor_by_hand():
+    members = [("r1", _Member([], values=[1.0, 2.0])), ("r2", _Member([], values=[3.0, 6.0]))]
+    model = AveragedRegressor.from_fitted(members, ["x"])
+    np.testing.assert_allclose(model.predict(None), [2.0, 4.0])
+
+
+def test_averaged_classifier_fits_clones_and_speaks_labels():
+    X, y = _frame()
+    members = [("lr", _pipeline()), ("nb", _pipeline().set_params(model__C=0.01))]
+    model = AveragedClassifier(members).fit(X, y)
+    assert list(model.classes_) == ["no", "yes"] and model.score(X, y) > 0.9
+    assert list(model.feature_names_in_) == ["a", "b"]
+    assert all(not hasattr(pipeline, "classes_") for _, pipeline in members)  # clones fitted
+    with pytest.raises(Exception, match="not fitted"):
+        clone(model).predict(X)

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from metarec.automl import AutoClassifier, RunSettings
-from metarec.automl._search import search
+from metarec.automl import AutoClassifier, AveragedClassifier, LabelledClassifier, RunSettings
+from metarec.automl._search import END_MARGIN, Trial, _refit, search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError
@@ -134,6 +134,19 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     assert results["rank_test_score"][best] == 1
     kb = KnowledgeBase(url)
     assert kb.count("runs") > 38650  # the built-in runs it started from, and this search's
+    # the answer averages the three best by selection score, refitted on every row
+    assert auto.ensemble_ == tuple(eligible["algorithm"].iloc[:3])
+    model = auto.best_estimator_
+    assert isinstance(model, AveragedClassifier) and len(model.estimators_) == 3
+    members = [
+        LabelledClassifier.from_fitted(m, model.classes_, X.columns) for m in model.estimators_
+    ]
+    votes = [
+        m.predict_proba(X) if hasattr(m, "predict_proba") else np.eye(2)[m.pipeline_.predict(X)]
+        for m in members
+    ]
+    np.testing.assert_allclose(auto.predict_proba(X), np.mean(votes, axis=0))
+    assert board["message"].str.startswith("averaged in the answer").sum() == 3
 
 
 def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
@@ -149,6 +162,7 @@ def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
 
     meta = json.loads(sidecar.read_text())
     assert meta["algorithm"] == auto.best_algorithm_
+    assert meta["ensemble"] == list(auto.ensemble_) and len(meta["ensemble"]) == 3
     assert meta["folds"] == 5 and meta["seed"] == 0 and meta["columns"] == ["a", "b", "c"]
     assert meta["data_fingerprint"] == auto.dataset_fingerprint_
     assert "scikit-learn" in meta["versions"] and "metarec" in meta["versions"]
@@ -168,6 +182,10 @@ def test_clone_and_params():
         ({"budget": "soon"}, "not a duration"),
         ({"protocol": "cv7"}, "unknown protocol"),
         ({"metric": "f1"}, "unknown metric"),
+        ({"ensemble_size": 0}, "ensemble_size"),
+        ({"ensemble_size": 1.5}, "ensemble_size"),
+        ({"ensemble_size": True}, "ensemble_size"),
+        ({"ensemble_size": "many"}, "ensemble_size"),
     ],
 )
 def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
@@ -244,3 +262,25 @@ def test_each_auto_estimator_refuses_the_other_task(tmp_path):
     X, y = _regression_dataset()
     with pytest.raises(BenchmarkError, match="unknown metric 'tau' for a regression target"):
         AutoRegressor(kb=url, metric="tau").fit(X, y)
+
+
+def test_the_answer_refits_only_the_members_that_fit_the_time_left():
+    """Three wanted, 0.5 s left: the best (0.1 s expected) and the third (0.1 s) are refitted,
+    the second (50 s expected) is skipped and said; with one wanted, the best alone."""
+    X, y = _frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = np.array(["no", "yes"]), (np.asarray(ds.y) == "yes").astype(int)
+    trials = {
+        name: Trial(name, planned=i + 1, status="ok", fold_scores=(0.8,), fit_time=t)
+        for i, (name, t) in enumerate([("gaussian_nb", 0.1), ("knn", 50.0), ("majority", 0.1)])
+    }
+    order = list(trials)
+    notes = []
+    deadline = time.perf_counter() + END_MARGIN + 0.5
+    settings = RunSettings(budget=10, ensemble_size=3)
+    model, members = _refit(order, trials, ds, labels, codes, settings, deadline, 1.0, notes)
+    assert members == ("gaussian_nb", "majority")
+    assert any(note.startswith("knn not refitted: expected 50 s") for note in notes)
+    assert isinstance(model, AveragedClassifier)
+    single, alone = _refit(order, trials, ds, labels, codes, RunSettings(budget=10), None, 1.0, [])
+    assert alone == ("gaussian_nb",) and isinstance(single, LabelledClassifier)

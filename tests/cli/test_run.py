@@ -52,6 +52,8 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert accuracy > 0.7
     sidecar = json.loads(model.with_suffix(".json").read_text())
     assert sidecar["algorithm"] == doc["best"] and sidecar["dataset"] == "toy"
+    # the answer averages the three best by selection score
+    assert doc["ensemble"] == sidecar["ensemble"] == [r["algorithm"] for r in rows[:3]]
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold
     again = _run(
@@ -67,6 +69,13 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     # what the first call skipped for time may run now; only those folds are new
     new = [r for r in second["results"] if r["status"] == "ok"]
     assert second["runs_stored"] >= 5 * len(new)  # (+ the finished folds of a stopped one)
+    alone = _run(
+        "--db", url, "run", data, "--target", "label", "--budget", "25", "--ensemble", "1",
+        "--format", "json", "--output", model,
+    )  # fmt: skip
+    assert alone.exit_code == 0, alone.output
+    assert json.loads(alone.stdout)["ensemble"] == [json.loads(alone.stdout)["best"]]
+    assert type(joblib.load(model)).__name__ == "LabelledClassifier"
 
 
 @pytest.mark.parametrize(
@@ -78,6 +87,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
         (["--output", "model.txt"], "must end in"),
         (["--protocol", "cv7"], "cv7"),
         (["-j", "0"], "0 workers"),
+        (["--ensemble", "0"], "--ensemble"),
     ],
 )
 def test_bad_options_fail_before_any_work(tmp_path, monkeypatch, args, message):
