@@ -700,8 +700,8 @@ def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, no
     first one that fits is the best answer, and when nothing else fits, the last candidate
     is refitted anyway so that a search hands back a model.  The refits run in this process
     (a warm worker may have been stopped with the budget, and a fresh one would spend
-    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only refits expected
-    to take about a second run.
+    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
+    refit is expected to take about a second is refitted, alone.
 
     Returns
     -------
@@ -713,8 +713,9 @@ def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, no
 
     portfolio = default_portfolio(task="all")
     fitted: list[tuple[str, Any]] = []
+    size = settings.ensemble_size if deadline is not None else 1  # stopped: no time to spare
     for algorithm in order:
-        if len(fitted) >= settings.ensemble_size:
+        if len(fitted) >= size:
             break
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - END_MARGIN - time.perf_counter()

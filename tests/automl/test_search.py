@@ -265,8 +265,9 @@ def test_each_auto_estimator_refuses_the_other_task(tmp_path):
 
 
 def test_the_answer_refits_only_the_members_that_fit_the_time_left():
-    """Three wanted, 0.5 s left: the best (0.1 s expected) and the third (0.1 s) are refitted,
-    the second (50 s expected) is skipped and said; with one wanted, the best alone."""
+    """Three wanted, 5 s left: the best (0.1 s expected) and the third (0.1 s) are refitted,
+    the second (50 s expected) is skipped and said; with one wanted, or after a signal, the
+    best alone."""
     X, y = _frame()
     ds = load_dataset(X.assign(target=y), target="target", name="toy")
     labels, codes = np.array(["no", "yes"]), (np.asarray(ds.y) == "yes").astype(int)
@@ -276,11 +277,15 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     }
     order = list(trials)
     notes = []
-    deadline = time.perf_counter() + END_MARGIN + 0.5
+    deadline = time.perf_counter() + END_MARGIN + 5
     settings = RunSettings(budget=10, ensemble_size=3)
     model, members = _refit(order, trials, ds, labels, codes, settings, deadline, 1.0, notes)
     assert members == ("gaussian_nb", "majority")
     assert any(note.startswith("knn not refitted: expected 50 s") for note in notes)
     assert isinstance(model, AveragedClassifier)
-    single, alone = _refit(order, trials, ds, labels, codes, RunSettings(budget=10), None, 1.0, [])
+    later = time.perf_counter() + 60
+    single, alone = _refit(order, trials, ds, labels, codes, RunSettings(budget=10), later, 1, [])
     assert alone == ("gaussian_nb",) and isinstance(single, LabelledClassifier)
+    # stopped by a signal (no deadline): the best alone, however many were wanted
+    stopped, members = _refit(order, trials, ds, labels, codes, settings, None, 1.0, [])
+    assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
