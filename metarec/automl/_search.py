@@ -267,10 +267,17 @@ def search(
         n_workers = pool.n_workers
     else:  # the workers import their libraries while the parent computes metafeatures and plans
         pool = WorkerPool(n_workers, preload_modules(portfolio))
+    from threadpoolctl import threadpool_limits
+
     try:
-        return _search(
-            ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers
-        )
+        # this process's own model work (metafeatures, the recommender, the final refits) on
+        # one thread, as the folds whose times plan it: an OpenMP or BLAS pool of every core
+        # on cores the workers keep busy can be a hundred times slower
+        with threadpool_limits(1):
+            return _search(
+                ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick,
+                n_workers,
+            )  # fmt: skip
     finally:
         pool.close()
 
