@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import joblib
@@ -289,3 +290,27 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     # stopped by a signal (no deadline): the best alone, however many were wanted
     stopped, members = _refit(order, trials, ds, labels, codes, settings, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
+
+
+def test_the_parents_own_model_work_runs_on_one_thread(tmp_path, monkeypatch):
+    """Metafeatures, the recommender and the final refits run in the parent while workers
+    keep the cores busy: on one thread (an OpenMP pool of every core there is ~100x slower)."""
+    import sklearn.ensemble  # noqa: F401 - loads scikit-learn's OpenMP runtime
+    from threadpoolctl import threadpool_info
+
+    from metarec.automl import _search as module
+
+    seen = {}
+
+    def spy(*args):
+        seen.update({p["filepath"]: p["num_threads"] for p in threadpool_info()})
+        return "searched"
+
+    monkeypatch.setattr(module, "_search", spy)
+    X, y = _frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    start = time.perf_counter()
+    assert search(ds, kb, RunSettings(budget=10), deadline=start + 10, start=start) == "searched"
+    assert seen and set(seen.values()) == {1}
+    assert any(p["num_threads"] > 1 for p in threadpool_info()) or os.cpu_count() == 1
