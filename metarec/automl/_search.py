@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
+from metarec.automl._refit import refit_answer
 from metarec.automl._select import choose, posterior_scores
 from metarec.exceptions import BenchmarkError
 
@@ -319,14 +319,15 @@ def _search(
     order = _eligible(state)
     model, best, members = None, None, ()
     if order:
-        model, members = _refit(
+        model, members = refit_answer(
             order,
             state.trials,
             ds,
             labels,
             codes,
-            settings,
-            None if interrupted is not None else deadline,
+            settings.ensemble_size,
+            settings.random_state,
+            None if interrupted is not None else deadline - END_MARGIN,
             loop.refit_scale,
             notes,
         )
@@ -697,75 +698,6 @@ def _eligible(state: _State) -> list[str]:
         state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
     order = choose(posterior, np.array([t.fit_time for t in complete]))
     return [complete[i].algorithm for i in order]
-
-
-def _refit(order, trials, ds, labels, codes, settings, deadline, refit_scale, notes):
-    """Fit the answer on every row: the best algorithms whose refits fit the time left.
-
-    Up to ``settings.ensemble_size`` algorithms of ``order`` (best first) are refitted, each
-    only when its expected time (known from its folds) fits what is left of the budget; the
-    first one that fits is the best answer, and when nothing else fits, the last candidate
-    is refitted anyway so that a search hands back a model.  The refits run in this process
-    (a warm worker may have been stopped with the budget, and a fresh one would spend
-    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
-    refit is expected to take about a second is refitted, alone.
-
-    Returns
-    -------
-    (model, tuple of str)
-        The fitted model (the single pipeline, or the average of the members) and the
-        members' names, best first; ``(None, ())`` when nothing could be refitted.
-    """
-    from metarec.benchmark import build_pipeline, default_portfolio
-
-    portfolio = default_portfolio(task="all")
-    fitted: list[tuple[str, Any]] = []
-    size = settings.ensemble_size if deadline is not None else 1  # stopped: no time to spare
-    for algorithm in order:
-        if len(fitted) >= size:
-            break
-        expected = trials[algorithm].fit_time * refit_scale
-        left = 1.0 if deadline is None else deadline - END_MARGIN - time.perf_counter()
-        last_resort = deadline is not None and not fitted and algorithm == order[-1]
-        if expected > left and not last_resort:
-            notes.append(
-                f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
-            )
-            continue
-        pipeline = build_pipeline(
-            portfolio[algorithm],
-            numeric_columns=tuple(ds.numeric_columns),
-            categorical_columns=tuple(ds.categorical_columns),
-            random_state=settings.random_state,
-        )
-        try:
-            with _quiet():
-                pipeline.fit(ds.X, codes)
-        except Exception as exc:  # its own failure on every row: try the next one
-            notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
-            continue
-        fitted.append((algorithm, pipeline))
-    if not fitted:
-        return None, ()
-    names = tuple(name for name, _ in fitted)
-    if len(fitted) == 1:
-        pipeline = fitted[0][1]
-        if labels is None:  # a regressor predicts the target itself
-            return pipeline, names
-        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), names
-    if labels is None:
-        return AveragedRegressor.from_fitted(fitted, ds.X.columns), names
-    return AveragedClassifier.from_fitted(fitted, labels, ds.X.columns), names
-
-
-def _quiet():
-    import contextlib
-    import warnings
-
-    stack = contextlib.ExitStack()
-    stack.enter_context(warnings.catch_warnings())
-    warnings.simplefilter("ignore")
-    return stack
 
 
 def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int:

@@ -12,7 +12,8 @@ import pytest
 from sklearn.base import clone
 
 from metarec.automl import AutoClassifier, AveragedClassifier, LabelledClassifier, RunSettings
-from metarec.automl._search import END_MARGIN, Trial, _refit, search
+from metarec.automl._refit import refit_answer
+from metarec.automl._search import Trial, search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError
@@ -278,17 +279,16 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     }
     order = list(trials)
     notes = []
-    deadline = time.perf_counter() + END_MARGIN + 5
-    settings = RunSettings(budget=10, ensemble_size=3)
-    model, members = _refit(order, trials, ds, labels, codes, settings, deadline, 1.0, notes)
+    deadline = time.perf_counter() + 5
+    model, members = refit_answer(order, trials, ds, labels, codes, 3, 0, deadline, 1.0, notes)
     assert members == ("gaussian_nb", "majority")
     assert any(note.startswith("knn not refitted: expected 50 s") for note in notes)
     assert isinstance(model, AveragedClassifier)
     later = time.perf_counter() + 60
-    single, alone = _refit(order, trials, ds, labels, codes, RunSettings(budget=10), later, 1, [])
+    single, alone = refit_answer(order, trials, ds, labels, codes, 1, 0, later, 1.0, [])
     assert alone == ("gaussian_nb",) and isinstance(single, LabelledClassifier)
     # stopped by a signal (no deadline): the best alone, however many were wanted
-    stopped, members = _refit(order, trials, ds, labels, codes, settings, None, 1.0, [])
+    stopped, members = refit_answer(order, trials, ds, labels, codes, 3, 0, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
 
 

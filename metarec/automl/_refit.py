@@ -1,0 +1,104 @@
+"""Fitting a search's answer on every row: the best algorithm, or the average of the best."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
+
+__all__ = ["refit_answer"]
+
+
+def refit_answer(
+    order, trials, ds, labels, codes, ensemble_size, random_state, deadline, refit_scale, notes
+):
+    """Fit the answer on every row: the best algorithms whose refits fit the time left.
+
+    Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
+    only when its expected time (known from its folds) fits what is left of the budget; the
+    first one that fits is the best answer, and when nothing else fits, the last candidate
+    is refitted anyway so that a search hands back a model.  The refits run in this process
+    (a warm worker may have been stopped with the budget, and a fresh one would spend
+    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
+    refit is expected to take about a second is refitted, alone.
+
+    Parameters
+    ----------
+    order : list of str
+        Complete algorithms, best first.
+    trials : dict of str to Trial
+        Their trials (``fit_time``: mean fit time of a fold).
+    ds : Dataset
+        The data, refitted on every row.
+    labels : ndarray or None
+        The class labels in the order of their codes (None: regression).
+    codes : ndarray
+        Class codes (or the target) of every row.
+    ensemble_size : int
+        How many algorithms the answer averages at most.
+    random_state : int
+        Seed of every estimator.
+    deadline : float or None
+        ``time.perf_counter()`` by which the refits must be done; None after a signal.
+    refit_scale : float
+        Rows of the whole data over rows of a training fold (fold times to refit times).
+    notes : list of str
+        Appended: what was not refitted, and why.
+
+    Returns
+    -------
+    (model, tuple of str)
+        The fitted model (the single pipeline, or the average of the members) and the
+        members' names, best first; ``(None, ())`` when nothing could be refitted.
+    """
+    from metarec.benchmark import build_pipeline, default_portfolio
+
+    portfolio = default_portfolio(task="all")
+    fitted: list[tuple[str, Any]] = []
+    size = ensemble_size if deadline is not None else 1  # stopped: no time to spare
+    for algorithm in order:
+        if len(fitted) >= size:
+            break
+        expected = trials[algorithm].fit_time * refit_scale
+        left = 1.0 if deadline is None else deadline - time.perf_counter()
+        last_resort = deadline is not None and not fitted and algorithm == order[-1]
+        if expected > left and not last_resort:
+            notes.append(
+                f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
+            )
+            continue
+        pipeline = build_pipeline(
+            portfolio[algorithm],
+            numeric_columns=tuple(ds.numeric_columns),
+            categorical_columns=tuple(ds.categorical_columns),
+            random_state=random_state,
+        )
+        try:
+            with _quiet():
+                pipeline.fit(ds.X, codes)
+        except Exception as exc:  # its own failure on every row: try the next one
+            notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
+            continue
+        fitted.append((algorithm, pipeline))
+    if not fitted:
+        return None, ()
+    names = tuple(name for name, _ in fitted)
+    if len(fitted) == 1:
+        pipeline = fitted[0][1]
+        if labels is None:  # a regressor predicts the target itself
+            return pipeline, names
+        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), names
+    if labels is None:
+        return AveragedRegressor.from_fitted(fitted, ds.X.columns), names
+    return AveragedClassifier.from_fitted(fitted, labels, ds.X.columns), names
+
+
+def _quiet():
+    import contextlib
+    import warnings
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack
