@@ -10,6 +10,21 @@ from sklearn.utils._available_if import available_if
 __all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor"]
 
 
+def _columns_of(X) -> np.ndarray:
+    """The training columns of ``X`` as text (positions for an array)."""
+    columns = getattr(X, "columns", range(np.shape(X)[1]))
+    return np.asarray([str(c) for c in columns], dtype=object)
+
+
+def _proba_of(pipeline, X, n_classes: int) -> np.ndarray:
+    """A pipeline's class probabilities, one column per class code ``0..n_classes-1`` (a
+    class it never saw in training gets 0)."""
+    proba = np.asarray(pipeline.predict_proba(X), dtype=float)
+    full = np.zeros((proba.shape[0], n_classes))
+    full[:, np.asarray(pipeline.classes_).astype(int)] = proba
+    return full
+
+
 class LabelledClassifier(ClassifierMixin, BaseEstimator):
     """A classification pipeline trained on class codes that speaks the original labels.
 
@@ -54,8 +69,7 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
         self.pipeline_ = clone(self.pipeline).fit(X, codes)
         self.classes_ = classes
-        columns = getattr(X, "columns", range(np.shape(X)[1]))
-        self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+        self.feature_names_in_ = _columns_of(X)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
 
@@ -80,20 +94,10 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         """Class probabilities, one column per label of :attr:`classes_` (classifiers that
         estimate them: not ridge, the linear SVM or SGD with hinge loss)."""
         X = self._check(X)
-        proba = np.asarray(self.pipeline_.predict_proba(X), dtype=float)
-        known = np.asarray(self.pipeline_.classes_).astype(int)
-        full = np.zeros((proba.shape[0], len(self.classes_)))
-        full[:, known] = proba
-        return full
+        return _proba_of(self.pipeline_, X, len(self.classes_))
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "pipeline_")
-
-
-def _column_names(X, columns=None) -> np.ndarray:
-    if columns is None:
-        columns = getattr(X, "columns", range(np.shape(X)[1]))
-    return np.asarray([str(c) for c in columns], dtype=object)
 
 
 class AveragedClassifier(ClassifierMixin, BaseEstimator):
@@ -142,7 +146,7 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         model = cls(list(estimators), classes=np.asarray(classes))
         model.estimators_ = [pipeline for _, pipeline in model.estimators]
         model.classes_ = np.asarray(classes)
-        model.feature_names_in_ = _column_names(None, columns)
+        model.feature_names_in_ = np.asarray(list(columns), dtype=object)
         model.n_features_in_ = len(model.feature_names_in_)
         return model
 
@@ -151,20 +155,15 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
         self.estimators_ = [clone(pipeline).fit(X, codes) for _, pipeline in self.estimators]
         self.classes_ = classes
-        self.feature_names_in_ = _column_names(X)
+        self.feature_names_in_ = _columns_of(X)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
 
     def _member_proba(self, member, X) -> np.ndarray:
         n_classes = len(self.classes_)
-        known = np.asarray(member.classes_).astype(int)
         if hasattr(member, "predict_proba"):
-            proba = np.asarray(member.predict_proba(X), dtype=float)
-            full = np.zeros((proba.shape[0], n_classes))
-            full[:, known] = proba
-            return full
-        codes = np.asarray(member.predict(X)).astype(int)
-        return np.eye(n_classes)[codes]
+            return _proba_of(member, X, n_classes)
+        return np.eye(n_classes)[np.asarray(member.predict(X)).astype(int)]
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean class probabilities of the members, one column per label of :attr:`classes_`."""
@@ -207,14 +206,14 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
         """Wrap members already fitted."""
         model = cls(list(estimators))
         model.estimators_ = [pipeline for _, pipeline in model.estimators]
-        model.feature_names_in_ = _column_names(None, columns)
+        model.feature_names_in_ = np.asarray(list(columns), dtype=object)
         model.n_features_in_ = len(model.feature_names_in_)
         return model
 
     def fit(self, X, y) -> AveragedRegressor:
         """Fit a clone of every member on ``X, y``."""
         self.estimators_ = [clone(pipeline).fit(X, y) for _, pipeline in self.estimators]
-        self.feature_names_in_ = _column_names(X)
+        self.feature_names_in_ = _columns_of(X)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
 

@@ -249,6 +249,8 @@ def search(
     -------
     SearchResult
     """
+    from threadpoolctl import threadpool_limits
+
     from metarec.benchmark import default_portfolio
     from metarec.benchmark._dispatch import preload_modules
     from metarec.benchmark._runner import worker_count
@@ -267,8 +269,6 @@ def search(
         n_workers = pool.n_workers
     else:  # the workers import their libraries while the parent computes metafeatures and plans
         pool = WorkerPool(n_workers, preload_modules(portfolio))
-    from threadpoolctl import threadpool_limits
-
     try:
         # this process's own model work (metafeatures, the recommender, the final refits) on
         # one thread, as the folds whose times plan it: an OpenMP or BLAS pool of every core

@@ -178,8 +178,8 @@ class _DegenerateSafeLDA:
 
     With zero within-class variance LDA's covariance is singular in every direction and
     scikit-learn's solver fails; the limit of LDA with a vanishing isotropic covariance is
-    the nearest class mean, which is used instead.  So it is when the solver fails on
-    between-class directions of rank zero.
+    the nearest class mean, which is used instead; it is used too when the solver fails
+    because the class means span no direction.
     """
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> _DegenerateSafeLDA:

@@ -70,7 +70,8 @@ class Examined:
     codes : ndarray of int64
         The integer run key of every row with a ``source`` and a ``source_run_id``
         (:func:`metarec.storage._runkeys.named_key` of its name,
-        :func:`metarec.storage._runkeys.run_names`; 0 elsewhere), for :func:`metarec.storage._runkeys.run_keys`.
+        :func:`metarec.storage._runkeys.run_names`; 0 elsewhere), for
+        :func:`metarec.storage._runkeys.run_keys`.
     """
 
     drop: np.ndarray

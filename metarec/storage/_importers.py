@@ -14,9 +14,9 @@ Run rows
 --------
 Required columns: ``dataset, algorithm, accuracy`` and ``time`` (``fit_time`` is an alias;
 when both are present ``time`` wins and ``fit_time`` fills its gaps).  Optional:
-``protocol, seed, fold, status, predict_time, source, source_run_id, error, machine``.  Any other
-column holding numbers is a per-run metric; a column whose values in the first chunk are all
-non-numeric text is ignored (and named in the report's notes).  A row is invalid when:
+``protocol, seed, fold, status, predict_time, source, source_run_id, error, machine``.  Any
+other column holding numbers is a per-run metric; a column whose values in the first chunk
+are all non-numeric text is ignored (and named in the report's notes).  A row is invalid when:
 dataset or algorithm is empty; accuracy or a time or a metric value is not a number;
 accuracy is outside [0, 1]; a time is negative; seed or fold is not an integer; status is not
 ``ok``, ``timeout`` or ``error``; or status is ``ok`` and accuracy is missing.  A missing
@@ -25,8 +25,8 @@ status is inferred: ``ok`` when the accuracy is present, ``error`` otherwise.
 Conflicts
 ---------
 A run named by its origin (non-empty ``source`` and ``source_run_id``, with its ``machine`` if
-any) keeps its key whatever its values.  When such a run is already stored, or repeated in the input, with *other* values
-(any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
+any) keeps its key whatever its values.  When such a run is already stored, or repeated in
+the input, with *other* values (any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
 the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
 message names both places (file and line; "already stored from source ..." with the values
 old -> new); ``"keep"`` leaves the stored (or first) run; ``"replace"`` overwrites the stored
@@ -112,9 +112,11 @@ TEXT_LIMITS = {
     "source_run_id": 255,
     "machine": 255,
 }
-#: The source of metarec's benchmark runs: before schema revision 0006 their machine followed
-#: :data:`~metarec.storage._runkeys.MACHINE_SEPARATOR` in ``source_run_id`` (as in an export
-#: written then, or the built-in resources); an import moves it to ``machine``.
+#: The source metarec's benchmark runner writes (``metarec.benchmark``'s ``SOURCE``, which
+#: storage may not import; a test keeps the two equal).  Before schema revision 0006 such a
+#: run's machine followed :data:`~metarec.storage._runkeys.MACHINE_SEPARATOR` in its
+#: ``source_run_id`` (as in an export written then, or the built-in resources); an import
+#: moves it to ``machine``.
 BENCHMARK_SOURCE = "benchmark"
 #: Seeds and folds are 32-bit integers in the schema.
 INT_LIMIT = 2**31 - 1

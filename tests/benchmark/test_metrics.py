@@ -11,6 +11,7 @@ import pytest
 from metarec.benchmark import export_builtin, machine_description, run_benchmark
 from metarec.benchmark._folds import score_predictions
 from metarec.storage import KnowledgeBase
+from metarec.storage._importers import BENCHMARK_SOURCE
 
 EPS = 1e-15  # score_predictions clips probabilities at 1e-15 and renormalises
 
@@ -98,6 +99,7 @@ def test_stored_metrics_of_the_majority_model_on_stratified_folds(tmp_path):
     assert (nb["fit_time"] > 0).all() and (nb["fit_wall_time"] > 0).all()
     # each run names the machine that measured its times
     assert (runs["machine"] == machine_description()).all()
+    assert (runs["source"] == BENCHMARK_SOURCE).all()  # storage's rule for older exports
     assert (
         runs["source_run_id"]
         == "sklearn:iris/" + runs["algorithm"] + "/cv5/0/" + runs["fold"].astype(str)
