@@ -96,8 +96,9 @@ def _duration(ctx, param, value):
     "--ensemble",
     "ensemble_size",
     type=click.IntRange(min=1),
-    help="How many of the best algorithms the answer averages (1: the best alone). "
-    "Default: 3 for classification, 1 for regression.",
+    help="How many of the best algorithms the answer averages (1: the best alone); an "
+    "average also takes the knowledge base's single best algorithm when it is not among "
+    "them. Default: 3 for classification, 1 for regression.",
 )
 @format_option()
 @click.pass_context
@@ -119,9 +120,9 @@ def run(
 
     The answer is the best CV score shrunk toward what the knowledge base expects of each
     algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
-    refitted on every row; for classification it is averaged with the next two (their mean
-    class probabilities decide; --ensemble sets how many, when their refits fit the time
-    left).  --output saves it with joblib: a fitted scikit-learn estimator
+    refitted on every row; for classification it is averaged with the next two and with the
+    knowledge base's single best algorithm when it is not among them (their mean class
+    probabilities decide; --ensemble sets how many, when their refits fit the time left).  --output saves it with joblib: a fitted scikit-learn estimator
     whose predict and predict_proba take a DataFrame with DATA's feature columns, with a
     JSON sidecar (algorithm, parameters, CV score and spread, folds, seed, data fingerprint,
     versions).

@@ -324,8 +324,10 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         interpreter per fold there) instead of local worker processes.
     ensemble_size : int or "auto", default="auto"
         How many of the best algorithms (by selection score) the answer averages; 1 keeps
-        the best alone.  ``"auto"`` is 3.  The members after the first are refitted only
-        when their refits fit the time left of the budget.
+        the best alone.  ``"auto"`` is 3.  An average also takes the knowledge base's
+        single best algorithm when it is not among them (one member more).  The members
+        after the first are refitted only when their refits fit the time left of the
+        budget.
 
     Attributes
     ----------
@@ -406,8 +408,9 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
     ensemble_size : int or "auto", default="auto"
         How many of the best algorithms (by selection score) the answer averages; 1 keeps
         the best alone.  ``"auto"`` is 1 (the average of regressors is measured for
-        classification only).  The members after the first are refitted only when their
-        refits fit the time left of the budget.
+        classification only).  An average also takes the knowledge base's single best
+        algorithm when it is not among them.  The members after the first are refitted
+        only when their refits fit the time left of the budget.
 
     Attributes
     ----------

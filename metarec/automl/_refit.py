@@ -11,14 +11,31 @@ __all__ = ["refit_answer"]
 
 
 def refit_answer(
-    order, trials, ds, labels, codes, ensemble_size, random_state, deadline, refit_scale, notes
+    order,
+    trials,
+    ds,
+    labels,
+    codes,
+    ensemble_size,
+    random_state,
+    deadline,
+    refit_scale,
+    notes,
+    *,
+    anchor=None,
 ):
     """Fit the answer on every row: the best algorithms whose refits fit the time left.
 
     Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
     only when its expected time (known from its folds) fits what is left of the budget; the
     first one that fits is the best answer, and when nothing else fits, the last candidate
-    is refitted anyway so that a search hands back a model.  The refits run in this process
+    is refitted anyway so that a search hands back a model.  An average (``ensemble_size``
+    of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
+    completed and is not among the members already (one member more): the constant answer a
+    recommendation must not lose to is then always part of the vote, and the other members
+    can outvote it only where they agree.  On small data, where the best inner-CV scores
+    are noisy, this is what keeps the answer from falling below that constant answer on a
+    dataset (``benchmarks/run_vs_flaml.py``).  The refits run in this process
     (a warm worker may have been stopped with the budget, and a fresh one would spend
     seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
     refit is expected to take about a second is refitted, alone.
@@ -45,6 +62,8 @@ def refit_answer(
         Rows of the whole data over rows of a training fold (fold times to refit times).
     notes : list of str
         Appended: what was not refitted, and why.
+    anchor : str, optional
+        The knowledge base's single best algorithm (joins an average; see above).
 
     Returns
     -------
@@ -57,17 +76,17 @@ def refit_answer(
     portfolio = default_portfolio(task="all")
     fitted: list[tuple[str, Any]] = []
     size = ensemble_size if deadline is not None else 1  # stopped: no time to spare
-    for algorithm in order:
-        if len(fitted) >= size:
-            break
+    tried: set[str] = set()
+
+    def refit(algorithm: str, last_resort: bool = False) -> None:
+        tried.add(algorithm)
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - time.perf_counter()
-        last_resort = deadline is not None and not fitted and algorithm == order[-1]
         if expected > left and not last_resort:
             notes.append(
                 f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
             )
-            continue
+            return
         pipeline = build_pipeline(
             portfolio[algorithm],
             numeric_columns=tuple(ds.numeric_columns),
@@ -79,8 +98,17 @@ def refit_answer(
                 pipeline.fit(ds.X, codes)
         except Exception as exc:  # its own failure on every row: try the next one
             notes.append(f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}")
-            continue
+            return
         fitted.append((algorithm, pipeline))
+
+    for algorithm in order:
+        if len(fitted) >= size:
+            break
+        refit(algorithm, deadline is not None and not fitted and algorithm == order[-1])
+    if fitted and size >= 2 and anchor in order and anchor not in tried:
+        refit(anchor)
+        if fitted[-1][0] == anchor:
+            notes.append(f"{anchor} joins the average as the knowledge base's single best")
     if not fitted:
         return None, ()
     names = tuple(name for name, _ in fitted)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from metarec.automl._refit import refit_answer
-from metarec.automl._select import choose, posterior_scores
+from metarec.automl._select import choose, posterior_scores, single_best
 from metarec.exceptions import BenchmarkError
 
 __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
@@ -68,8 +68,9 @@ class RunSettings:
     scheduler : str or None
         Address of a Dask scheduler to run the evaluations on (local workers when None).
     ensemble_size : int
-        How many of the best algorithms the answer averages (1: the best alone); members
-        after the first are refitted only while the budget allows.
+        How many of the best algorithms the answer averages (1: the best alone; an
+        average also takes the knowledge base's single best); members after the first
+        are refitted only while the budget allows.
     """
 
     budget: float
@@ -330,6 +331,7 @@ def _search(
             None if interrupted is not None else deadline - END_MARGIN,
             loop.refit_scale,
             notes,
+            anchor=single_best(recommender, exclude=[name]),
         )
         best = members[0] if members else None
         if len(members) == 1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["posterior_scores", "choose"]
+__all__ = ["posterior_scores", "choose", "single_best"]
 
 #: z of the central 80 % interval of a normal distribution (the recommender's intervals).
 Z80 = 1.2815515655446004
@@ -73,3 +73,32 @@ def choose(posterior: np.ndarray, fit_time: np.ndarray) -> np.ndarray:
     posterior = np.asarray(posterior, dtype=float)
     key = np.where(np.isfinite(posterior), -np.round(posterior, 12), np.inf)
     return np.lexsort((np.asarray(fit_time, dtype=float), key))
+
+
+def single_best(recommender, *, exclude=()) -> str | None:
+    """The algorithm of best mean score over a fitted recommender's datasets.
+
+    The single best solver (SBS) of algorithm selection: the constant answer that ignores
+    the dataset.  Each algorithm's mean is over the datasets it has a result on, without
+    those named in ``exclude`` (a dataset's own earlier folds are not evidence about it);
+    None when no algorithm has a result.
+
+    Parameters
+    ----------
+    recommender : Recommender
+        Fitted; its ``accuracy_``, ``present_``, ``datasets_`` and ``algorithms_`` are read.
+    exclude : iterable of str, default=()
+        Datasets left out.
+
+    Returns
+    -------
+    str or None
+    """
+    keep = ~np.isin(np.asarray(recommender.datasets_, dtype=str), [str(d) for d in exclude])
+    present = np.asarray(recommender.present_, dtype=bool) & keep[:, None]
+    counts = present.sum(axis=0)
+    if not counts.any():
+        return None
+    total = np.where(present, recommender.accuracy_, 0.0).sum(axis=0)
+    mean = np.where(counts > 0, total / np.maximum(counts, 1), -np.inf)
+    return str(np.asarray(recommender.algorithms_)[int(np.argmax(mean))])

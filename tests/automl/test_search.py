@@ -40,6 +40,10 @@ class _Fixed:
     def __init__(self, rows):
         self.rows = rows
         self.algorithms_ = np.array([r[0] for r in rows])
+        # one other dataset on which each algorithm scored its expected accuracy
+        self.datasets_ = np.array(["other"])
+        self.accuracy_ = np.array([[r[1] for r in rows]])
+        self.present_ = np.ones_like(self.accuracy_, dtype=bool)
         self.calls = []
 
     def recommend(self, *, metafeatures, tried=None, budget=None):
@@ -136,10 +140,13 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     assert results["rank_test_score"][best] == 1
     kb = KnowledgeBase(url)
     assert kb.count("runs") > 38650  # the built-in runs it started from, and this search's
-    # the answer averages the three best by selection score, refitted on every row
-    assert auto.ensemble_ == tuple(eligible["algorithm"].iloc[:3])
+    # the answer averages the three best by selection score and the built-in KB's single
+    # best (xgboost) when it is not among them, each refitted on every row
+    top3 = tuple(eligible["algorithm"].iloc[:3])
+    assert auto.ensemble_ == top3 + (() if "xgboost" in top3 else ("xgboost",))
     model = auto.best_estimator_
-    assert isinstance(model, AveragedClassifier) and len(model.estimators_) == 3
+    assert isinstance(model, AveragedClassifier)
+    assert len(model.estimators_) == len(auto.ensemble_) >= 3
     members = [
         LabelledClassifier.from_fitted(m, model.classes_, X.columns) for m in model.estimators_
     ]
@@ -148,7 +155,8 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
         for m in members
     ]
     np.testing.assert_allclose(auto.predict_proba(X), np.mean(votes, axis=0))
-    assert board["message"].str.startswith("averaged in the answer").sum() == 3
+    in_answer = board["message"].str.startswith("averaged in the answer")
+    assert in_answer.sum() == len(auto.ensemble_)
 
 
 def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
@@ -164,7 +172,7 @@ def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
 
     meta = json.loads(sidecar.read_text())
     assert meta["algorithm"] == auto.best_algorithm_
-    assert meta["ensemble"] == list(auto.ensemble_) and len(meta["ensemble"]) == 3
+    assert meta["ensemble"] == list(auto.ensemble_) and len(meta["ensemble"]) >= 3
     assert meta["folds"] == 5 and meta["seed"] == 0 and meta["columns"] == ["a", "b", "c"]
     assert meta["data_fingerprint"] == auto.dataset_fingerprint_
     assert "scikit-learn" in meta["versions"] and "metarec" in meta["versions"]
@@ -290,6 +298,35 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     # stopped by a signal (no deadline): the best alone, however many were wanted
     stopped, members = refit_answer(order, trials, ds, labels, codes, 3, 0, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
+
+
+def test_an_average_also_takes_the_single_best_algorithm():
+    """The knowledge base's single best joins an average it is not part of (one member more),
+    never a single answer, never twice, and only when it completed."""
+    X, y = _frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = np.array(["no", "yes"]), (np.asarray(ds.y) == "yes").astype(int)
+    names = ["gaussian_nb", "majority", "knn"]
+    trials = {
+        n: Trial(n, planned=i + 1, status="ok", fold_scores=(0.8,), fit_time=0.01)
+        for i, n in enumerate(names)
+    }
+    later = time.perf_counter() + 60
+
+    def members(size, anchor, order=names):
+        notes = []
+        model, chosen = refit_answer(
+            order, trials, ds, labels, codes, size, 0, later, 1.0, notes, anchor=anchor
+        )
+        return chosen, notes
+
+    chosen, notes = members(2, "knn")
+    assert chosen == ("gaussian_nb", "majority", "knn")
+    assert notes == ["knn joins the average as the knowledge base's single best"]
+    assert members(2, "majority") == (("gaussian_nb", "majority"), [])
+    assert members(1, "knn") == (("gaussian_nb",), [])
+    assert members(2, "knn", order=names[:2]) == (("gaussian_nb", "majority"), [])
+    assert members(2, None) == (("gaussian_nb", "majority"), [])
 
 
 def test_the_parents_own_model_work_runs_on_one_thread(tmp_path, monkeypatch):

@@ -1,9 +1,11 @@
 """The answer's choice, against values computed by hand (see posterior_scores' docstring)."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
-from metarec.automl._select import Z80, choose, posterior_scores
+from metarec.automl._select import Z80, choose, posterior_scores, single_best
 
 
 def test_posterior_by_hand():
@@ -74,3 +76,17 @@ def test_expected_times_are_rescaled_by_the_measured_folds():
     state.ratios.clear()
     _calibrate(state, "a", [fold(500.0, 0.0)])  # ratio 5000: clipped at 100
     assert state.time_factor == 100.0
+
+
+def test_single_best_is_the_best_mean_over_the_datasets_not_excluded():
+    # a: (0.9 + 0.5) / 2 = 0.7; b: (0.8 + 0.7) / 2 = 0.75; c only on d3: 0.95
+    rec = SimpleNamespace(
+        datasets_=np.array(["d1", "d2", "d3"]),
+        algorithms_=np.array(["a", "b", "c"]),
+        accuracy_=np.array([[0.9, 0.8, np.nan], [0.5, 0.7, np.nan], [0.6, 0.6, 0.95]]),
+        present_=np.array([[True, True, False], [True, True, False], [False, False, True]]),
+    )
+    assert single_best(rec) == "c"
+    assert single_best(rec, exclude=["d3"]) == "b"
+    assert single_best(rec, exclude=["d2", "d3"]) == "a"
+    assert single_best(rec, exclude=["d1", "d2", "d3"]) is None
