@@ -34,12 +34,53 @@ def test_exact_power_laws_are_recovered_and_extrapolate():
     X = size_features(n, d, c)
     svm = 1e-7 * n**2.0 * d  # quadratic in rows, linear in features
     tree = 1e-5 * n * d**0.5 * c
-    model = RuntimeModel(alpha=1e-9).fit(X, np.column_stack([svm, tree]))
+    plain = RuntimeModel(alpha=1e-9, overhead=False, min_row_exponent=None)
+    model = plain.fit(X, np.column_stack([svm, tree]))
     np.testing.assert_allclose(model.coef_[0, 1:], [2.0, 1.0, 0.0], atol=1e-6)
     np.testing.assert_allclose(model.coef_[1, 1:], [1.0, 0.5, 1.0], atol=1e-6)
+    assert model.overhead_.tolist() == [0.0, 0.0]
     # 200,000 rows: ten times beyond the largest dataset seen, 100 times the time
     big = size_features([200_000], [50], [2])
-    np.testing.assert_allclose(model.predict(big)[0], [1e-7 * 4e10 * 50, 1e-5 * 2e5 * 50**0.5 * 2])
+    expected = [1e-7 * 4e10 * 50, 1e-5 * 2e5 * 50**0.5 * 2]
+    np.testing.assert_allclose(model.predict(big)[0], expected)
+    # with a fixed cost in the model (and the row exponent's bound below both), the same
+    default = RuntimeModel(alpha=1e-9).fit(X, np.column_stack([svm, tree]))
+    np.testing.assert_allclose(default.coef_[:, 1:], model.coef_[:, 1:], atol=5e-3)
+    np.testing.assert_allclose(default.predict(big)[0], expected, rtol=2e-2)
+
+
+def test_a_fixed_cost_and_a_power_law_are_told_apart():
+    """50 ms of set-up, then time linear in the rows: the straight line through the logs of
+    small datasets' times finds a shallow exponent and expects far too little of a large
+    one; the model with the fixed cost recovers both parts."""
+    rng = np.random.default_rng(4)
+    n = rng.integers(50, 10_000, size=60)
+    d = rng.integers(2, 100, size=60)
+    X = size_features(n, d, [2] * 60)
+    t = 0.05 + 2e-7 * n * d
+    model = RuntimeModel(alpha=1e-9).fit(X, t[:, None])
+    assert model.overhead_[0] == pytest.approx(0.05, rel=1e-3)
+    np.testing.assert_allclose(model.coef_[0, 1:3], [1.0, 1.0], atol=1e-3)
+    big = size_features([200_000], [50], [2])
+    assert model.predict(big)[0, 0] == pytest.approx(0.05 + 2e-7 * 200_000 * 50, rel=1e-3)
+    line = RuntimeModel(alpha=1e-9, overhead=False, min_row_exponent=None).fit(X, t[:, None])
+    assert line.coef_[0, 1] < 0.6
+    assert line.predict(big)[0, 0] < 0.5 * (0.05 + 2e-7 * 200_000 * 50)
+
+
+def test_the_row_exponent_is_held_at_its_lower_bound():
+    """Times that do not grow with the rows (a fixed cost alone): the exponent stays at the
+    bound, and without a bound the model finds the flat law."""
+    rng = np.random.default_rng(5)
+    n = rng.integers(50, 10_000, size=40)
+    X = size_features(n, [10] * 40, [2] * 40)
+    t = np.exp(np.log(0.01) + rng.normal(0, 0.1, 40))
+    bounded = RuntimeModel(min_row_exponent=0.5).fit(X, t[:, None])
+    assert bounded.coef_[0, 1] == pytest.approx(0.5)
+    free = RuntimeModel(min_row_exponent=None, overhead=False).fit(X, t[:, None])
+    assert abs(free.coef_[0, 1]) < 0.05
+    with pytest.raises(InvalidInputError, match="min_row_exponent"):
+        RuntimeModel(min_row_exponent="one").fit(X, t[:, None])
 
 
 def test_conformal_width_is_the_corrected_empirical_quantile():
@@ -56,14 +97,34 @@ def test_leave_one_out_residuals_equal_refitting_without_the_dataset():
     X = size_features(rng.integers(50, 5000, 15), rng.integers(2, 50, 15), [2] * 15)
     t = np.exp(X @ [-8, 1.2, 0.5, 0] + rng.normal(0, 0.4, 15))
     t[3] = np.nan  # no time there
-    model = RuntimeModel(alpha=0.5).fit(X, t[:, None])
+    plain = {"alpha": 0.5, "overhead": False, "min_row_exponent": None}
+    model = RuntimeModel(**plain).fit(X, t[:, None])
     for i in (0, 7):
         keep = np.arange(15) != i
-        refit = RuntimeModel(alpha=0.5).fit(X[keep], t[keep, None])
+        refit = RuntimeModel(**plain).fit(X[keep], t[keep, None])
         expected = np.log(t[i]) - np.log(refit.predict(X[i : i + 1])[0, 0])
         assert model.loo_residuals_[i, 0] == pytest.approx(expected, rel=1e-6)
     assert np.isnan(model.loo_residuals_[3, 0])
     assert model.n_datasets_[0] == 14
+
+
+def test_leave_one_out_residuals_with_the_fixed_cost_approximate_refitting():
+    """The leverage of the linearised fit: close to refitting without the dataset."""
+    rng = np.random.default_rng(6)
+    X = size_features(rng.integers(50, 5000, 40), rng.integers(2, 50, 40), [2] * 40)
+    t = (0.02 + np.exp(X @ [-11, 1.2, 0.5, 0])) * np.exp(rng.normal(0, 0.3, 40))
+    model = RuntimeModel(alpha=0.5).fit(X, t[:, None])
+    exact = []
+    for i in range(40):
+        keep = np.arange(40) != i
+        refit = RuntimeModel(alpha=0.5).fit(X[keep], t[keep, None])
+        exact.append(np.log(t[i]) - np.log(refit.predict(X[i : i + 1])[0, 0]))
+    close = np.abs(model.loo_residuals_[:, 0] - np.array(exact)) < 0.05
+    assert close.mean() >= 0.9  # a dataset of high influence can be further off
+    # what the interval is made of: the 80 % quantile of the absolute residuals
+    assert _conformal_width(np.abs(model.loo_residuals_[:, 0]), 0.8) == pytest.approx(
+        _conformal_width(np.abs(np.array(exact)), 0.8), rel=0.1
+    )
 
 
 def test_intervals_cover_80_percent_of_new_datasets_when_the_truth_is_known():
