@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _large import large_csv
 from _pages import markdown_table, write_page
 
 #: Share of the rows a holdout fit trains on, and of a cv10 fit (the knowledge base's).
@@ -53,26 +54,18 @@ def main(argv=None) -> None:
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    import numpy as np
+    import io
+
     import pandas as pd
-    from sklearn.datasets import make_classification
 
     from metarec.recommender._cache import fitted_recommender
     from metarec.recommender._runtime import size_features
     from metarec.storage import KnowledgeBase, open_builtin
 
     work = Path(tempfile.mkdtemp(prefix="metarec-large-expectations-"))
-    X, y = make_classification(
-        n_samples=args.rows, n_features=args.columns, n_informative=10, random_state=0
-    )
-    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(args.columns)])
-    frame["target"] = np.where(y == 1, "pos", "neg")
-    data = work / "large.csv"
-    frame.to_csv(data, index=False)
+    data = large_csv(work, args.rows, args.columns)
     env = {**os.environ, "METAREC_HOME": str(work / "home")}
-    table = pd.read_csv(
-        __import__("io").StringIO(_metarec("recommend", data, "--format", "csv", env=env))
-    )
+    table = pd.read_csv(io.StringIO(_metarec("recommend", data, "--format", "csv", env=env)))
     first = table.head(args.first)
     recommender = fitted_recommender(open_builtin(), task="classification")
     equivalent = args.rows * HOLDOUT_TRAIN / CV10_TRAIN

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _large import large_csv
 from _pages import markdown_table, write_page
 
 
@@ -36,18 +37,8 @@ def main(argv=None) -> None:
     parser.add_argument("--budget", default="60")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    import numpy as np
-    import pandas as pd
-    from sklearn.datasets import make_classification
-
     work = Path(tempfile.mkdtemp(prefix="metarec-run-large-"))
-    X, y = make_classification(
-        n_samples=args.rows, n_features=args.columns, n_informative=10, random_state=0
-    )
-    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(args.columns)])
-    frame["target"] = np.where(y == 1, "pos", "neg")
-    data = work / "large.csv"
-    frame.to_csv(data, index=False)
+    data = large_csv(work, args.rows, args.columns)
     model = work / "model.joblib"
     command = [
         sys.executable, "-m", "metarec", "--db", f"sqlite:///{work / 'kb.sqlite'}", "run",
