@@ -33,9 +33,9 @@ def refit_answer(
     of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
     completed and is not among the members already (one member more): the constant answer a
     recommendation must not lose to is then always part of the vote, and the other members
-    can outvote it only where they agree.  On small data, where the best inner-CV scores
-    are noisy, this is what keeps the answer from falling below that constant answer on a
-    dataset (``benchmarks/run_vs_flaml.py``).  The refits run in this process
+    outvote it only where most of them agree.  On small data, where the best inner-CV
+    scores are noisy, the average of the best alone fell several points below that constant
+    answer on some datasets (``benchmarks/run_vs_flaml.py``).  The refits run in this process
     (a warm worker may have been stopped with the budget, and a fresh one would spend
     seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
     refit is expected to take about a second is refitted, alone.
