@@ -64,6 +64,9 @@ TIMING_SUFFIXES = ("_time",)
 COVERAGE = 0.8
 #: Most datasets whose held-out residuals size the accuracy interval (evenly spaced).
 CALIBRATION_ROWS = 500
+#: A query with more rows than this many times the knowledge base's largest dataset (with a
+#: time) gets a note: its expected times are extrapolated beyond what the KB measured.
+EXTRAPOLATION_FACTOR = 2.0
 
 
 class Evidence:
@@ -80,6 +83,8 @@ class Evidence:
         Lowest and highest accuracy among them (the evidence's spread).
     time_low, time_high : ndarray
         The expected time's 80 % interval (see "Expected time" in the module documentation).
+    time_note : str
+        Why the expected times deserve caution for this query ("" when they do not).
     """
 
     __slots__ = (
@@ -91,6 +96,7 @@ class Evidence:
         "high",
         "time_low",
         "time_high",
+        "time_note",
     )
 
     def __init__(self, expected_accuracy, expected_time, n_datasets, n_failed, low, high):
@@ -102,6 +108,7 @@ class Evidence:
         self.high = high
         self.time_low = np.full_like(expected_time, np.nan)
         self.time_high = np.full_like(expected_time, np.nan)
+        self.time_note = ""
 
 
 class BaseRanker(BaseEstimator):
@@ -280,9 +287,25 @@ class BaseRanker(BaseEstimator):
         else:
             expected = fallback
         width = np.where(np.isfinite(model.width_), model.width_, np.nan)
+        evidence.time_note = self._extrapolation_note(rows, excluded)
         evidence.expected_time = expected
         evidence.time_low = expected * np.exp(-width)
         evidence.time_high = expected * np.exp(width)
+
+    def _extrapolation_note(self, rows: float, excluded: np.ndarray) -> str:
+        """A note when ``rows`` is far beyond the largest dataset with a time in the KB."""
+        if self.n_instances_ is None or not rows > 0:
+            return ""
+        timed = ~excluded & self.present_.any(axis=1)
+        largest = float(np.nanmax(np.where(timed, self.n_instances_, np.nan), initial=0.0))
+        if not largest > 0 or rows <= EXTRAPOLATION_FACTOR * largest:
+            return ""
+        return (
+            f"Expected times are extrapolated: {rows:,.0f} rows is {rows / largest:,.0f}x the "
+            f"largest dataset the knowledge base has times for ({largest:,.0f} rows), so a "
+            "fit can take several times its expectation and the 80 % intervals, calibrated "
+            "on the knowledge base's sizes, do not promise coverage there."
+        )
 
     def _calibration_rows(self) -> np.ndarray:
         """Datasets whose held-out residuals size the accuracy interval (evenly spaced)."""
@@ -419,6 +442,7 @@ class BaseRanker(BaseEstimator):
             tried=tuple(str(t) for t in tried),
             plan=tuple(plan),
             score_name=score_name,
+            time_note=evidence.time_note,
         )
 
     def _score_name(self, tried: bool) -> str:

@@ -107,6 +107,11 @@ class Ranking:
     plan : tuple of (float, float)
         For budgeted plans only: for each entry, the expected cumulative time and the expected
         loss (percentage points below the best neighbour accuracy) after running it.
+    score_name : str
+        What ``score`` is (the table's column name).
+    time_note : str
+        Why the expected times deserve caution (a dataset far larger than the knowledge
+        base's); "" when they do not.  :meth:`explain` ends with it.
     """
 
     entries: tuple[RankedAlgorithm, ...]
@@ -118,6 +123,7 @@ class Ranking:
     tried: tuple[str, ...] = ()
     plan: tuple[tuple[float, float], ...] = field(default=())
     score_name: str = "score"
+    time_note: str = ""
 
     @property
     def algorithms(self) -> list[str]:
@@ -210,4 +216,6 @@ class Ranking:
             text += f" Already tried: {', '.join(self.tried)}."
         if self.budget is not None:
             text += f" Plan for a budget of {self.budget:g} s."
+        if self.time_note:
+            text += f" {self.time_note}"
         return text

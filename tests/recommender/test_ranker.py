@@ -422,3 +422,26 @@ def test_recommend_checks_the_target_against_the_task():
     X = pd.DataFrame({"x": np.arange(40.0)})
     with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
         model.recommend(X, X["x"] * 1.5)
+
+
+def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
+    """The fake KB's largest dataset has fewer than 5,000 rows: 2x is still in range (no note),
+    50,000 rows is extrapolated and says by how much; left out of the KB, the largest
+    dataset no longer counts."""
+    kb = random_kb(seed=3)
+    rec = Recommender(strategy="a3r", k=3).fit(kb)
+    sizes = rec.raw_metafeatures_["n_instances"].to_numpy(float)
+    largest = float(sizes.max())
+    query = {"f1": 0.1, "f2": 0.5, "n_features": 10, "n_classes": 2}
+    assert rec.recommend(metafeatures={**query, "n_instances": 2 * largest}).time_note == ""
+    ranking = rec.recommend(metafeatures={**query, "n_instances": 50_000})
+    assert ranking.time_note.startswith("Expected times are extrapolated: 50,000 rows is ")
+    assert f"({largest:,.0f} rows)" in ranking.time_note
+    assert ranking.explain().endswith(ranking.time_note)
+    biggest = str(rec.datasets_[int(np.argmax(sizes))])
+    second = float(np.sort(sizes)[-2])
+    rows = 2.01 * second
+    assert rows <= 2 * largest  # beyond twice the second largest, within twice the largest
+    assert rec.recommend(metafeatures={**query, "n_instances": rows}).time_note == ""
+    left_out = rec.recommend(metafeatures={**query, "n_instances": rows}, exclude=[biggest])
+    assert f"({second:,.0f} rows)" in left_out.time_note
