@@ -83,13 +83,12 @@ def outer_folds(y) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def single_best_algorithm() -> str:
-    """The built-in KB's algorithm of best mean accuracy over the datasets it ran on."""
-    from metarec.recommender import PerformanceMatrix
+    """The built-in KB's algorithm of best mean accuracy: the one ``metarec run`` averages in."""
+    from metarec.automl._select import single_best
+    from metarec.recommender._cache import fitted_recommender
     from metarec.storage import open_builtin
 
-    matrix = PerformanceMatrix.from_kb(open_builtin())
-    accuracy = np.where(matrix.present, matrix.accuracy, np.nan)
-    return str(matrix.algorithms[int(np.nanargmax(np.nanmean(accuracy, axis=0)))])
+    return single_best(fitted_recommender(open_builtin(), task="classification"))
 
 
 # --------------------------------------------------------------------------- the methods

@@ -296,7 +296,7 @@ class BaseRanker(BaseEstimator):
         """A note when ``rows`` is far beyond the largest dataset with a time in the KB."""
         if self.n_instances_ is None or not rows > 0:
             return ""
-        timed = ~excluded & self.present_.any(axis=1)
+        timed = ~excluded & (self.row_time_ > 0)  # datasets with a positive usable time
         largest = float(np.nanmax(np.where(timed, self.n_instances_, np.nan), initial=0.0))
         if not largest > 0 or rows <= EXTRAPOLATION_FACTOR * largest:
             return ""
