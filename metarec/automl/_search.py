@@ -207,7 +207,9 @@ class _State:
     started: dict[str, int] = field(default_factory=dict)
     results: list = field(default_factory=list)  # JobResults of folds run now
     accuracy: dict[str, float] = field(default_factory=dict)  # mean accuracy, for `tried`
-    ratios: dict[str, float] = field(default_factory=dict)  # measured / expected fold time
+    # algorithm -> (mean fold wall time here, expected fit time): see _calibrate
+    walls: dict[str, tuple[float, float]] = field(default_factory=dict)
+    fold_cost: float = 0.0
     time_factor: float = 1.0
     tried_version: int = 0
     planned_version: int = -1
@@ -436,12 +438,14 @@ class _Loop:
         ]
         if budget is None:
             return rows
-        factor, n_folds = self.state.time_factor, self.n_folds
-        need = sum(_job_seconds(row.expected_time_high * factor, n_folds) for row in rows)
+        state, n_folds = self.state, self.n_folds
+        need = sum(
+            _job_seconds(_fold_seconds(state, row.expected_time_high), n_folds) for row in rows
+        )
         if need <= budget * self.n_workers:
             return rows  # everything is expected to fit: the recommended order
         # it does not all fit: the loss-time planner's plan for the time left comes first
-        per_fold = budget * self.n_workers / n_folds / factor
+        per_fold = budget * self.n_workers / n_folds / state.time_factor
         planned_rows = recommend(
             metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
         )
@@ -491,7 +495,7 @@ class _Loop:
                 continue
             folds = self.stored.get(algorithm, {})
             first_missing = next(i for i in range(n_folds) if i not in folds)
-            per_fold = trial.expected_time_high * state.time_factor
+            per_fold = _fold_seconds(state, trial.expected_time_high)
             need = _job_seconds(per_fold, n_folds - first_missing)
             if need > left:
                 state.trials[algorithm] = replace(
@@ -663,21 +667,44 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
 
 
 def _calibrate(state: _State, algorithm: str, folds) -> None:
-    """Rescale every expected time by how this dataset's measured folds compare with theirs.
+    """Rescale the expected fold times by how this dataset's measured folds compare with them.
 
     The knowledge base's times come from other datasets (and often another machine); the
     runtime model's extrapolation to a dataset far larger than those can be off by an order
-    of magnitude.  Each finished job gives the ratio of its mean fold time on this dataset
-    (fit and predict, wall clock) to its expected fit time; the geometric mean of the ratios
-    so far, clipped to [0.5, 100], multiplies the expectations of the algorithms not yet run.
+    of magnitude.  A fold's time here (fit and predict, wall clock) is modelled as ``c + f *
+    e``, with ``e`` the algorithm's expected fit time, ``c`` this dataset's cost of a fold
+    besides the fit (encoding the columns, predicting, scoring) and ``f`` how much slower
+    than expected fits run here.  ``c`` and ``f`` are fitted to the mean fold times of the
+    algorithms finished so far by least squares of the relative error (``1 - (c + f e) /
+    wall``, so that a 30 ms fold weighs as much as a 30 s one); when that line has ``c``
+    below 0 or above the shortest fold, or with one algorithm, ``c = 0`` and ``f`` is the
+    same fit through the origin (the measured over the expected time for one algorithm).
+    ``f`` is clipped to [0.5, 100].  A single factor on the whole fold time would let the
+    fixed cost of the cheap algorithms, which run first, multiply the expectation of an
+    expensive one (a fold of 30 ms where 15 ms of fit were expected says nothing of a fit
+    expected to take seconds).
     """
     expected = state.trials[algorithm].expected_time
     walls = [r.fit_wall_time + r.predict_wall_time for r in folds if r.status == "ok"]
-    if not walls or not np.isfinite(expected) or expected <= 0:
+    if not walls or not np.isfinite(expected) or expected <= 0 or np.mean(walls) <= 0:
         return
-    state.ratios[algorithm] = float(np.mean(walls)) / expected
-    factor = float(np.exp(np.mean(np.log(list(state.ratios.values())))))
+    state.walls[algorithm] = (float(np.mean(walls)), float(expected))
+    wall, exp = np.array(list(state.walls.values())).T
+    ratio = exp / wall
+    cost, factor = 0.0, float(ratio.sum() / (ratio**2).sum())
+    if wall.size >= 2:
+        design = np.column_stack([1.0 / wall, ratio])
+        (c, f), *_ = np.linalg.lstsq(design, np.ones_like(wall), rcond=None)
+        if 0.0 <= c <= wall.min() and f > 0:
+            cost, factor = float(c), float(f)
+    state.fold_cost = cost
     state.time_factor = float(np.clip(factor, 0.5, 100.0))
+
+
+def _fold_seconds(state: _State, expected: float) -> float:
+    """A fold's expected seconds on this dataset for an expected fit time (see _calibrate)."""
+    expected = expected if np.isfinite(expected) else 0.0
+    return state.fold_cost + expected * state.time_factor
 
 
 def _budget_artefact(error: str | None) -> bool:

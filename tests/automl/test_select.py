@@ -55,27 +55,55 @@ def test_ties_go_to_the_faster_fit_and_nan_goes_last():
     assert list(order) == [2, 0, 3, 1]
 
 
-def test_expected_times_are_rescaled_by_the_measured_folds():
+def _calibrated(expected_and_walls):
     from metarec.automl._search import Trial, _calibrate, _State
     from metarec.benchmark._folds import FoldRecord
 
     state = _State(
-        trials={"a": Trial("a", 1, expected_time=0.1), "b": Trial("b", 2, expected_time=1.0)},
+        trials={
+            f"a{i}": Trial(f"a{i}", i, expected_time=e)
+            for i, (e, _) in enumerate(expected_and_walls)
+        },
         stored={},
     )
+    for i, (_, wall) in enumerate(expected_and_walls):
+        # two folds of fit + predict taking ``wall`` each
+        folds = [
+            FoldRecord(0, "ok", None, wall - 0.01, 0.01, wall - 0.01, 0.01),
+            FoldRecord(1, "ok", None, wall - 0.004, 0.004, wall - 0.004, 0.004),
+        ]
+        _calibrate(state, f"a{i}", folds)
+    return state
 
-    def fold(fit, predict):
-        return FoldRecord(0, "ok", None, fit, predict, fit, predict)
 
-    _calibrate(state, "a", [fold(0.8, 0.2), fold(0.9, 0.1)])  # 1.0 s a fold: ratio 10
-    assert state.time_factor == pytest.approx(10.0)
-    _calibrate(state, "b", [fold(1.5, 0.5)])  # ratio 2; geometric mean sqrt(20)
-    assert state.time_factor == pytest.approx(20**0.5)
-    _calibrate(state, "b", [fold(0.0, 0.001)])  # far faster than expected: clipped at 0.5
-    assert state.time_factor == 0.5  # sqrt(10 * 0.001) = 0.1, clipped
-    state.ratios.clear()
-    _calibrate(state, "a", [fold(500.0, 0.0)])  # ratio 5000: clipped at 100
-    assert state.time_factor == 100.0
+def test_expected_times_are_rescaled_by_the_measured_folds():
+    from metarec.automl._search import _fold_seconds, _State
+
+    assert _fold_seconds(_State(trials={}, stored={}), 2.0) == 2.0  # nothing measured yet
+    # one algorithm: its measured over its expected time, no fixed cost
+    one = _calibrated([(0.5, 1.5)])
+    assert one.fold_cost == 0.0 and one.time_factor == pytest.approx(3.0)
+    # folds exactly 0.05 s + 2 x the expected fit: both recovered, whatever the order
+    exact = [(0.01, 0.07), (1.0, 2.05), (0.5, 1.05)]
+    for points in (exact, exact[::-1]):
+        state = _calibrated(points)
+        assert state.fold_cost == pytest.approx(0.05)
+        assert state.time_factor == pytest.approx(2.0)
+        assert _fold_seconds(state, 3.0) == pytest.approx(6.05)
+        assert _fold_seconds(state, float("nan")) == pytest.approx(0.05)
+    # the cheap algorithms' fixed cost does not inflate an expensive one's expectation:
+    # folds of 30 ms where 10 ms were expected, fits otherwise as expected
+    cheap = _calibrated([(0.01, 0.03), (0.012, 0.032), (0.2, 0.22), (0.5, 0.52)])
+    assert cheap.time_factor == pytest.approx(1.0) and cheap.fold_cost == pytest.approx(0.02)
+    assert _fold_seconds(cheap, 10.0) == pytest.approx(10.02)  # a single factor: 30 s
+    # the line's fixed cost below 0: through the origin, sum(r) / sum(r^2) with r = e / wall
+    negative = _calibrated([(1.0, 1.5), (2.0, 4.0)])  # the line: 2.5 e - 1
+    r = np.array([1 / 1.5, 2 / 4.0])
+    assert negative.fold_cost == 0.0
+    assert negative.time_factor == pytest.approx(r.sum() / (r**2).sum())  # 1.68
+    # clipped to [0.5, 100]
+    assert _calibrated([(10.0, 0.01)]).time_factor == 0.5
+    assert _calibrated([(0.1, 500.0)]).time_factor == 100.0
 
 
 def test_single_best_is_the_best_mean_over_the_datasets_not_excluded():
