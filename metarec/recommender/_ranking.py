@@ -198,12 +198,18 @@ class Ranking:
             else "no dataset (no evidence)"
         )
         if self.method == "learned":
-            planned = sum(1 for e in self.entries if e.basis == "planner")
+            planned = [i + 1 for i, e in enumerate(self.entries) if e.basis == "planner"]
+            where = (
+                f"position{'s' if len(planned) > 1 else ''} {_spans(planned)} chosen by the "
+                "loss-time planner from "
+                if planned
+                else "evidence from "
+            )
             text = (
                 f"Ranked by the learned performance model (predicted A3R order from the "
-                f"metafeatures); the first {planned} position(s) chosen by the loss-time planner "
-                f"from {len(self.neighbours)} neighbouring dataset(s) ({names}{more}); the first "
-                f"choice, {top.algorithm}, rests on {top.basis}"
+                f"metafeatures); {where}{len(self.neighbours)} neighbouring dataset(s) "
+                f"({names}{more}); the first choice, {top.algorithm}, is "
+                f"{_BASIS.get(top.basis, top.basis)}"
                 f" ({evidence} ran it; predicted accuracy {top.expected_accuracy:.3f}, "
                 f"time {top.expected_time:.3g} s)."
             )
@@ -219,3 +225,23 @@ class Ranking:
         if self.time_note:
             text += f" {self.time_note}"
         return text
+
+
+#: What the first choice of a learned ranking is, by its basis.
+_BASIS = {
+    "answer": "the best expected accuracy",
+    "planner": "the loss-time planner's first pick",
+    "model": "the performance model's first",
+    "neighbours": "the neighbours' first",
+}
+
+
+def _spans(positions: list[int]) -> str:
+    """``[2, 3, 4, 5, 7]`` -> ``"2-5, 7"``: ascending positions as runs."""
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)

@@ -270,6 +270,26 @@ def test_ranking_record_is_frozen():
     assert len(ranking) == 3 and ranking[0].rank == 1
 
 
+def test_learned_explanation_names_the_planner_positions_and_the_first_choice():
+    from metarec.recommender._ranking import Neighbour, RankedAlgorithm, _spans
+
+    assert _spans([2, 3, 4, 5, 7]) == "2-5, 7" and _spans([1]) == "1" and _spans([]) == ""
+
+    def ranking(bases):
+        entries = tuple(
+            RankedAlgorithm(f"a{i}", 1.0, i + 1, 0.9, 0.5, 3, basis=b) for i, b in enumerate(bases)
+        )
+        return Ranking(entries, (Neighbour("D1", 1.0, 1.0),), method="learned")
+
+    text = ranking(["answer", "planner", "planner", "planner", "model"]).explain()
+    assert "positions 2-4 chosen by the loss-time planner from 1 neighbouring" in text
+    assert "the first choice, a0, is the best expected accuracy (3 dataset(s) ran it" in text
+    text = ranking(["planner", "model"]).explain()
+    assert "position 1 chosen by the loss-time planner" in text
+    assert "a0, is the loss-time planner's first pick" in text
+    assert "planner" not in ranking(["model", "model"]).explain()
+
+
 def test_all_algorithms_ranked_even_without_evidence():
     rec = Recommender(strategy="a3r", k=1, n=4, weights=None).fit(tiny_kb())
     ranking = rec.recommend(metafeatures={"x": 1.0})  # nearest is D2, where C never ran
