@@ -429,7 +429,14 @@ class _Loop:
         return planned
 
     def plan(self, tried: dict, budget: float | None = None) -> list:
-        """The recommender's rows for the portfolio; within ``budget``, the planner's first."""
+        """The order to run the portfolio in.
+
+        Without ``budget``, the recommender's.  When every algorithm's expected time (the
+        top of its interval, calibrated on this dataset's folds) fits in ``budget``, shortest
+        first: the order then changes nothing unless an expectation is wrong, and a long fit
+        that overruns should not hold up the short ones behind it.  Otherwise the loss-time
+        planner's plan for ``budget`` comes first, then the recommender's order.
+        """
         recommend, metafeatures = self.recommender.recommend, self.metafeatures
         rows = [
             row
@@ -439,11 +446,11 @@ class _Loop:
         if budget is None:
             return rows
         state, n_folds = self.state, self.n_folds
-        need = sum(
-            _job_seconds(_fold_seconds(state, row.expected_time_high), n_folds) for row in rows
-        )
-        if need <= budget * self.n_workers:
-            return rows  # everything is expected to fit: the recommended order
+        needs = [_job_seconds(_fold_seconds(state, r.expected_time_high), n_folds) for r in rows]
+        if sum(needs) <= budget * self.n_workers:
+            # everything is expected to fit: shortest first (stable: ties in the recommended
+            # order), so that an expensive fit slower than expected loses only its own time
+            return [rows[i] for i in np.argsort(needs, kind="stable")]
         # it does not all fit: the loss-time planner's plan for the time left comes first
         per_fold = budget * self.n_workers / n_folds / state.time_factor
         planned_rows = recommend(

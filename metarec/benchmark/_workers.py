@@ -186,6 +186,8 @@ class JobTask:
     folds: list = field(default_factory=list)  # FoldRecords received so far
     #: ``time.perf_counter()`` value after which a running fold is killed (a time budget)
     deadline: float | None = None
+    #: ``time.perf_counter()`` when its first fold started (set by the pool)
+    started: float | None = None
 
 
 @dataclass
@@ -324,8 +326,10 @@ class WorkerPool:
         asked for the next task whenever a worker is free and ``tasks`` are used up (a plan
         that changes with the results); the run ends when it returns None and no worker is
         busy.  A fold still running at its task's ``deadline`` is killed and recorded as
-        ``timeout``, like a fold over the time limit; a call past its ``deadline`` is killed
-        and reported as an error.
+        ``timeout``, like a fold over the time limit, and a job whose folds cannot end by its
+        ``deadline`` at the pace of those it finished is stopped after the fold that shows
+        it (the rest recorded as ``timeout``); a call past its ``deadline`` is killed and
+        reported as an error.
         """
         try:
             _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None), more)
@@ -351,6 +355,28 @@ def _kill_time(worker: _Worker) -> float | None:
     if task.spec.timeout:
         limits.append(worker.fold_started + task.spec.timeout)
     return min(limits) if limits else None
+
+
+def _late(task, now: float) -> str | None:
+    """Why a job must stop now (its folds cannot end by its deadline), or None.
+
+    At the pace of its folds so far (wall clock since its first fold started, over the folds
+    it finished), the folds still to run would end after the task's ``deadline``: they would be
+    killed there, and the time spent on them would be lost to the other tasks.  Stopped as
+    soon as that is known, after a fold.
+    """
+    if not isinstance(task, JobTask) or task.deadline is None or task.started is None:
+        return None
+    remaining = len(task.splits) - task.start - len(task.folds)
+    if remaining <= 0 or not task.folds:
+        return None
+    pace = (now - task.started) / len(task.folds)
+    if now + pace * remaining <= task.deadline:
+        return None
+    return (
+        f"stopped: the time budget ran out (at {pace:.3g} s a fold, the {remaining} fold(s) "
+        f"left would end {now + pace * remaining - task.deadline:.3g} s after it)"
+    )
 
 
 def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, more=None) -> None:
@@ -443,15 +469,22 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
                 kind = message[0]
                 if kind == "start":
                     worker.fold, worker.fold_started = message[1], time.perf_counter()
+                    if worker.task.started is None:
+                        worker.task.started = worker.fold_started
                 elif kind == "fold":
                     finish_fold(worker, message[1])
+                    late = _late(worker.task, time.perf_counter())
+                    if late is not None:
+                        worker.kill()
+                        lost(worker, late, "timeout")
+                        break
                 elif kind == "done":
                     finish_job(worker)
                 elif kind in ("value", "failed"):
                     task, worker.task = worker.task, None
                     if on_call is not None:
                         on_call(task, "ok" if kind == "value" else "error", message[1])
-            if closed:
+            if closed and worker in workers:
                 lost(worker, worker.death())
         now = time.perf_counter()
         for worker in list(workers):

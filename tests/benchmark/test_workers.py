@@ -160,3 +160,36 @@ def test_a_fit_within_the_memory_cap_succeeds_though_the_worker_maps_more():
     spec = _spec("sklearn.tree:DecisionTreeClassifier", memory_limit_mb=300)
     folds = _run(spec)
     assert [f.status for f in folds] == ["ok"] * 5, [f.error for f in folds]
+
+
+def test_a_job_that_cannot_end_by_its_deadline_stops_after_the_fold_that_shows_it():
+    from metarec.benchmark._workers import _late
+
+    spec = _spec("tests.benchmark.estimators:SleepyClassifier", params={"seconds": 0.6})
+    finished = []
+    with WorkerPool(1) as pool:
+        pool.run([JobTask(spec, fold_splits(spec))], on_job=lambda t: finished.append(t))
+        start = time.perf_counter()  # a warm worker now: 5 folds of 0.6 s, 2 s left
+        task = JobTask(spec, fold_splits(spec), deadline=start + 2.0)
+        pool.run([task], on_job=lambda t: finished.append(t))
+        elapsed = time.perf_counter() - start
+    statuses = [f.status for f in task.folds]
+    assert statuses == ["ok", "timeout", "timeout", "timeout", "timeout"]
+    assert task.folds[1].error.startswith("stopped: the time budget ran out (at 0.6")
+    assert task.folds[2].error.startswith("not run")
+    assert elapsed < 1.5  # not at the deadline: after the first fold
+    # the rule by hand: 2 folds in 3 s, so the 3 left end at 3 + 3 x 1.5 = 7.5 s
+    splits = fold_splits(spec)
+    assert _late(JobTask(spec, splits, folds=[0, 1], started=0.0, deadline=7.5), 3.0) is None
+    late = _late(JobTask(spec, splits, folds=[0, 1], started=0.0, deadline=7.0), 3.0)
+    assert late == (
+        "stopped: the time budget ran out (at 1.5 s a fold, the 3 fold(s) left would end "
+        "0.5 s after it)"
+    )
+    # folds reused from before the task (start=2) are not run: 1 fold in 2.5 s, 2 left
+    reused = JobTask(spec, splits, start=2, folds=[0], started=0.0, deadline=7.5)
+    assert _late(reused, 2.5) is None
+    reused.deadline = 7.4
+    assert "the 2 fold(s) left" in _late(reused, 2.5)
+    # no deadline, no rule
+    assert _late(JobTask(spec, splits, folds=[0], started=0.0), 100.0) is None
