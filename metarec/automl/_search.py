@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from metarec.automl._foldtime import FoldTimes
 from metarec.automl._refit import refit_answer
 from metarec.automl._select import choose, posterior_scores, single_best
 from metarec.exceptions import BenchmarkError
@@ -42,8 +43,6 @@ STORE_SECONDS = 0.012
 FOLD_SLACK = 5.0
 #: ... but never before this many seconds (nor before a tenth of the budget).
 MIN_FOLD_LIMIT = 2.0
-#: Per-fold overhead of a job besides the fit (sending the fold, predicting, scoring).
-FOLD_OVERHEAD = 0.05
 BUDGET_STOP = "stopped: the time budget ran out"
 
 
@@ -207,10 +206,7 @@ class _State:
     started: dict[str, int] = field(default_factory=dict)
     results: list = field(default_factory=list)  # JobResults of folds run now
     accuracy: dict[str, float] = field(default_factory=dict)  # mean accuracy, for `tried`
-    # algorithm -> (mean fold wall time here, expected fit time): see _calibrate
-    walls: dict[str, tuple[float, float]] = field(default_factory=dict)
-    fold_cost: float = 0.0
-    time_factor: float = 1.0
+    times: FoldTimes = field(default_factory=FoldTimes)  # expected fold times here
     tried_version: int = 0
     planned_version: int = -1
     order: list[str] = field(default_factory=list)
@@ -446,13 +442,13 @@ class _Loop:
         if budget is None:
             return rows
         state, n_folds = self.state, self.n_folds
-        needs = [_job_seconds(_fold_seconds(state, r.expected_time_high), n_folds) for r in rows]
+        needs = [state.times.job_seconds(r.expected_time_high, n_folds) for r in rows]
         if sum(needs) <= budget * self.n_workers:
             # everything is expected to fit: shortest first (stable: ties in the recommended
             # order), so that an expensive fit slower than expected loses only its own time
             return [rows[i] for i in np.argsort(needs, kind="stable")]
         # it does not all fit: the loss-time planner's plan for the time left comes first
-        per_fold = budget * self.n_workers / n_folds / state.time_factor
+        per_fold = budget * self.n_workers / n_folds / state.times.factor
         planned_rows = recommend(
             metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
         )
@@ -502,8 +498,8 @@ class _Loop:
                 continue
             folds = self.stored.get(algorithm, {})
             first_missing = next(i for i in range(n_folds) if i not in folds)
-            per_fold = _fold_seconds(state, trial.expected_time_high)
-            need = _job_seconds(per_fold, n_folds - first_missing)
+            per_fold = state.times.fold_seconds(trial.expected_time_high)
+            need = state.times.job_seconds(trial.expected_time_high, n_folds - first_missing)
             if need > left:
                 state.trials[algorithm] = replace(
                     trial,
@@ -547,12 +543,6 @@ class _Loop:
 
             return getattr(stop, "signum", signal.SIGINT)
         return None
-
-
-def _job_seconds(per_fold: float, n_folds: int) -> float:
-    """Expected seconds of ``n_folds`` folds at ``per_fold`` seconds of fit each (0 if unknown)."""
-    per_fold = per_fold if np.isfinite(per_fold) else 0.0
-    return n_folds * (per_fold + FOLD_OVERHEAD)
 
 
 def _leaderboard_key(trial: Trial):
@@ -660,7 +650,7 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
         state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
     if status == "ok":
         state.accuracy[algorithm] = float(np.mean(accuracies))
-    _calibrate(state, algorithm, task.folds)
+    state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time)
     trial = state.trials[algorithm]
     state.trials[algorithm] = replace(
         trial,
@@ -671,47 +661,6 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
         finished=time.perf_counter() - start,
         message=message if status != "ok" or not task.start else f"{task.start} folds reused",
     )
-
-
-def _calibrate(state: _State, algorithm: str, folds) -> None:
-    """Rescale the expected fold times by how this dataset's measured folds compare with them.
-
-    The knowledge base's times come from other datasets (and often another machine); the
-    runtime model's extrapolation to a dataset far larger than those can be off by an order
-    of magnitude.  A fold's time here (fit and predict, wall clock) is modelled as ``c + f *
-    e``, with ``e`` the algorithm's expected fit time, ``c`` this dataset's cost of a fold
-    besides the fit (encoding the columns, predicting, scoring) and ``f`` how much slower
-    than expected fits run here.  ``c`` and ``f`` are fitted to the mean fold times of the
-    algorithms finished so far by least squares of the relative error (``1 - (c + f e) /
-    wall``, so that a 30 ms fold weighs as much as a 30 s one); when that line has ``c``
-    below 0 or above the shortest fold, or with one algorithm, ``c = 0`` and ``f`` is the
-    same fit through the origin (the measured over the expected time for one algorithm).
-    ``f`` is clipped to [0.5, 100].  A single factor on the whole fold time would let the
-    fixed cost of the cheap algorithms, which run first, multiply the expectation of an
-    expensive one (a fold of 30 ms where 15 ms of fit were expected says nothing of a fit
-    expected to take seconds).
-    """
-    expected = state.trials[algorithm].expected_time
-    walls = [r.fit_wall_time + r.predict_wall_time for r in folds if r.status == "ok"]
-    if not walls or not np.isfinite(expected) or expected <= 0 or np.mean(walls) <= 0:
-        return
-    state.walls[algorithm] = (float(np.mean(walls)), float(expected))
-    wall, exp = np.array(list(state.walls.values())).T
-    ratio = exp / wall
-    cost, factor = 0.0, float(ratio.sum() / (ratio**2).sum())
-    if wall.size >= 2:
-        design = np.column_stack([1.0 / wall, ratio])
-        (c, f), *_ = np.linalg.lstsq(design, np.ones_like(wall), rcond=None)
-        if 0.0 <= c <= wall.min() and f > 0:
-            cost, factor = float(c), float(f)
-    state.fold_cost = cost
-    state.time_factor = float(np.clip(factor, 0.5, 100.0))
-
-
-def _fold_seconds(state: _State, expected: float) -> float:
-    """A fold's expected seconds on this dataset for an expected fit time (see _calibrate)."""
-    expected = expected if np.isfinite(expected) else 0.0
-    return state.fold_cost + expected * state.time_factor
 
 
 def _budget_artefact(error: str | None) -> bool:

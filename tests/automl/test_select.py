@@ -56,54 +56,51 @@ def test_ties_go_to_the_faster_fit_and_nan_goes_last():
 
 
 def _calibrated(expected_and_walls):
-    from metarec.automl._search import Trial, _calibrate, _State
+    from metarec.automl._foldtime import FoldTimes
     from metarec.benchmark._folds import FoldRecord
 
-    state = _State(
-        trials={
-            f"a{i}": Trial(f"a{i}", i, expected_time=e)
-            for i, (e, _) in enumerate(expected_and_walls)
-        },
-        stored={},
-    )
-    for i, (_, wall) in enumerate(expected_and_walls):
+    times = FoldTimes()
+    for i, (expected, wall) in enumerate(expected_and_walls):
         # two folds of fit + predict taking ``wall`` each
         folds = [
             FoldRecord(0, "ok", None, wall - 0.01, 0.01, wall - 0.01, 0.01),
             FoldRecord(1, "ok", None, wall - 0.004, 0.004, wall - 0.004, 0.004),
+            FoldRecord(2, "error", "boom", 99.0, 0.0, 99.0, 0.0),  # ignored
         ]
-        _calibrate(state, f"a{i}", folds)
-    return state
+        times.record(f"a{i}", folds, expected)
+    return times
 
 
 def test_expected_times_are_rescaled_by_the_measured_folds():
-    from metarec.automl._search import _fold_seconds, _State
+    from metarec.automl._foldtime import FOLD_OVERHEAD, FoldTimes
 
-    assert _fold_seconds(_State(trials={}, stored={}), 2.0) == 2.0  # nothing measured yet
+    assert FoldTimes().fold_seconds(2.0) == 2.0  # nothing measured yet
     # one algorithm: its measured over its expected time, no fixed cost
     one = _calibrated([(0.5, 1.5)])
-    assert one.fold_cost == 0.0 and one.time_factor == pytest.approx(3.0)
+    assert one.cost == 0.0 and one.factor == pytest.approx(3.0)
     # folds exactly 0.05 s + 2 x the expected fit: both recovered, whatever the order
     exact = [(0.01, 0.07), (1.0, 2.05), (0.5, 1.05)]
     for points in (exact, exact[::-1]):
-        state = _calibrated(points)
-        assert state.fold_cost == pytest.approx(0.05)
-        assert state.time_factor == pytest.approx(2.0)
-        assert _fold_seconds(state, 3.0) == pytest.approx(6.05)
-        assert _fold_seconds(state, float("nan")) == pytest.approx(0.05)
+        times = _calibrated(points)
+        assert times.cost == pytest.approx(0.05)
+        assert times.factor == pytest.approx(2.0)
+        assert times.fold_seconds(3.0) == pytest.approx(6.05)
+        assert times.fold_seconds(float("nan")) == pytest.approx(0.05)
+        assert times.job_seconds(3.0, 4) == pytest.approx(4 * (6.05 + FOLD_OVERHEAD))
     # the cheap algorithms' fixed cost does not inflate an expensive one's expectation:
     # folds of 30 ms where 10 ms were expected, fits otherwise as expected
     cheap = _calibrated([(0.01, 0.03), (0.012, 0.032), (0.2, 0.22), (0.5, 0.52)])
-    assert cheap.time_factor == pytest.approx(1.0) and cheap.fold_cost == pytest.approx(0.02)
-    assert _fold_seconds(cheap, 10.0) == pytest.approx(10.02)  # a single factor: 30 s
+    assert cheap.factor == pytest.approx(1.0) and cheap.cost == pytest.approx(0.02)
+    assert cheap.fold_seconds(10.0) == pytest.approx(10.02)  # a single factor: 30 s
     # the line's fixed cost below 0: through the origin, sum(r) / sum(r^2) with r = e / wall
     negative = _calibrated([(1.0, 1.5), (2.0, 4.0)])  # the line: 2.5 e - 1
     r = np.array([1 / 1.5, 2 / 4.0])
-    assert negative.fold_cost == 0.0
-    assert negative.time_factor == pytest.approx(r.sum() / (r**2).sum())  # 1.68
-    # clipped to [0.5, 100]
-    assert _calibrated([(10.0, 0.01)]).time_factor == 0.5
-    assert _calibrated([(0.1, 500.0)]).time_factor == 100.0
+    assert negative.cost == 0.0
+    assert negative.factor == pytest.approx(r.sum() / (r**2).sum())  # 1.68
+    # clipped to [0.5, 100]; an unknown expectation is not recorded
+    assert _calibrated([(10.0, 0.01)]).factor == 0.5
+    assert _calibrated([(0.1, 500.0)]).factor == 100.0
+    assert _calibrated([(float("nan"), 5.0)]).walls == {}
 
 
 def test_single_best_is_the_best_mean_over_the_datasets_not_excluded():
