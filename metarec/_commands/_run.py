@@ -114,18 +114,19 @@ def run(
     ranks metarec's algorithms for DATA from its metafeatures and the knowledge base; they
     are evaluated in that order with the same folds for all (single-threaded worker
     processes, -j at once), each result re-ranks the rest, an algorithm whose expected time
-    (the top of its 80 % interval) does not fit what is left is skipped, and a fit still
-    running when the time is up is stopped.  On small data that runs everything; on large
-    data, what fits.
+    (the top of its 80 % interval, corrected by the folds measured on DATA) does not fit
+    what is left is skipped; when everything fits, the shortest run first.  An algorithm
+    whose folds cannot end in time at their pace, and a fit still running when the time is
+    up, are stopped.  On small data that runs everything; on large data, what fits.
 
     The answer is the best CV score shrunk toward what the knowledge base expects of each
     algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
     refitted on every row; for classification it is averaged with the next two and with the
     knowledge base's single best algorithm when it is not among them (their mean class
-    probabilities decide; --ensemble sets how many, when their refits fit the time left).  --output saves it with joblib: a fitted scikit-learn estimator
-    whose predict and predict_proba take a DataFrame with DATA's feature columns, with a
-    JSON sidecar (algorithm, parameters, CV score and spread, folds, seed, data fingerprint,
-    versions).
+    probabilities decide; --ensemble sets how many, when their refits fit the time left).
+    --output saves it with joblib: a fitted scikit-learn estimator whose predict and
+    predict_proba take a DataFrame with DATA's feature columns, with a JSON sidecar
+    (algorithm, parameters, CV score and spread, folds, seed, data fingerprint, versions).
 
     Every evaluated fold is stored in the knowledge base (--db; an empty one starts as a
     copy of the built-in one), so the next recommendation on similar data knows more, and

@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 
 from metarec.benchmark._remote import run_folds
+from metarec.benchmark._workers import BUDGET_STOP
 from metarec.exceptions import BenchmarkError
 
 __all__ = ["DaskPool"]
@@ -84,7 +85,7 @@ class DaskPool:
                         future.cancel()
                         index = task.start + len(task.folds)
                         spec = replace(task.spec, timeout=0.0)
-                        stop = "stopped: the time budget ran out"
+                        stop = BUDGET_STOP
                         test = task.splits[index][1]
                         task.folds.append(failed_fold(index, "timeout", stop, 0.0, test))
                         task.folds.extend(not_run_folds(spec, task.splits, index + 1))

@@ -9,8 +9,11 @@ well they predicted it, and the next algorithm comes from the new ranking.
 
 The budget is wall-clock seconds for the whole search, refit included.  An algorithm is
 started only when its expected time for the folds still to run (the recommender's expected
-fit time on a dataset of this size, per fold) fits in what is left after keeping time for the
-final refit; a fold still running when the time is up is killed.  The answer is the algorithm
+fit time on a dataset of this size, per fold, calibrated on the folds measured so far:
+:class:`metarec.automl._foldtime.FoldTimes`) fits in what is left after keeping time for the
+final refit; when everything fits, the shortest run first.  A job whose folds cannot end in
+time at their pace is stopped, and a fold still running when the time is up is killed.  The
+answer is the algorithm
 with the best CV score shrunk toward the knowledge base's expectation
 (:func:`metarec.automl._select.posterior_scores`), refitted on every row.
 """
@@ -27,6 +30,7 @@ import numpy as np
 from metarec.automl._foldtime import FoldTimes
 from metarec.automl._refit import refit_answer
 from metarec.automl._select import choose, posterior_scores, single_best
+from metarec.benchmark._workers import BUDGET_STOP
 from metarec.exceptions import BenchmarkError
 
 __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
@@ -43,7 +47,6 @@ STORE_SECONDS = 0.012
 FOLD_SLACK = 5.0
 #: ... but never before this many seconds (nor before a tenth of the budget).
 MIN_FOLD_LIMIT = 2.0
-BUDGET_STOP = "stopped: the time budget ran out"
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ __all__ = [
     "worker_environment",
 ]
 
+#: How a fold stopped by its task's deadline (a time budget) begins its error message.
+BUDGET_STOP = "stopped: the time budget ran out"
+
 _HEADER = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
 
@@ -374,7 +377,7 @@ def _late(task, now: float) -> str | None:
     if now + pace * remaining <= task.deadline:
         return None
     return (
-        f"stopped: the time budget ran out (at {pace:.3g} s a fold, the {remaining} fold(s) "
+        f"{BUDGET_STOP} (at {pace:.3g} s a fold, the {remaining} fold(s) "
         f"left would end {now + pace * remaining - task.deadline:.3g} s after it)"
     )
 
@@ -496,7 +499,7 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
             if isinstance(task, CallTask) or (
                 task.deadline is not None and kill_at == task.deadline
             ):
-                lost(worker, "stopped: the time budget ran out", "timeout")
+                lost(worker, BUDGET_STOP, "timeout")
             else:
                 lost(worker, f"killed after the {task.spec.timeout:g} s time limit", "timeout")
 

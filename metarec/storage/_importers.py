@@ -26,8 +26,8 @@ Conflicts
 ---------
 A run named by its origin (non-empty ``source`` and ``source_run_id``, with its ``machine`` if
 any) keeps its key whatever its values.  When such a run is already stored, or repeated in
-the input, with *other* values (any of dataset, algorithm, protocol, seed, fold, status, accuracy, times, error or a metric of
-the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
+the input, with *other* values (any of dataset, algorithm, protocol, seed, fold, status,
+accuracy, times, error or a metric of the file), ``on_conflict`` decides: ``"error"`` (the default) makes it an invalid row whose
 message names both places (file and line; "already stored from source ..." with the values
 old -> new); ``"keep"`` leaves the stored (or first) run; ``"replace"`` overwrites the stored
 run (and its metrics) with the input's last one, each noted old -> new.  Identical rows are
