@@ -19,7 +19,7 @@ from metarec._commands._types import (
 PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
 METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau", "r2")
 DEFAULT_BUDGET = "5m"
-MODEL = OutputFile((".joblib", ".pkl"))
+MODEL = OutputFile((".joblib", ".pkl"), companion=".json")
 FIGURE = OutputFile((".png", ".svg", ".pdf"))
 COLUMNS = (
     "algorithm", "cv_score", "cv_sd", "selection_score", "fit_time", "expected_score",

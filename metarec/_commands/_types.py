@@ -63,34 +63,65 @@ POSITIVE = FiniteFloat(min=0, min_open=True)
 class OutputFile(click.Path):
     """A file a command will write, checked before the command does any work.
 
+    The file is opened for writing once (and removed again when it did not exist), so that a
+    folder where nothing can be created (a read-only mount, ``/proc``) fails here too.
+
     Parameters
     ----------
     suffixes : tuple of str, optional
         The endings the writer knows (``(".png", ".svg", ".pdf")``); any when ``None``.
+    companion : str, optional
+        The suffix of a second file written beside it (``".json"``: ``model.joblib`` and
+        ``model.json``), checked the same way.
     """
 
     name = "file"
 
-    def __init__(self, suffixes: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self, suffixes: tuple[str, ...] | None = None, *, companion: str | None = None
+    ) -> None:
         super().__init__(dir_okay=False)
         self.suffixes = suffixes
+        self.companion = companion
 
     def convert(self, value, param, ctx):
         text = os.fspath(value)
-        path = Path(text)
-        if path.is_dir():
+        if Path(text).is_dir():
             self.fail(f"cannot write {text}: it is a folder", param, ctx)
         if self.suffixes is not None and not text.lower().endswith(self.suffixes):
             self.fail(f"{text!r} must end in {', '.join(self.suffixes)}", param, ctx)
-        folder = path.parent
-        if not folder.exists():
-            self.fail(f"cannot write {text}: folder {folder} does not exist", param, ctx)
-        if not folder.is_dir():
-            self.fail(f"cannot write {text}: {folder} is not a folder", param, ctx)
-        writable = os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)
-        if not writable:
-            self.fail(f"cannot write {text}: permission denied", param, ctx)
+        paths = [Path(text)]
+        if self.companion is not None:
+            paths.append(paths[0].with_suffix(self.companion))
+        for path in paths:
+            problem = _unwritable(path)
+            if problem:
+                self.fail(f"cannot write {path}: {problem}", param, ctx)
         return text
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why ``path`` cannot be written, or None (it is opened once to find out)."""
+    if path.is_dir():
+        return "it is a folder"
+    folder = path.parent
+    if not folder.exists():
+        return f"folder {folder} does not exist"
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    existed = path.exists()
+    if not os.access(path if existed else folder, os.W_OK):
+        return "permission denied"
+    try:
+        if existed:
+            with open(path, "ab"):
+                pass
+        else:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            os.unlink(path)
+    except OSError as exc:
+        return exc.strerror.lower() if exc.strerror else type(exc).__name__
+    return None
 
 
 class SuggestingChoice(click.Choice):

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 
 from metarec.automl._duration import parse_duration
+from metarec.automl._model import as_frame
 from metarec.automl._search import (
     RunSettings,
     SearchResult,
@@ -64,6 +65,22 @@ def open_run_kb(kb=None):
         return KnowledgeBase(url), True
     opened = KnowledgeBase(url)
     return opened, seed_with_builtin(opened)
+
+
+def _no_model(result: SearchResult, budget: float) -> str:
+    """Why a search handed back no model: every algorithm failed, or the budget was short."""
+    failed = [t for t in result.trials if t.status == "error"]
+    kept = f" ({result.runs_stored} fold result(s) stored)" if result.runs_stored else ""
+    if failed and not any(t.status in ("skipped", "timeout") for t in result.trials):
+        first = failed[0]
+        return (
+            f"every algorithm failed on this data{kept}; {first.algorithm}: "
+            f"{first.message.splitlines()[0] if first.message else 'error'}"
+        )
+    return (
+        f"no algorithm finished every fold within the budget of {budget:g} s; give a larger "
+        f"budget{kept}"
+    )
 
 
 class _AutoSearch(BaseEstimator):
@@ -189,10 +206,7 @@ class _AutoSearch(BaseEstimator):
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
         if result.model is None:
-            raise BenchmarkError(
-                f"no algorithm finished every fold within the budget of "
-                f"{settings.budget:g} s; give a larger budget (the stored folds are kept)"
-            )
+            raise BenchmarkError(_no_model(result, settings.budget))
         return self
 
     def _set_fitted(self, result: SearchResult, ds) -> None:
@@ -217,8 +231,13 @@ class _AutoSearch(BaseEstimator):
         return self.best_estimator_
 
     def predict(self, X):
-        """Predictions of :attr:`best_estimator_` (labels, or values of the target)."""
-        return self._model().predict(X)
+        """Predictions of :attr:`best_estimator_` (labels, or values of the target).
+
+        ``X``: a DataFrame with the training columns (in any order; more are ignored), or an
+        array of the training columns in their order.
+        """
+        model = self._model()
+        return model.predict(as_frame(X, self.feature_names_in_))
 
     def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
         """Write the fitted model with joblib, and a JSON sidecar describing it.
@@ -367,7 +386,8 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
-        return self._model().predict_proba(X)
+        model = self._model()
+        return model.predict_proba(as_frame(X, self.feature_names_in_))
 
 
 class AutoRegressor(RegressorMixin, _AutoSearch):

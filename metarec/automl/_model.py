@@ -7,13 +7,50 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils._available_if import available_if
 
-__all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor"]
+__all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor", "as_frame"]
 
 
 def _columns_of(X) -> np.ndarray:
     """The training columns of ``X`` as text (positions for an array)."""
     columns = getattr(X, "columns", range(np.shape(X)[1]))
     return np.asarray([str(c) for c in columns], dtype=object)
+
+
+def as_frame(X, columns) -> object:
+    """``X`` as a DataFrame with the training ``columns``, for a pipeline that selects by name.
+
+    An array (or a frame with the default integer column labels, as ``pd.DataFrame(array)``
+    makes) of as many columns is taken in the training order; column labels become text and
+    pandas' nullable dtypes the NumPy ones (:func:`metarec.data.plain_frame`), as in training.
+
+    Raises
+    ------
+    InvalidInputError
+        ``X`` is not 2-dimensional, or an array with another number of columns.
+    """
+    import pandas as pd
+
+    from metarec.data import plain_frame
+    from metarec.exceptions import InvalidInputError
+
+    columns = [str(c) for c in columns]
+    if not isinstance(X, pd.DataFrame):
+        array = np.asarray(X)
+        if array.ndim != 2:
+            raise InvalidInputError(
+                f"X must be 2-dimensional (rows x {len(columns)} columns), got shape "
+                f"{array.shape}; a single row is X.reshape(1, -1)"
+            )
+        if array.shape[1] != len(columns):
+            raise InvalidInputError(
+                f"X has {array.shape[1]} columns; the model was trained on {len(columns)}"
+            )
+        return plain_frame(pd.DataFrame(array, columns=columns).infer_objects())
+    frame = plain_frame(X)
+    positional = isinstance(X.columns, pd.RangeIndex) and X.shape[1] == len(columns)
+    if positional and not set(columns) <= set(frame.columns):
+        frame = frame.set_axis(columns, axis=1)
+    return frame
 
 
 def _proba_of(pipeline, X, n_classes: int) -> np.ndarray:
@@ -77,7 +114,7 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "pipeline_")
-        return X
+        return as_frame(X, self.feature_names_in_)
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
@@ -170,6 +207,7 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "estimators_")
+        X = as_frame(X, self.feature_names_in_)
         total = sum(self._member_proba(member, X) for member in self.estimators_)
         return total / len(self.estimators_)
 
@@ -222,6 +260,7 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "estimators_")
+        X = as_frame(X, self.feature_names_in_)
         predictions = [np.asarray(m.predict(X), dtype=float).ravel() for m in self.estimators_]
         return np.mean(predictions, axis=0)
 

@@ -28,8 +28,10 @@ def refit_answer(
 
     Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
     only when its expected time (known from its folds) fits what is left of the budget; the
-    first one that fits is the best answer, and when nothing else fits, the last candidate
-    is refitted anyway so that a search hands back a model.  An average (``ensemble_size``
+    first one that fits is the best answer.  When none fits, the best whose refit is
+    expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so
+    that a search hands back a model: a second over the budget rather than no model, or the
+    majority-class predictor that is last in the order and always quick.  An average (``ensemble_size``
     of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
     completed and is not among the members already (one member more): the constant answer a
     recommendation must not lose to is then always part of the vote, and the other members
@@ -77,13 +79,14 @@ def refit_answer(
     fitted: list[tuple[str, Any]] = []
     size = ensemble_size if deadline is not None else 1  # stopped: no time to spare
     tried: set[str] = set()
+    skipped: list[str] = []  # notes of the refits that did not fit the time left
 
     def refit(algorithm: str, last_resort: bool = False) -> None:
         tried.add(algorithm)
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - time.perf_counter()
         if expected > left and not last_resort:
-            notes.append(
+            skipped.append(
                 f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
             )
             return
@@ -104,11 +107,24 @@ def refit_answer(
     for algorithm in order:
         if len(fitted) >= size:
             break
-        refit(algorithm, deadline is not None and not fitted and algorithm == order[-1])
+        refit(algorithm)
+    if not fitted and deadline is not None:
+        # nothing fits the time left: the best whose refit is expected within a second
+        # (else the quickest) is refitted anyway, so that a search hands back a model
+        for algorithm in _last_resorts(order, trials, refit_scale):
+            refit(algorithm, last_resort=True)
+            if fitted:
+                skipped = [
+                    f"no refit fitted the time left: {algorithm} refitted anyway (the best "
+                    f"whose refit is expected within {LAST_RESORT_SECONDS:g} s, else the "
+                    "quickest)"
+                ]
+                break
     if fitted and size >= 2 and anchor in order and anchor not in tried:
         refit(anchor)
         if fitted[-1][0] == anchor:
-            notes.append(f"{anchor} joins the average as the knowledge base's single best")
+            skipped.append(f"{anchor} joins the average as the knowledge base's single best")
+    notes.extend(skipped)
     if not fitted:
         return None, ()
     names = tuple(name for name, _ in fitted)
@@ -120,6 +136,19 @@ def refit_answer(
     if labels is None:
         return AveragedRegressor.from_fitted(fitted, ds.X.columns), names
     return AveragedClassifier.from_fitted(fitted, labels, ds.X.columns), names
+
+
+#: A refit expected within this many seconds may overrun a spent budget (see refit_answer).
+LAST_RESORT_SECONDS = 1.0
+
+
+def _last_resorts(order, trials, refit_scale) -> list[str]:
+    """``order`` (best first) with the refits expected within :data:`LAST_RESORT_SECONDS`
+    first, then the others quickest first."""
+    expected = {a: trials[a].fit_time * refit_scale for a in order}
+    quick = [a for a in order if expected[a] <= LAST_RESORT_SECONDS]
+    slow = sorted((a for a in order if a not in quick), key=expected.__getitem__)
+    return quick + slow
 
 
 def _quiet():

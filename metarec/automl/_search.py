@@ -469,18 +469,24 @@ class _Loop:
                 out[trial.algorithm] = (float(np.clip(accuracy, 0, 1)), float(fit))
         return out
 
+    def refit_seconds(self, fold_seconds: float) -> float:
+        """Seconds kept for refitting on every row an algorithm of ``fold_seconds`` a fold."""
+        return fold_seconds * self.refit_scale * 1.2
+
+    def kept_refit(self) -> float:
+        """Seconds kept for refitting the best so far (0 before anything has finished)."""
+        done = [t for t in self.state.trials.values() if t.complete and np.isfinite(t.fit_time)]
+        return self.refit_seconds(max(done, key=lambda t: t.cv_score).fit_time) if done else 0.0
+
     def reserve(self) -> float:
-        """Seconds kept for refitting the best so far on every row, storing, and the end."""
-        state = self.state
-        storing = STORE_SECONDS * sum(len(r.folds) for r in state.results)
-        done = [t for t in state.trials.values() if t.complete and np.isfinite(t.fit_time)]
-        if done:
-            best = max(done, key=lambda t: t.cv_score)
-            refit = best.fit_time
-        else:
-            head = state.trials[self.planned[0]]
-            refit = head.expected_time if np.isfinite(head.expected_time) else 1.0
-        return refit * self.refit_scale * 1.2 + 0.3 + END_MARGIN + storing
+        """Seconds kept for refitting the best so far on every row, storing, and the end.
+
+        Before anything has finished nothing is kept for a refit: each algorithm's own
+        refit is counted when it is admitted (:meth:`next_task`), so that a slow first
+        choice does not take the time of the quick ones before it has run.
+        """
+        storing = STORE_SECONDS * sum(len(r.folds) for r in self.state.results)
+        return self.kept_refit() + 0.3 + END_MARGIN + storing
 
     def next_task(self):
         """The next algorithm's job (re-planned after each result), or None: skip what does
@@ -503,13 +509,17 @@ class _Loop:
             first_missing = next(i for i in range(n_folds) if i not in folds)
             per_fold = state.times.fold_seconds(trial.expected_time_high)
             need = state.times.job_seconds(trial.expected_time_high, n_folds - first_missing)
-            if need > left:
+            # and its own refit, should it become the best, beyond the one kept already
+            refit = self.refit_seconds(state.times.fold_seconds(trial.expected_time))
+            refit = max(refit - self.kept_refit(), 0.0) if np.isfinite(refit) else 0.0
+            if need + refit > left:
                 state.trials[algorithm] = replace(
                     trial,
                     status="skipped",
                     message=(
-                        f"expected {need:.3g} s for {n_folds - first_missing} folds, "
-                        f"{max(left, 0):.3g} s left"
+                        f"expected {need:.3g} s for {n_folds - first_missing} folds"
+                        + (f" and {refit:.3g} s to refit" if refit >= 0.05 else "")
+                        + f", {max(left, 0):.3g} s left"
                     ),
                 )
                 self.tick(1)

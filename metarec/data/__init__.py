@@ -7,7 +7,13 @@ task and the column kinds, and returns a frozen :class:`Dataset`.
 
 from metarec.data._dataset import Dataset, load_dataset, prepare_frame, require_classification
 from metarec.data._readers import SKLEARN_DATASETS
-from metarec.data._types import fingerprint, infer_task, is_numeric_column, task_family
+from metarec.data._types import (
+    fingerprint,
+    infer_task,
+    is_numeric_column,
+    plain_frame,
+    task_family,
+)
 
 __all__ = [
     "Dataset",
@@ -17,6 +23,7 @@ __all__ = [
     "infer_task",
     "task_family",
     "is_numeric_column",
+    "plain_frame",
     "fingerprint",
     "SKLEARN_DATASETS",
 ]

@@ -10,7 +10,13 @@ import numpy as np
 import pandas as pd
 
 from metarec.data import _readers
-from metarec.data._types import coerce_numeric_strings, fingerprint, infer_task, is_numeric_column
+from metarec.data._types import (
+    coerce_numeric_strings,
+    fingerprint,
+    infer_task,
+    is_numeric_column,
+    plain_frame,
+)
 from metarec.exceptions import DataError
 
 __all__ = ["Dataset", "load_dataset", "prepare_frame", "require_classification"]
@@ -145,6 +151,7 @@ def prepare_frame(
         raise DataError(f"{where} has no rows")
     if frame.shape[1] < 2:
         raise DataError(f"{where} has a single column; a dataset needs features and a target")
+    frame = plain_frame(frame)
     _readers.check_unique_columns(frame.columns, where)
     frame = coerce_numeric_strings(frame.reset_index(drop=True))
     position, reason = _choose_target(frame, target, default_target, where)

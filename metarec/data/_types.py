@@ -12,6 +12,7 @@ __all__ = [
     "REGRESSION_MIN_DISTINCT_FRACTION",
     "is_numeric_column",
     "coerce_numeric_strings",
+    "plain_frame",
     "infer_task",
     "fingerprint",
 ]
@@ -65,6 +66,60 @@ def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
                 out = frame.copy()
             out.isetitem(i, converted.astype("float64"))
     return out
+
+
+def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with text column names and NumPy dtypes in place of pandas' nullable ones.
+
+    Column names become ``str(name)`` (a frame built from an array has the integers
+    ``0..d-1``; pipelines address columns by name).  A nullable column (``boolean``,
+    ``Int64``, ``Float64``, ``string[python]``, Arrow-backed: every dtype whose gap is
+    ``pd.NA``) with a missing value breaks the encoders and imputers of scikit-learn
+    (``boolean value of NA is ambiguous``): numbers become ``float64`` with NaN (whole
+    numbers without a missing value ``int64``), booleans and text ``object`` with NaN
+    (booleans stay categorical, see :func:`is_numeric_column`); in a column of Python
+    objects, ``None`` and ``pd.NA`` become NaN (which scikit-learn's imputers take for a gap
+    there).  Other columns are left as they are; the frame is copied only when something
+    changes.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    out = frame
+    if not all(isinstance(c, str) for c in frame.columns):
+        out = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    for i, dtype in enumerate(frame.dtypes):
+        column = frame.iloc[:, i]
+        if pd.api.types.is_object_dtype(dtype):  # None or pd.NA among objects: NaN
+            gaps = column.isna()
+            if not gaps.any() or column[gaps].map(_is_nan).all():
+                continue
+            values = column.where(~gaps, np.nan)
+        elif getattr(dtype, "na_value", None) is not pd.NA or isinstance(
+            dtype, pd.CategoricalDtype
+        ):
+            continue  # NumPy dtypes, and pandas' own that mark a gap with NaN (text, dates)
+        elif pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+            values = column.astype(object).where(column.notna(), np.nan)
+        elif pd.api.types.is_integer_dtype(dtype) and column.notna().all():
+            values = pd.Series(column.to_numpy(dtype="int64"), index=column.index)
+        else:
+            values = pd.Series(
+                column.to_numpy(dtype="float64", na_value=np.nan), index=column.index
+            )
+        if out is frame:
+            out = frame.copy()
+        out.isetitem(i, values)
+    return out
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def task_family(task: str | None) -> str:

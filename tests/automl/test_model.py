@@ -83,19 +83,20 @@ def test_averaged_probabilities_by_hand():
     ]
     model = AveragedClassifier.from_fitted(members, ["a", "b", "c"], ["x"])
     expected = np.array([[1.1, 1.5, 0.4], [0.9, 0.2, 1.9], [1.5, 0.5, 1.0]]) / 3
-    np.testing.assert_allclose(model.predict_proba(None), expected)
-    assert list(model.predict(None)) == ["b", "c", "a"]
+    rows = pd.DataFrame({"x": [0.0, 0.0, 0.0]})  # the stand-in members ignore the rows
+    np.testing.assert_allclose(model.predict_proba(rows), expected)
+    assert list(model.predict(rows)) == ["b", "c", "a"]
     # a tie goes to the class of the smaller code
     tied = AveragedClassifier.from_fitted(
         [("v", _Member([0, 1], codes=[1])), ("w", _Member([0, 1], codes=[0]))], ["p", "q"], ["x"]
     )
-    assert list(tied.predict(None)) == ["p"]
+    assert list(tied.predict(rows.iloc[:1])) == ["p"]
 
 
 def test_averaged_regressor_by_hand():
     members = [("r1", _Member([], values=[1.0, 2.0])), ("r2", _Member([], values=[3.0, 6.0]))]
     model = AveragedRegressor.from_fitted(members, ["x"])
-    np.testing.assert_allclose(model.predict(None), [2.0, 4.0])
+    np.testing.assert_allclose(model.predict(pd.DataFrame({"x": [0.0, 0.0]})), [2.0, 4.0])
 
 
 def test_averaged_classifier_fits_clones_and_speaks_labels():

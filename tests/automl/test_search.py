@@ -16,7 +16,7 @@ from metarec.automl._refit import refit_answer
 from metarec.automl._search import Trial, search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
-from metarec.exceptions import BenchmarkError
+from metarec.exceptions import BenchmarkError, InvalidInputError
 from metarec.recommender import RankedAlgorithm
 from metarec.storage import KnowledgeBase
 
@@ -112,6 +112,35 @@ def test_a_budget_too_small_for_anything_is_reported(tmp_path):
     assert result.best is None and result.model is None
     assert {t.status for t in result.trials} == {"skipped"}
     assert kb.count("runs") == 0
+    from dataclasses import replace
+
+    from metarec.automl._estimator import _no_model
+
+    assert _no_model(result, 5.0) == (
+        "no algorithm finished every fold within the budget of 5 s; give a larger budget"
+    )
+    failed = tuple(
+        replace(t, status="error", message="TypeError: boolean value of NA is ambiguous\n...")
+        for t in result.trials
+    )
+    assert _no_model(replace(result, trials=failed, runs_stored=15), 5.0) == (
+        "every algorithm failed on this data (15 fold result(s) stored); gaussian_nb: "
+        "TypeError: boolean value of NA is ambiguous"
+    )
+
+
+def test_a_slow_first_choice_does_not_hold_back_time_for_its_refit_before_it_runs(tmp_path):
+    """knn first, expected 3 s a fold (15 s for its folds: skipped with 6 s). Nothing is
+    kept back for knn's refit (4.5 s), which would leave the quick ones no time: they run,
+    and the search hands back a model."""
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("knn", 0.9, 3.0), ("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01)])
+    result = _search(kb, fixed, budget=6.0)
+    trials = {t.algorithm: t for t in result.trials}
+    assert trials["knn"].status == "skipped"
+    assert trials["knn"].message.startswith("expected 15") and "to refit" in trials["knn"].message
+    assert trials["gaussian_nb"].status == trials["majority"].status == "ok"
+    assert result.model is not None and result.best == "gaussian_nb"
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +186,44 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     np.testing.assert_allclose(auto.predict_proba(X), np.mean(votes, axis=0))
     in_answer = board["message"].str.startswith("averaged in the answer")
     assert in_answer.sum() == len(auto.ensemble_)
+
+
+def test_arrays_and_integer_column_labels_predict_like_the_frame(fitted):
+    """The fitted model takes an array of the training columns in their order, or a frame
+    with the default integer labels, as the frame itself; a 1-d row is a clear error."""
+    auto, _, X, _ = fitted
+    expected = auto.predict(X)
+    assert np.array_equal(auto.predict(X.to_numpy()), expected)
+    assert np.array_equal(auto.predict(pd.DataFrame(X.to_numpy())), expected)
+    np.testing.assert_allclose(auto.predict_proba(X.to_numpy()), auto.predict_proba(X))
+    assert np.array_equal(auto.best_estimator_.predict(X.to_numpy()), expected)
+    with pytest.raises(InvalidInputError, match="X must be 2-dimensional .* X.reshape"):
+        auto.predict(X.to_numpy()[0])
+    with pytest.raises(InvalidInputError, match="X has 2 columns; the model was trained on 3"):
+        auto.predict(X.to_numpy()[:, :2])
+
+
+def test_integer_column_labels_and_a_nullable_boolean_with_a_gap_are_learned(tmp_path):
+    """``pd.DataFrame(array)`` (integer column labels) and a pandas ``boolean`` column with
+    ``pd.NA`` are ordinary data: every fold succeeds."""
+    X, y = _frame(120, seed=2)
+    frame = pd.DataFrame(X[["a", "b"]].to_numpy())
+    flags = pd.array(X["c"].eq("red").tolist(), dtype="boolean")
+    flags[[3, 50]] = pd.NA
+    frame["flag"] = flags
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 0.01), ("knn", 0.9, 0.01)])
+    ds = load_dataset(frame.assign(target=y), target="target", name="ints")
+    portfolio = default_portfolio().select(["gaussian_nb", "knn"])
+    start = time.perf_counter()
+    result = search(
+        ds, kb, RunSettings(budget=30.0), deadline=start + 30.0, start=start,
+        recommender=fixed, portfolio=portfolio,
+    )  # fmt: skip
+    assert {t.status for t in result.trials} == {"ok"}
+    predicted = result.model.predict(frame)
+    assert np.array_equal(predicted, result.model.predict(frame.to_numpy()))
+    assert np.mean(predicted == y) > 0.7
 
 
 def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
@@ -298,6 +365,41 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     # stopped by a signal (no deadline): the best alone, however many were wanted
     stopped, members = refit_answer(order, trials, ds, labels, codes, 3, 0, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
+
+
+def test_with_no_time_left_the_best_quick_refit_is_the_answer_not_the_last():
+    """The deadline has passed: nothing fits, and the answer is the best algorithm whose refit
+    is expected within a second (here the second of the order: the first expects 5 s), not
+    the last of the order (majority); with no quick refit at all, the quickest.  One note
+    says so instead of one per algorithm."""
+    X, y = _frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = np.array(["no", "yes"]), (np.asarray(ds.y) == "yes").astype(int)
+
+    def trials_of(times):
+        names = ["knn", "gaussian_nb", "lda", "majority"]
+        return {
+            n: Trial(n, planned=i + 1, status="ok", fold_scores=(0.8,), fit_time=t)
+            for i, (n, t) in enumerate(zip(names, times, strict=True))
+        }
+
+    past = time.perf_counter() - 1.0
+    notes = []
+    trials = trials_of([5.0, 0.5, 0.01, 0.001])
+    model, members = refit_answer(list(trials), trials, ds, labels, codes, 3, 0, past, 1.0, notes)
+    assert members == ("gaussian_nb",) and isinstance(model, LabelledClassifier)
+    assert notes == [
+        "no refit fitted the time left: gaussian_nb refitted anyway (the best whose refit is "
+        "expected within 1 s, else the quickest)"
+    ]
+    # refit_scale 10: only majority (0.01 s) and lda (0.1 s) are quick; lda ranks higher
+    trials = trials_of([5.0, 0.5, 0.01, 0.001])
+    assert refit_answer(list(trials), trials, ds, labels, codes, 3, 0, past, 10.0, [])[1] == (
+        "lda",
+    )
+    # nothing quick: the quickest (lda at 2 s, ahead of knn and gaussian_nb)
+    trials = trials_of([50.0, 3.0, 2.0, 2.5])
+    assert refit_answer(list(trials), trials, ds, labels, codes, 3, 0, past, 1.0, [])[1] == ("lda",)
 
 
 def test_an_average_also_takes_the_single_best_algorithm():

@@ -104,6 +104,30 @@ def test_bad_options_fail_before_any_work(tmp_path, monkeypatch, args, message):
     assert not kb_path.exists()  # nothing written
 
 
+def test_an_unwritable_sidecar_fails_before_any_work(tmp_path, monkeypatch):
+    """``--output side.joblib`` also writes ``side.json``: a folder of that name is refused
+    while parsing, and so is a place where no file can be created."""
+    data = _data(tmp_path / "toy.csv")
+    kb_path = tmp_path / "kb.sqlite"
+    (tmp_path / "side.json").mkdir()
+    monkeypatch.chdir(tmp_path)
+    args = ("--db", f"sqlite:///{kb_path}", "run", data, "--target", "label")
+    result = _run(*args, "--output", "side.joblib")
+    assert result.exit_code == 2 and "cannot write side.json: it is a folder" in result.output
+    real_open = os.open
+
+    def no_create(path, flags, *rest):
+        if str(path).endswith("other.joblib"):
+            raise OSError(30, "Read-only file system")
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(os, "open", no_create)
+    result = _run(*args, "--output", "other.joblib")
+    assert result.exit_code == 2
+    assert "cannot write other.joblib: read-only file system" in result.output
+    assert not kb_path.exists() and not (tmp_path / "side.joblib").exists()
+
+
 def test_one_class_and_unknown_target_are_one_line_errors(tmp_path):
     one = _data(tmp_path / "one.csv", classes=("same",))
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"

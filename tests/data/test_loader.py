@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.data import Dataset, _readers, infer_task, load_dataset
+from metarec.data import Dataset, _readers, infer_task, load_dataset, plain_frame
 from metarec.exceptions import DataError
 
 
@@ -338,3 +338,49 @@ def test_task_overrides_detection_both_ways():
     assert load_dataset(prices, task="classification").task == "multiclass"
     with pytest.raises(DataError, match="unknown task 'ranking'"):
         load_dataset(prices, task="ranking")
+
+
+def test_plain_frame_gives_text_names_and_numpy_dtypes():
+    """Integer column labels become text; nullable columns become NumPy ones with NaN for
+    pd.NA (whole numbers without a gap stay integers); anything else is left alone."""
+    frame = pd.DataFrame(
+        {
+            0: [1.5, 2.0, 3.0],
+            "flag": pd.array([True, None, False], dtype="boolean"),
+            "count": pd.array([1, None, 3], dtype="Int64"),
+            "whole": pd.array([4, 5, 6], dtype="Int64"),
+            "word": pd.array(["x", None, "y"], dtype="string"),
+            "kind": pd.Categorical(["a", "b", "a"]),
+        }
+    )
+    plain = plain_frame(frame)
+    assert list(plain.columns) == ["0", "flag", "count", "whole", "word", "kind"]
+    assert plain["flag"].dtype == object and plain["flag"].tolist()[::2] == [True, False]
+    assert np.isnan(plain["flag"].iloc[1]) and np.isnan(plain["count"].iloc[1])
+    assert plain["count"].dtype == "float64" and plain["whole"].dtype == "int64"
+    assert plain["word"].dtype == object and np.isnan(plain["word"].iloc[1])
+    assert isinstance(plain["kind"].dtype, pd.CategoricalDtype)
+    assert frame["flag"].dtype == "boolean"  # the input is not changed
+    untouched = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", None]})
+    assert plain_frame(untouched) is untouched
+    objects = pd.DataFrame({"o": pd.Series(["x", None, pd.NA, np.nan], dtype=object)})
+    cleaned = plain_frame(objects)["o"]
+    assert cleaned.iloc[0] == "x" and all(_nan(v) for v in cleaned.iloc[1:])
+    assert plain_frame(cleaned.to_frame()) is not None and objects["o"].iloc[1] is None
+
+
+def _nan(value) -> bool:
+    return isinstance(value, float) and np.isnan(value)
+
+
+def test_a_nullable_boolean_feature_with_a_gap_loads_as_a_category():
+    frame = pd.DataFrame(
+        {
+            1: np.arange(6.0),
+            "married": pd.array([True, False, None, True, False, True], dtype="boolean"),
+            "label": ["a", "b"] * 3,
+        }
+    )
+    ds = load_dataset(frame, target="label")
+    assert ds.numeric_columns == ("1",) and ds.categorical_columns == ("married",)
+    assert ds.n_missing == 1 and ds.X["married"].isna().sum() == 1
