@@ -189,7 +189,7 @@ def benchmark(
     say_kept(ctx, "0 runs stored; run the same command again to resume")
     try:
         sources = _expand(data)
-        kb = open_kb(ctx)
+        kb = _open_growing_kb(ctx)
         with progress("benchmark") as advance:
             report = run_benchmark(
                 sources,
@@ -210,6 +210,8 @@ def benchmark(
     except BenchmarkInterrupted as stop:
         echo_note(str(stop))
         ctx.exit(128 + int(stop.signal))
+    for note in report.notes:
+        echo_note(note)
     failures = [
         {
             "dataset": f.dataset,
@@ -229,3 +231,23 @@ def benchmark(
     if failures and fmt == "table":
         echo_note(f"{len(failures)} (dataset, algorithm) pairs had failed folds:")
         emit(failures, fmt)
+
+
+def _open_growing_kb(ctx):
+    """The knowledge base to store into; the default one starts from the built-in one.
+
+    ``recommend`` uses your own knowledge base as soon as it holds runs: a default one that
+    held none would then know only the datasets just benchmarked.  As ``run`` does, an empty
+    default knowledge base is first filled with the built-in one (with a note); a
+    knowledge base named with ``--db`` or ``METAREC_DB`` is used as it is.
+    """
+    from metarec._commands._output import db_url
+
+    if db_url(ctx) is not None:
+        return open_kb(ctx)
+    from metarec.automl._estimator import open_run_kb
+
+    kb, seeded = open_run_kb(None)
+    if seeded:
+        echo_note("your knowledge base was empty: it starts from the built-in one")
+    return kb

@@ -18,7 +18,7 @@ from metarec.automl._search import (
     RunSettings,
     SearchResult,
     check_dataset,
-    check_same_data,
+    run_name,
     search,
 )
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
@@ -187,11 +187,13 @@ class _AutoSearch(BaseEstimator):
             )
         check_dataset(ds, self._settings(self.store))  # before anything is written
         kb, seeded = open_run_kb(self.kb)
-        check_same_data(ds, kb)
+        _, renamed = run_name(ds, kb.datasets())  # a changed file: refused before any work
         store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
         settings = self._settings(store)
         if notes is not None and seeded:
             notes.append("the knowledge base was empty: it starts from the built-in one")
+        if notes is not None and renamed:
+            notes.append(renamed)
         with _Signals() as signals:
             result = search(
                 ds,

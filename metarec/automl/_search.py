@@ -295,9 +295,13 @@ def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:
     return labels[first], codes
 
 
-def dataset_name(ds) -> str:
-    """The name a search stores ``ds`` under: its own, or one made from its content."""
-    return f"frame-{ds.fingerprint[:12]}" if ds.name == "frame" else ds.name
+def run_name(ds, stored) -> tuple[str, str | None]:
+    """The name a search stores ``ds`` under (:func:`metarec.benchmark.stored_name`; a frame
+    is named ``frame-`` and its content's fingerprint)."""
+    from metarec.benchmark._names import stored_name
+
+    own = f"frame-{ds.fingerprint[:12]}" if ds.name == "frame" else ds.name
+    return stored_name(ds, stored, own=own)
 
 
 def _search(
@@ -306,7 +310,7 @@ def _search(
     from metarec.data import task_family
     from metarec.recommender._cache import fitted_recommender
 
-    name = dataset_name(ds)
+    name, _ = run_name(ds, kb.datasets())
     labels, codes = _codes(ds)
     metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()
@@ -755,18 +759,3 @@ def check_dataset(ds, settings: RunSettings) -> None:
     problem = _unsplittable(ds.X, codes, settings.protocol, settings.random_state)
     if problem is not None:
         raise BenchmarkError(f"dataset {ds.name!r}: {problem}")
-
-
-def check_same_data(ds, kb) -> None:
-    """Refuse data whose name the knowledge base holds with other content (a changed file)."""
-    from metarec.benchmark._runner import check_stored_task
-
-    name = dataset_name(ds)
-    stored = kb.datasets()
-    check_stored_task(stored, name, ds)
-    match = stored.loc[stored["name"] == name, "fingerprint"]
-    if len(match) and match.iloc[0] and match.iloc[0] != ds.fingerprint:
-        raise BenchmarkError(
-            f"the knowledge base already holds a different dataset named {name!r} (its "
-            "content changed since it was run); rename the file or use another --db"
-        )

@@ -31,6 +31,8 @@ class BenchmarkReport:
     runs_stored: int
     failures: tuple[Failure, ...]
     seconds: float
+    #: Datasets stored under another name than their own, and why.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain JSON-ready values.

@@ -35,6 +35,7 @@ import numpy as np
 
 from metarec.benchmark._dispatch import preload_modules, run_locally, run_on_dask
 from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
+from metarec.benchmark._names import stored_name
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.benchmark._report import BenchmarkReport, Failure
 from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
@@ -142,26 +143,6 @@ def register_algorithm(kb, algorithm: Algorithm) -> None:
             **({"scale_target": True} if algorithm.scale_target else {}),
         },
     )
-
-
-def check_stored_task(stored, name: str, ds) -> None:
-    """Refuse ``ds`` under ``name`` when the KB records that name for the other task.
-
-    ``stored`` is ``kb.datasets()``.  One name holds one task: runs of a regression and of a
-    classification under one name would end up in one ranking.
-    """
-    if "task" not in stored.columns:
-        return
-    match = stored.loc[stored["name"] == name, "task"]
-    if not len(match) or not isinstance(match.iloc[0], str):
-        return
-    was, now = task_family(match.iloc[0]), task_family(ds.task)
-    if was != now:
-        raise BenchmarkError(
-            f"the knowledge base holds dataset {name!r} as a {was} dataset; its target is "
-            f"taken as {now} now, which would mix the tasks under one name: give the data "
-            f"another name, or --task {was}"
-        )
 
 
 def register_dataset(kb, name: str, ds) -> None:
@@ -486,17 +467,23 @@ def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
     return loaded, encoded, failures
 
 
-def _register(kb, loaded: dict, portfolio: Portfolio, signals) -> None:
-    """Stage 2: refuse a stored namesake with other content; record datasets and algorithms."""
+def _register(kb, loaded: dict, encoded: dict, portfolio: Portfolio, signals) -> list[str]:
+    """Stage 2: the name each dataset is stored under (renamed in ``loaded`` and ``encoded``
+    when the knowledge base holds another dataset of its name; a changed file is refused,
+    see :func:`metarec.benchmark._names.stored_name`); record datasets and algorithms.
+    Returns the notes on renamed datasets."""
     stored = kb.datasets()
-    known = dict(zip(stored["name"], stored["fingerprint"], strict=True)) if len(stored) else {}
+    names, notes = {}, []
     for name, ds in loaded.items():
-        if known.get(name) and known[name] != ds.fingerprint:
-            raise BenchmarkError(
-                f"the knowledge base already holds a different dataset named {name!r}; "
-                "rename the file or use another knowledge base"
-            )
-        check_stored_task(stored, name, ds)
+        names[name], note = stored_name(ds, stored, own=name)
+        if note:
+            notes.append(f"{name}: {note}")
+    if len(set(names.values())) < len(names):
+        raise BenchmarkError("two of the datasets would be stored under one name")
+    renamed = {names[n]: (loaded[n], encoded[n]) for n in list(loaded)}
+    loaded.clear(), encoded.clear()
+    for name, (ds, codes) in renamed.items():
+        loaded[name], encoded[name] = ds, codes
     tasks = {task_family(ds.task) for ds in loaded.values()}
     with signals.critical():
         for algorithm in portfolio:
@@ -504,6 +491,7 @@ def _register(kb, loaded: dict, portfolio: Portfolio, signals) -> None:
                 register_algorithm(kb, algorithm)
         for name, ds in loaded.items():
             register_dataset(kb, name, ds)
+    return notes
 
 
 def _already_stored(kb, loaded: dict, settings: _Settings) -> tuple[set, set]:
@@ -602,7 +590,7 @@ def _benchmark_with(
 
     protocol, random_state = settings.protocol, settings.random_state
     loaded, encoded, failures = _load_datasets(datasets, portfolio, settings)
-    _register(kb, loaded, portfolio, signals)
+    notes = _register(kb, loaded, encoded, portfolio, signals)
     done, have_mf = _already_stored(kb, loaded, settings)
     plan = _plan_jobs(loaded, encoded, portfolio, settings, done, cache)
     specs, cached, partial, splits = plan.specs, plan.cached, plan.partial, plan.splits
@@ -687,4 +675,5 @@ def _benchmark_with(
         runs_stored=state.runs_stored,
         failures=tuple(failures),
         seconds=time.perf_counter() - start,
+        notes=tuple(notes),
     )

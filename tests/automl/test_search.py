@@ -453,3 +453,46 @@ def test_the_parents_own_model_work_runs_on_one_thread(tmp_path, monkeypatch):
     assert search(ds, kb, RunSettings(budget=10), deadline=start + 10, start=start) == "searched"
     assert seen and set(seen.values()) == {1}
     assert any(p["num_threads"] > 1 for p in threadpool_info()) or os.cpu_count() == 1
+
+
+def test_the_name_a_run_stores_data_under():
+    """Its own name; the name under which the KB holds the same content (same task); its own
+    name and 8 hex digits of the fingerprint when the KB holds another dataset of that name
+    from elsewhere or for the other task; refused when the same file changed."""
+    from metarec.automl._search import run_name
+
+    X, y = _frame(60)
+    ds = load_dataset(X.assign(target=y), target="target", name="iris")
+    fp = ds.fingerprint
+
+    def stored(*rows):
+        columns = ["name", "source", "source_id", "task", "fingerprint"]
+        return pd.DataFrame(list(rows), columns=columns)
+
+    assert run_name(ds, stored()) == ("iris", None)
+    assert run_name(ds, stored(("iris", "file", "x", "binary", fp))) == ("iris", None)
+    assert run_name(ds, stored(("iris", "file", "x", "binary", None))) == ("iris", None)
+    # the same content under another name (a renamed file, the same frame given to the API)
+    assert run_name(ds, stored(("flowers", "frame", None, "binary", fp))) == (
+        "flowers",
+        "the knowledge base holds this data as 'flowers': stored under it",
+    )
+    # ... but not for the other task
+    assert run_name(ds, stored(("flowers", "file", "x", "regression", fp))) == ("iris", None)
+    # another dataset named iris (the built-in one): a name of its own, the same every time
+    builtin = ("iris", "file", "/data/pmlb/iris.tsv.gz", "multiclass", "f" * 64)
+    assert run_name(ds, stored(builtin)) == (
+        f"iris-{fp[:8]}",
+        f"the knowledge base holds another 'iris' (other content): stored as 'iris-{fp[:8]}'",
+    )
+    again = stored(builtin, (f"iris-{fp[:8]}", "file", "iris.csv", "binary", fp))
+    assert run_name(ds, again) == (f"iris-{fp[:8]}", None)
+    regression = ("iris", "file", "iris.csv", "regression", "f" * 64)
+    assert run_name(ds, stored(regression))[0] == f"iris-{fp[:8]}"
+    # the same file, changed since its runs: refused
+    from dataclasses import replace
+
+    from_file = replace(ds, source="file", source_id="data/iris.csv")
+    changed = stored(("iris", "file", "data/iris.csv", "binary", "f" * 64))
+    with pytest.raises(BenchmarkError, match="holds 'iris' from data/iris.csv with other"):
+        run_name(from_file, changed)

@@ -159,3 +159,58 @@ def test_help_says_what_the_times_mean():
     text = " ".join(result.output.split())
     assert "CPU seconds" in text and "fit_wall_time" in text and "per fold" in text
     assert "machine column" in text and "run the same command again" in text
+
+
+def _toy(path, n=60):
+    rows = ["x,y,label"] + [f"{i},{(i * 7) % 5},{int(i % 10 < 5)}" for i in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def _bench(*args):
+    return CliRunner().invoke(
+        cli, [*args, "--target", "label", "-a", "majority", "--protocol", "cv5"]
+    )
+
+
+def test_an_empty_default_kb_starts_from_the_built_in_one():
+    """Without --db the benchmark stores into the default KB; an empty one is first filled
+    with the built-in KB, so that recommendations do not shrink to the benchmarked data."""
+    import tempfile
+    from pathlib import Path
+
+    from metarec._config import resolve_db_url
+    from metarec.storage import KnowledgeBase
+
+    with tempfile.TemporaryDirectory() as folder:
+        result = _bench("benchmark", _toy(Path(folder) / "toy.csv"))
+    assert result.exit_code == 0, result.output
+    assert "your knowledge base was empty: it starts from the built-in one" in result.output
+    kb = KnowledgeBase(resolve_db_url(None))
+    assert kb.count("runs") > 38000 and "toy" in set(kb.datasets()["name"])
+
+
+def test_a_namesake_from_elsewhere_gets_a_name_of_its_own_a_changed_file_is_refused(tmp_path):
+    from metarec.storage import KnowledgeBase
+
+    db = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    kb = KnowledgeBase(db)
+    kb.add_dataset("toy", source="file", source_id="/elsewhere/toy.csv", fingerprint="f" * 64)
+    data = _toy(tmp_path / "toy.csv")
+    result = _bench("--db", db, "benchmark", data)
+    assert result.exit_code == 0, result.output
+    stored = KnowledgeBase(db).datasets().set_index("name")
+    renamed = next(n for n in stored.index if n.startswith("toy-"))
+    assert len(renamed) == 12 and stored.loc["toy", "fingerprint"] == "f" * 64
+    said = f"toy: the knowledge base holds another 'toy' (other content): stored as {renamed!r}"
+    assert said in result.output
+    assert len(KnowledgeBase(db).runs(aggregate=False, datasets=[renamed])) == 5
+    # the same file, changed after its runs were stored: refused, nothing stored
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert _bench("--db", other, "benchmark", data).exit_code == 0
+    _toy(tmp_path / "toy.csv", n=70)
+    before = KnowledgeBase(other).count("runs")
+    refused = _bench("--db", other, "benchmark", data)
+    assert refused.exit_code != 0
+    assert f"holds 'toy' from {data} with other content (the file changed" in refused.output
+    assert KnowledgeBase(other).count("runs") == before

@@ -145,12 +145,12 @@ def test_a_file_that_changed_since_its_runs_is_refused_and_nothing_is_stored(tmp
     kb.import_runs(
         pd.DataFrame({"dataset": ["toy"], "algorithm": ["knn"], "accuracy": [0.9], "time": [1.0]})
     )
-    kb.add_dataset("toy", fingerprint="0" * 64)
-    before = kb.count("runs")
     data = _data(tmp_path / "toy.csv")
+    kb.add_dataset("toy", source="file", source_id=data, fingerprint="0" * 64)
+    before = kb.count("runs")
     result = _run("--db", url, "run", data, "--target", "label", "--budget", "10")
     assert result.exit_code == 1, result.output
-    assert "different dataset named 'toy'" in result.output
+    assert f"holds 'toy' from {data} with other content (the file changed" in result.output
     assert KnowledgeBase(url).count("runs") == before
 
 
