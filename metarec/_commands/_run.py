@@ -72,7 +72,8 @@ def _duration(ctx, param, value):
     type=SuggestingChoice(METRIC_CHOICES),
     default="accuracy",
     show_default=True,
-    help="Score that chooses the answer (regression: accuracy is R² clipped at 0, or r2).",
+    help="Score that chooses the answer (regression: accuracy is R² clipped at 0, or r2). "
+    "The knowledge base's expectations shrink the CV scores for accuracy only.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds and models.")
 @click.option(
@@ -115,13 +116,16 @@ def run(
     are evaluated in that order with the same folds for all (single-threaded worker
     processes, -j at once), each result re-ranks the rest, an algorithm whose expected time
     (the top of its 80 % interval, corrected by the folds measured on DATA) does not fit
-    what is left is skipped; when everything fits, the shortest run first.  An algorithm
+    what is left is skipped (and run with the time left over once nothing else is left, if
+    one fold at its central expected time fits); when everything fits, the shortest run
+    first.  An algorithm
     whose folds cannot end in time at their pace, and a fit still running when the time is
     up, are stopped.  On small data that runs everything; on large data, what fits.
 
     The answer is the best CV score shrunk toward what the knowledge base expects of each
     algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
-    refitted on every row; for classification it is averaged with the next two and with the
+    refitted on every row (when no refit fits the time left, the best expected within a
+    second); for classification it is averaged with the next two and with the
     knowledge base's single best algorithm when it is not among them (their mean class
     probabilities decide; --ensemble sets how many, when their refits fit the time left).
     --output saves it with joblib: a fitted scikit-learn estimator whose predict and

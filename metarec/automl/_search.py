@@ -105,7 +105,8 @@ class Trial:
     fit_time : float
         Mean CPU seconds of one fold's fit (NaN when not evaluated).
     expected_score, expected_score_low, expected_score_high : float
-        The recommender's expectation of the accuracy, with its 80 % interval.
+        The recommender's expectation of the accuracy, with its 80 % interval (NaN when the
+        search selects by another metric: the expectation is then no prior for it).
     expected_time, expected_time_high : float
         The recommender's expected fit time of one fold, and the top of its 80 % interval.
     selection_score : float
@@ -404,6 +405,7 @@ class _Loop:
         self.known = set(recommender.algorithms_)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
+        self.second: set[str] = set()  # skipped, then run with time left over
         self.planned = self._first_plan()
 
     def _first_plan(self) -> list[str]:
@@ -412,14 +414,18 @@ class _Loop:
         planned = [row.algorithm for row in first]
         planned += [a.name for a in self.portfolio if a.name not in self.known]
         nan = float("nan")
+        # the knowledge base's expectations are of accuracy (the success rate): a prior for
+        # that metric only; another one is chosen on its CV scores alone
+        prior = self.settings.metric == "accuracy"
         for position, algorithm in enumerate(planned, 1):
             row = next((r for r in first if r.algorithm == algorithm), None)
+            expects = row is not None and prior
             self.state.trials[algorithm] = Trial(
                 algorithm,
                 position,
-                expected_score=row.expected_accuracy if row else nan,
-                expected_score_low=row.expected_accuracy_low if row else nan,
-                expected_score_high=row.expected_accuracy_high if row else nan,
+                expected_score=row.expected_accuracy if expects else nan,
+                expected_score_low=row.expected_accuracy_low if expects else nan,
+                expected_score_high=row.expected_accuracy_high if expects else nan,
                 expected_time=row.expected_time if row else nan,
                 expected_time_high=row.expected_time_high if row else nan,
             )
@@ -521,7 +527,7 @@ class _Loop:
                     trial,
                     status="skipped",
                     message=(
-                        f"expected {need:.3g} s for {n_folds - first_missing} folds"
+                        f"expected up to {need:.3g} s for {n_folds - first_missing} folds"
                         + (f" and {refit:.3g} s to refit" if refit >= 0.05 else "")
                         + f", {max(left, 0):.3g} s left"
                     ),
@@ -536,6 +542,36 @@ class _Loop:
             return JobTask(
                 spec, self.splits, start=first_missing, deadline=self.deadline - self.reserve()
             )
+        return self._second_chance(left)
+
+    def _second_chance(self, left: float):
+        """A skipped algorithm run with the time nothing else wants, or None.
+
+        An algorithm is skipped when the top of its expected time's interval does not fit;
+        that is an upper end, and expectations calibrated on other algorithms can be several
+        times too high.  When nothing else is left to run, the skipped ones get the time
+        that would otherwise be unused, best planned first, each when one fold at its
+        central expected time (and its refit) fits: the workers' pace stop ends it after
+        the first fold that shows its folds cannot all finish by the deadline.
+        """
+        from metarec.benchmark._workers import JobTask
+
+        state = self.state
+        for algorithm in state.order:
+            trial = state.trials[algorithm]
+            if trial.status != "skipped" or algorithm in state.started:
+                continue
+            if algorithm in self.stored or not np.isfinite(trial.expected_time):
+                continue
+            fold = state.times.fold_seconds(trial.expected_time)
+            refit = max(self.refit_seconds(fold) - self.kept_refit(), 0.0)
+            if fold + refit > left:
+                continue
+            state.trials[algorithm] = replace(trial, status="not run", message="")
+            state.started[algorithm] = len(state.started) + 1
+            self.second.add(algorithm)
+            spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=None)
+            return JobTask(spec, self.splits, start=0, deadline=self.deadline - self.reserve())
         return None
 
     def on_job(self, task) -> None:
@@ -544,7 +580,8 @@ class _Loop:
             self.state, task, self.codes, self.n_classes, self.settings, self.n_folds, self.start
         )
         self.state.tried_version += 1
-        self.tick(1)
+        if task.spec.algorithm.name not in self.second:  # counted when it was skipped
+            self.tick(1)
 
     def run(self, pool, check):
         """Run jobs until the plan is done or the time is up; the signal that stopped it, or

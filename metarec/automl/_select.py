@@ -76,12 +76,16 @@ def choose(posterior: np.ndarray, fit_time: np.ndarray) -> np.ndarray:
 
 
 def single_best(recommender, *, exclude=()) -> str | None:
-    """The algorithm of best mean score over a fitted recommender's datasets.
+    """The algorithm that beats most others on the datasets both have a result on.
 
     The single best solver (SBS) of algorithm selection: the constant answer that ignores
-    the dataset.  Each algorithm's mean is over the datasets it has a result on, without
-    those named in ``exclude`` (a dataset's own earlier folds are not evidence about it);
-    None when no algorithm has a result.
+    the dataset.  Algorithm ``a`` beats ``b`` when its mean score over the datasets where
+    both have a result (without those named in ``exclude``: a dataset's own earlier folds
+    are not evidence about it) is higher; the SBS wins the most such comparisons (Copeland's
+    rule), ties going to the higher mean over all its datasets.  A plain mean over each
+    algorithm's own datasets would let one more dataset (a hard one where an algorithm ran
+    and a rival was skipped) decide between two algorithms a few hundredths apart; the
+    pairwise means compare them on the same data.  None when no algorithm has a result.
 
     Parameters
     ----------
@@ -95,10 +99,18 @@ def single_best(recommender, *, exclude=()) -> str | None:
     str or None
     """
     keep = ~np.isin(np.asarray(recommender.datasets_, dtype=str), [str(d) for d in exclude])
-    present = np.asarray(recommender.present_, dtype=bool) & keep[:, None]
+    present = (np.asarray(recommender.present_, dtype=bool) & keep[:, None]).astype(float)
     counts = present.sum(axis=0)
     if not counts.any():
         return None
-    total = np.where(present, recommender.accuracy_, 0.0).sum(axis=0)
-    mean = np.where(counts > 0, total / np.maximum(counts, 1), -np.inf)
-    return str(np.asarray(recommender.algorithms_)[int(np.argmax(mean))])
+    scores = np.where(present > 0, recommender.accuracy_, 0.0)
+    both = present.T @ present  # [a, b]: datasets where a and b have a result
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairwise = (scores.T @ present) / both  # [a, b]: a's mean where both have one
+    wins = np.sum(
+        np.nan_to_num(pairwise, nan=-np.inf) > np.nan_to_num(pairwise.T, nan=np.inf), axis=1
+    )
+    mean = np.where(counts > 0, scores.sum(axis=0) / np.maximum(counts, 1), -np.inf)
+    wins = np.where(counts > 0, wins, -1)
+    best = np.lexsort((-mean, -wins))[0]
+    return str(np.asarray(recommender.algorithms_)[int(best)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 
 import joblib
 import numpy as np
@@ -138,7 +139,10 @@ def test_a_slow_first_choice_does_not_hold_back_time_for_its_refit_before_it_run
     result = _search(kb, fixed, budget=6.0)
     trials = {t.algorithm: t for t in result.trials}
     assert trials["knn"].status == "skipped"
-    assert trials["knn"].message.startswith("expected 15") and "to refit" in trials["knn"].message
+    assert (
+        trials["knn"].message.startswith("expected up to 15")
+        and "to refit" in trials["knn"].message
+    )
     assert trials["gaussian_nb"].status == trials["majority"].status == "ok"
     assert result.model is not None and result.best == "gaussian_nb"
 
@@ -496,3 +500,43 @@ def test_the_name_a_run_stores_data_under():
     changed = stored(("iris", "file", "data/iris.csv", "binary", "f" * 64))
     with pytest.raises(BenchmarkError, match="holds 'iris' from data/iris.csv with other"):
         run_name(from_file, changed)
+
+
+def test_another_metric_is_chosen_on_its_cv_scores_alone(tmp_path):
+    """The knowledge base expects accuracy: with balanced accuracy there is no prior, the
+    expected_score stays NaN and the selection score is the CV mean itself."""
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.99, 0.01), ("majority", 0.99, 0.01)])
+    result = _search(kb, fixed, metric="balanced_accuracy")
+    for trial in result.trials:
+        assert np.isnan(trial.expected_score) and np.isnan(trial.expected_score_high)
+        assert trial.selection_score == pytest.approx(np.mean(trial.fold_scores))
+    shrunk = _search(KnowledgeBase(f"sqlite:///{tmp_path / 'b.sqlite'}"), fixed)
+    nb = next(t for t in shrunk.trials if t.algorithm == "gaussian_nb")
+    assert nb.expected_score == 0.99
+    assert nb.selection_score != pytest.approx(np.mean(nb.fold_scores))  # shrunk
+
+
+class _Wide(_Fixed):
+    """A fixed ranking in which knn's expected fold time has a wide interval (top 1,000 x)."""
+
+    def recommend(self, *, metafeatures, tried=None, budget=None):
+        rows = super().recommend(metafeatures=metafeatures, tried=tried, budget=budget)
+        return [
+            replace(r, expected_time_high=1000 * r.expected_time) if r.algorithm == "knn" else r
+            for r in rows
+        ]
+
+
+def test_a_skipped_algorithm_gets_the_time_nothing_else_wants():
+    """knn's interval tops 10 s a fold (skipped with 8 s); its central 0.01 s fits, so once
+    gaussian_nb and majority are done it runs with the time left, and completes."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        kb = KnowledgeBase(f"sqlite:///{folder}/kb.sqlite")
+        wide = _Wide([("knn", 0.9, 0.01), ("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01)])
+        result = _search(kb, wide, budget=8.0)
+    trials = {t.algorithm: t for t in result.trials}
+    assert trials["knn"].status == "ok" and len(trials["knn"].fold_scores) == 5
+    assert trials["knn"].order == 3  # after the two that fitted at once

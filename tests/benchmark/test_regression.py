@@ -81,17 +81,24 @@ def test_default_portfolios_by_task():
 
 
 def test_one_name_never_holds_both_tasks(kb, tmp_path):
-    from metarec.exceptions import BenchmarkError
-
+    """The same file as a regression target after its classification runs: stored under
+    its name and 8 hex digits of its fingerprint, with a note; the classification runs
+    under its name are untouched."""
     frame = pd.DataFrame({"a": np.arange(60.0)})
     frame["target"] = np.arange(60) % 10  # integer codes: classes unless told otherwise
     data = tmp_path / "codes.csv"
     frame.to_csv(data, index=False)
     run_benchmark([data], kb, algorithms=["majority"], protocol="cv5", cache_dir=tmp_path / "c")
     assert kb.datasets().set_index("name").loc["codes", "task"] == "multiclass"
-    before = len(kb.runs(aggregate=False))
-    with pytest.raises(BenchmarkError, match="holds dataset 'codes' as a classification dataset"):
-        run_benchmark([data], kb, algorithms=["mean"], task="regression", protocol="cv5",
-                      cache_dir=tmp_path / "c")  # fmt: skip
-    assert len(kb.runs(aggregate=False)) == before
-    assert kb.datasets().set_index("name").loc["codes", "task"] == "multiclass"
+    before = kb.runs(aggregate=False, datasets=["codes"])
+    report = run_benchmark([data], kb, algorithms=["mean"], task="regression", protocol="cv5",
+                           cache_dir=tmp_path / "c")  # fmt: skip
+    stored = kb.datasets().set_index("name")
+    other = next(n for n in stored.index if n.startswith("codes-"))
+    assert report.notes == (
+        f"codes: the knowledge base holds another 'codes' (a regression target now): stored "
+        f"as {other!r}",
+    )
+    assert stored.loc["codes", "task"] == "multiclass" and stored.loc[other, "task"] == "regression"
+    assert kb.runs(aggregate=False, datasets=["codes"]).equals(before)
+    assert set(kb.runs(aggregate=False, datasets=[other])["algorithm"]) == {"mean"}
