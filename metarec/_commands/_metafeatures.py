@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+from metarec._commands._output import echo_note, emit, format_option, note_loaded, open_kb, status
 from metarec._commands._types import as_classes_option, target_option, task_option
 
 GROUP_NAMES = ("general", "imbalance", "snr", "statistical", "info", "landmarkers", "regression")
@@ -68,12 +68,7 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
 
     with status(f"Loading {data}"):
         dataset = load_dataset(data, target=target, name=name, as_classes=as_classes, task=task)
-    if dataset.n_dropped_target:
-        echo_note(f"Dropped {dataset.n_dropped_target} rows whose target is missing.")
-    echo_note(
-        f"{dataset.name}: {dataset.n_instances} rows, {dataset.n_features} features, "
-        f"target {dataset.target!r} ({dataset.target_reason}), task {dataset.task}"
-    )
+    note_loaded(dataset)
     with status(f"Computing the metafeatures of {dataset.name}"):
         result = extract(dataset.X, dataset.y, groups=groups, task=dataset.task, random_state=seed)
     names = list(result)

@@ -257,6 +257,10 @@ def _to_frame(data: Any):
     return pd.DataFrame(list(data))
 
 
+#: Narrowest a text column other than the first is squeezed to on a narrow terminal.
+TEXT_MIN_WIDTH = 16
+
+
 def emit(
     data: Any,
     fmt: str,
@@ -293,8 +297,17 @@ def emit(
 
         table = Table(title=title, show_edge=False, header_style="bold")
         headers, rows, numeric = table_cells(frame)
-        for header, right in zip(headers, numeric, strict=True):
-            table.add_column(header, justify="right" if right else "left")
+        for i, (header, right) in enumerate(zip(headers, numeric, strict=True)):
+            # names (the first column) and numbers are never cut or wrapped; on a narrow
+            # terminal the headers and the other text columns wrap instead
+            widest = max((len(cells[i]) for cells in rows), default=0)
+            keep = i == 0 or right
+            table.add_column(
+                header,
+                justify="right" if right else "left",
+                min_width=widest if keep else min(widest, TEXT_MIN_WIDTH),
+                overflow="fold",  # a long header breaks over lines rather than losing its end
+            )
         for cells in rows:
             table.add_row(*cells)
         # in a pipe or a file, do not cut names to an assumed 80-column terminal; cells are
@@ -309,6 +322,17 @@ def emit(
 def echo_note(message: str) -> None:
     """Print a note for the person at the terminal (to standard error, so pipes stay clean)."""
     click.echo(message, err=True)
+
+
+def note_loaded(dataset) -> None:
+    """Say on stderr what was read: rows, features, the target and why, the task, and the
+    rows dropped for a missing label (a wrong target is then seen before any work)."""
+    if dataset.n_dropped_target:
+        echo_note(f"Dropped {dataset.n_dropped_target} rows whose target is missing.")
+    echo_note(
+        f"{dataset.name}: {dataset.n_instances} rows, {dataset.n_features} features, "
+        f"target {dataset.target!r} ({dataset.target_reason}), task {dataset.task}"
+    )
 
 
 @contextlib.contextmanager

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from metarec._commands._output import echo_note, emit, format_option, open_kb, status
+from metarec._commands._output import (
+    echo_note,
+    emit,
+    format_option,
+    note_loaded,
+    open_kb,
+    status,
+)
 from metarec._commands._types import (
     POSITIVE,
     OutputFile,
@@ -223,6 +230,7 @@ def recommend(
 
     with status(f"Loading {data}"):
         dataset = load_dataset(data, target=target, as_classes=as_classes, task=task)
+    note_loaded(dataset)
     family = task_family(dataset.task)
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)

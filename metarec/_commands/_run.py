@@ -7,7 +7,14 @@ import time
 import click
 
 from metarec._commands._interrupt import say_kept
-from metarec._commands._output import db_url, echo_note, emit, format_option, progress
+from metarec._commands._output import (
+    db_url,
+    echo_note,
+    emit,
+    format_option,
+    note_loaded,
+    progress,
+)
 from metarec._commands._types import (
     OutputFile,
     SuggestingChoice,
@@ -158,6 +165,7 @@ def run(
         )
     say_kept(ctx, "the finished folds are stored; run the same command again to reuse them")
     ds = load_dataset(data, target=target, as_classes=as_classes, task=task)
+    note_loaded(ds)
     estimator = AutoRegressor if ds.task == "regression" else AutoClassifier
     auto = estimator(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,

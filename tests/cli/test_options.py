@@ -271,3 +271,34 @@ def test_db_on_the_group_level_too(tmp_path):
     info = _run("db", "--db", db, "info", "--format", "json")
     assert info.exit_code == 0, info.output
     assert {r["name"]: r["value"] for r in json.loads(info.stdout)}["runs"] == 2
+
+
+def test_a_narrow_terminal_wraps_text_and_never_cuts_names_or_numbers(monkeypatch, capsys):
+    """On an 80-column terminal the message wraps over lines; the algorithm names and the
+    numbers stay whole (rich would cut them to fit)."""
+    import re
+    import sys
+
+    import pandas as pd
+
+    from metarec._commands._output import emit
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["hist_gradient_boosting", "logistic_regression"],
+            "cv_score": [0.9123, 0.8765],
+            "selection_score": [0.9101, 0.8772],
+            "planned": [12, 3],
+            "status": ["skipped", "ok"],
+            "message": ["expected up to 201 s for 5 folds and 20 s to refit, 4 s left", ""],
+        }
+    )
+    emit(frame, "table")
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    lines = out.splitlines()
+    assert any(line.startswith(" hist_gradient_boosting ") for line in lines)
+    assert any(line.startswith(" logistic_regression ") for line in lines)
+    assert all(v in out for v in ("0.912", "0.876", "0.910", "0.877", "skipped"))
+    assert sum("│" in line for line in lines) >= 4  # the message took several lines
