@@ -59,6 +59,26 @@ def _with_shared_options(command: click.Command) -> click.Command:
     return command
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error shown as one line, ``Error: ... (see 'metarec CMD --help')``, exit 2.
+
+    click shows a usage error as the command's usage line, a hint and the message, three
+    lines; every other error of the CLI is one line.
+    """
+
+    def show(self, file=None) -> None:
+        where = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"Error: {self.format_message()}{where}", file=file, err=file is None)
+
+
+def _one_line(error: click.UsageError) -> OneLineUsageError:
+    if isinstance(error, OneLineUsageError):
+        return error
+    one = OneLineUsageError(error.format_message(), ctx=error.ctx)
+    one.exit_code = error.exit_code
+    return one
+
+
 class LazyGroup(click.Group):
     """A click group that imports its commands on demand and translates library errors."""
 
@@ -82,6 +102,12 @@ class LazyGroup(click.Group):
         command = super().get_command(ctx, cmd_name)
         return None if command is None else _with_shared_options(command)
 
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+
     def invoke(self, ctx: click.Context):
         from metarec._commands._interrupt import interrupted, sigterm_unwinds
         from metarec._commands._output import warnings_as_notes
@@ -90,6 +116,8 @@ class LazyGroup(click.Group):
         try:
             with sigterm_unwinds(), warnings_as_notes():
                 return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except MetarecError as exc:

@@ -30,7 +30,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.argument("data", nargs=-1, required=True)
+@click.argument("data", nargs=-1)
 @click.option(
     "--protocol",
     type=SuggestingChoice(PROTOCOL_CHOICES),
@@ -104,7 +104,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
     "--list",
     "list_only",
     is_flag=True,
-    help="List the portfolio's algorithms and exit (DATA is ignored).",
+    help="List the portfolio's algorithms and exit (no DATA needed).",
 )
 @format_option()
 @click.pass_context
@@ -148,12 +148,14 @@ def benchmark(
     Example:
       metarec benchmark sklearn:iris sklearn:wine --protocol cv5 -j 2
       metarec benchmark data/ --algorithm knn --algorithm lightgbm --timeout 300
-      metarec benchmark --list x
+      metarec benchmark --list
     """
     import pandas as pd
 
     from metarec.benchmark import BenchmarkInterrupted, load_portfolio, run_benchmark
 
+    if not data and not list_only:
+        raise click.UsageError("Missing argument 'DATA...'.", ctx=ctx)
     portfolio = load_portfolio(portfolio_file)
     names = list(algorithm_names) + [n.strip() for n in (algorithms or "").split(",") if n.strip()]
     names = names or None

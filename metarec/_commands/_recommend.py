@@ -17,6 +17,7 @@ from metarec._commands._types import (
     OutputFile,
     SuggestingChoice,
     as_classes_option,
+    duration,
     target_option,
     task_option,
 )
@@ -183,9 +184,9 @@ def _not_installed(names) -> dict[str, str]:
 )
 @click.option(
     "--budget",
-    type=POSITIVE,
-    metavar="SECONDS",
-    help="Plan the runs that fit in a time budget (seconds > 0).",
+    callback=duration,
+    metavar="DURATION",
+    help="Plan the runs that fit in a time budget: 90, 90s, 10m, 1h.",
 )
 @click.option(
     "--tried",

@@ -19,6 +19,7 @@ from metarec._commands._types import (
     OutputFile,
     SuggestingChoice,
     as_classes_option,
+    duration,
     target_option,
     task_option,
 )
@@ -34,17 +35,6 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _duration(ctx, param, value):
-    """Click callback of ``--budget``: seconds, checked before any work."""
-    from metarec.automl import parse_duration
-    from metarec.exceptions import InvalidInputError
-
-    try:
-        return parse_duration(value)
-    except InvalidInputError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 @click.command()
 @click.argument("data")
 @target_option
@@ -54,7 +44,7 @@ def _duration(ctx, param, value):
     "--budget",
     default=DEFAULT_BUDGET,
     show_default=True,
-    callback=_duration,
+    callback=duration,
     metavar="DURATION",
     help="Wall clock for the whole command, start-up and refit included: 90, 90s, 10m, 1h.",
 )

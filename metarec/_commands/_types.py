@@ -155,3 +155,17 @@ as_classes_option = click.option(
     is_flag=True,
     help="Treat the target's values as class labels even if they look continuous.",
 )
+
+
+def duration(ctx, param, value):
+    """Click callback of a ``--budget``: ``90``, ``90s``, ``10m``, ``1h`` as seconds (None
+    stays None), checked before any work."""
+    from metarec.automl import parse_duration
+    from metarec.exceptions import InvalidInputError
+
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except InvalidInputError as exc:
+        raise click.BadParameter(str(exc)) from None

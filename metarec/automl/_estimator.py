@@ -186,12 +186,17 @@ class _AutoSearch(BaseEstimator):
                 "--task / --as-classes to say what the target is)"
             )
         check_dataset(ds, self._settings(self.store))  # before anything is written
+        opened = time.perf_counter()
         kb, seeded = open_run_kb(self.kb)
+        seeding = time.perf_counter() - opened if seeded else 0.0
         _, renamed = run_name(ds, kb.datasets())  # a changed file: refused before any work
         store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
         settings = self._settings(store)
         if notes is not None and seeded:
-            notes.append("the knowledge base was empty: it starts from the built-in one")
+            notes.append(
+                f"the knowledge base was empty: it starts from the built-in one ({seeding:.1f} "
+                "s of the budget, once)"
+            )
         if notes is not None and renamed:
             notes.append(renamed)
         with _Signals() as signals:
@@ -208,7 +213,12 @@ class _AutoSearch(BaseEstimator):
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
         if result.model is None:
-            raise BenchmarkError(_no_model(result, settings.budget))
+            first = (
+                f" (filling the empty knowledge base took {seeding:.1f} s of it)"
+                if seeding >= 0.5
+                else ""
+            )
+            raise BenchmarkError(_no_model(result, settings.budget) + first)
         return self
 
     def _set_fitted(self, result: SearchResult, ds) -> None:

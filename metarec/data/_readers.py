@@ -97,8 +97,22 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         kwargs["engine"] = "python"
     # the header as written: pandas renames a repeated name ("label" -> "label.1")
     header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
+    if sep == "," and header.shape[1] == 1 and ";" in str(header.iloc[0, 0]):
+        # a spreadsheet's "CSV" in a locale whose decimal mark is the comma: ";" separates
+        kwargs.update(_semicolon_dialect(path))
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
     check_unique_columns(header.iloc[0].tolist() if len(header) else [], str(path))
     return pd.read_csv(path, **kwargs)
+
+
+def _semicolon_dialect(path: Path) -> dict:
+    """``sep=";"``, and ``decimal=","`` when the first rows write numbers as ``1,5``."""
+    sample = pd.read_csv(
+        path, sep=";", nrows=50, dtype=str, keep_default_na=False, compression="infer"
+    )
+    values = pd.Series(sample.to_numpy().ravel().astype(str))
+    comma_decimal = bool(values.str.fullmatch(r"-?\d+,\d+").any())
+    return {"sep": ";", "decimal": "," if comma_decimal else "."}
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:

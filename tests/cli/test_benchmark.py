@@ -62,12 +62,20 @@ def test_benchmark_command_stores_runs_and_reports(tmp_path):
 
 
 def test_list_shows_the_portfolio():
-    result = CliRunner().invoke(cli, ["benchmark", "--list", "x", "--format", "csv"])
+    result = CliRunner().invoke(cli, ["benchmark", "--list", "--format", "csv"])
     assert result.exit_code == 0
     # header + the classifiers and the regressors
     assert result.output.count("\n") == 1 + len(default_portfolio(task="all"))
     assert "hist_gradient_boosting,classification," in result.output
     assert "svr_rbf,regression," in result.output
+
+
+def test_without_data_is_a_one_line_usage_error():
+    result = CliRunner().invoke(cli, ["benchmark"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: Missing argument 'DATA...'. (see 'cli benchmark --help')"
+    ]
 
 
 def test_unknown_algorithm_is_a_one_line_error(tmp_path):

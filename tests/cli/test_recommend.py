@@ -62,6 +62,10 @@ def test_recommend_tried_and_budget(real_kb, data_file):
     assert "cumulative_time" in lines[0]
     kept = [line.split(",")[0] for line in lines[1:]]
     assert "slow" not in kept and "fast" in kept  # slow's 5-90 s does not fit in 1 s
+    # a duration as run takes it: 2m is 120 s, where slow fits too
+    minutes = _run(*args, "--budget", "2m")
+    assert minutes.exit_code == 0, minutes.output
+    assert "slow" in [line.split(",")[0] for line in minutes.stdout.splitlines()[1:]]
 
 
 @pytest.mark.parametrize("bad", ["fast", "fast=0.7", "fast=x:1", "fast=1.5:1", "=0.5:1"])

@@ -384,3 +384,16 @@ def test_a_nullable_boolean_feature_with_a_gap_loads_as_a_category():
     ds = load_dataset(frame, target="label")
     assert ds.numeric_columns == ("1",) and ds.categorical_columns == ("married",)
     assert ds.n_missing == 1 and ds.X["married"].isna().sum() == 1
+
+
+def test_a_semicolon_csv_with_decimal_commas_is_read(tmp_path):
+    """A spreadsheet's CSV in a comma-decimal locale: ';' separates, ',' is the decimal mark;
+    with '.' decimals only the separator changes."""
+    path = tmp_path / "semi.csv"
+    path.write_text("a;b;label\n1,5;2;x\n2,5;3;y\n-3,25;1;x\n4,0;2;y\n")
+    ds = load_dataset(path)
+    assert ds.numeric_columns == ("a", "b") and ds.target == "label"
+    assert ds.X["a"].tolist() == [1.5, 2.5, -3.25, 4.0]
+    dots = tmp_path / "dots.csv"
+    dots.write_text("a;b;label\n1.5;2;x\n2.5;3;y\n3.5;1;x\n4.0;2;y\n")
+    assert load_dataset(dots).X["a"].tolist() == [1.5, 2.5, 3.5, 4.0]
