@@ -24,6 +24,7 @@ class BenchmarkReport:
     """Summary of one benchmark invocation."""
 
     datasets: int
+    #: The portfolio's algorithms for the tasks of the datasets benchmarked.
     algorithms: int
     jobs_run: int
     jobs_cached: int

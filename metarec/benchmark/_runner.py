@@ -467,6 +467,11 @@ def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
     return loaded, encoded, failures
 
 
+def tasks_of(loaded: dict) -> set[str]:
+    """The task families (classification, regression) of the loaded datasets."""
+    return {task_family(ds.task) for ds in loaded.values()}
+
+
 def _register(kb, loaded: dict, encoded: dict, portfolio: Portfolio, signals) -> list[str]:
     """Stage 2: the name each dataset is stored under (renamed in ``loaded`` and ``encoded``
     when the knowledge base holds another dataset of its name; a changed file is refused,
@@ -484,7 +489,7 @@ def _register(kb, loaded: dict, encoded: dict, portfolio: Portfolio, signals) ->
     loaded.clear(), encoded.clear()
     for name, (ds, codes) in renamed.items():
         loaded[name], encoded[name] = ds, codes
-    tasks = {task_family(ds.task) for ds in loaded.values()}
+    tasks = tasks_of(loaded)
     with signals.critical():
         for algorithm in portfolio:
             if algorithm.task in tasks:
@@ -668,7 +673,7 @@ def _benchmark_with(
         )
     return BenchmarkReport(
         datasets=len(loaded),
-        algorithms=len(portfolio),
+        algorithms=sum(len(portfolio.for_task(f)) for f in tasks_of(loaded)),
         jobs_run=len(specs),
         jobs_cached=jobs_cached,
         jobs_skipped=jobs_skipped,
