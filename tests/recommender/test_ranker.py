@@ -376,16 +376,24 @@ def test_normalize_uses_the_evaluation_library_per_dataset():
     assert np.exp(rec.log_sr_[k, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
 
 
-def test_a_metafeature_far_outside_the_kb_counts_as_ten_ranges_away():
-    from metarec.recommender._neighbours import MetafeatureScaler
+def test_a_metafeature_outside_the_kb_range_counts_as_the_nearest_end_of_it():
+    """l1-range: beyond the range the excess is the same for every KB dataset, so the value
+    is clipped to the range (same neighbour order, weights not flattened); standardized:
+    at most 10 standard deviations away."""
+    from metarec.recommender._neighbours import MetafeatureScaler, similarity_weights
 
     scaler = MetafeatureScaler("l1-range").fit(np.array([[0.0, 0.0], [2.0, 4.0]]), ["x", "y"])
-    np.testing.assert_allclose(scaler.vector({"x": 1e308, "y": 2.0}), [11.0, 0.5])
-    np.testing.assert_allclose(scaler.vector({"x": -1e308, "y": -8.0}), [-10.0, -2.0])
-    dist, _ = scaler.distances(
-        scaler.transform(np.array([[0.0, 0.0]])), scaler.vector({"x": 1e308, "y": 0.0})
-    )
-    assert dist[0] == pytest.approx(11.0)  # finite: the other metafeatures still count
+    np.testing.assert_allclose(scaler.vector({"x": 1e308, "y": 2.0}), [1.0, 0.5])
+    np.testing.assert_allclose(scaler.vector({"x": -1e308, "y": -8.0}), [0.0, 0.0])
+    kb = scaler.transform(np.array([[0.0, 0.0], [2.0, 4.0], [1.0, 1.0]]))
+    dist, _ = scaler.distances(kb, scaler.vector({"x": 1e6, "y": 0.0}))
+    np.testing.assert_allclose(dist, [1.0, 1.0, 0.75])  # |1-0|+0, 0+|0-1|, |1-0.5|+|0-0.25|
+    # the same order as with the unclipped value (x = 1e6: 5e5 ranges out, +499,999 each)
+    raw = scaler.transform(np.array([[1e6, 0.0]]))[0]
+    unclipped, _ = scaler.distances(kb, raw)
+    np.testing.assert_allclose(unclipped - dist, unclipped[0] - dist[0])
+    w = similarity_weights(dist, "distance")
+    assert w.min() < 0.8 < w.max() == 1.0  # the nearest still weighs clearly more
     standardized = MetafeatureScaler("standardized").fit(np.array([[0.0], [2.0]]), ["x"])
     np.testing.assert_allclose(standardized.vector({"x": -1e308}), [-10.0])
 
