@@ -91,7 +91,9 @@ def test_fault_recommend_on_a_continuous_target_never_ranks_classifiers(tmp_path
     kb = _kb_with_runs(tmp_path)  # classification results only
     result = _cli("--db", kb, "recommend", path)
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("Error: reg: target column 'y' looks continuous (40 distinct")
+    assert result.output.splitlines()[-1].startswith(
+        "Error: reg: target column 'y' looks continuous (40 distinct"
+    )
     assert "holds no regression results to rank regressors from" in result.output
 
 
