@@ -185,8 +185,8 @@ def run(
         trial = result.trial(best)
         metric = result.settings.metric
         if ds.task == "regression":
-            metric = "R²" if metric == "r2" else "R² clipped at 0"
-        title += f"; best {best} (CV {metric} {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
+            metric = "R²" if metric == "r2" else "R² (clipped at 0)"
+        title += f"; best {best} (CV {metric}: {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
         if len(result.members) > 1:
             title += f"; the answer averages {', '.join(result.members)}"
     extra = {

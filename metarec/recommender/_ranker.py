@@ -410,7 +410,10 @@ class Recommender(BaseEstimator):
         )  # before the metafeatures are computed: a mistyped name is not silently ignored
         ranker = self._ranker_in_force()
         query = self._query_metafeatures(X, y, metafeatures)
-        return ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
+        from dataclasses import replace
+
+        ranking = ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
+        return replace(ranking, task=self.task)
 
     def _ranker_in_force(self):
         """The fitted ranker, with the facade's current parameters (``set_params`` after fit).

@@ -112,6 +112,9 @@ class Ranking:
     time_note : str
         Why the expected times deserve caution (a dataset far larger than the knowledge
         base's); "" when they do not.  :meth:`explain` ends with it.
+    task : {"classification", "regression"}
+        The task ranked for: what :meth:`explain` calls the success rate (accuracy, or R²
+        clipped at 0).
     """
 
     entries: tuple[RankedAlgorithm, ...]
@@ -124,6 +127,7 @@ class Ranking:
     plan: tuple[tuple[float, float], ...] = field(default=())
     score_name: str = "score"
     time_note: str = ""
+    task: str = "classification"
 
     @property
     def algorithms(self) -> list[str]:
@@ -197,6 +201,7 @@ class Ranking:
             if not math.isnan(top.score)
             else "no dataset (no evidence)"
         )
+        score = "R²" if self.task == "regression" else "accuracy"
         if self.method == "learned":
             planned = [i + 1 for i, e in enumerate(self.entries) if e.basis == "planner"]
             where = (
@@ -209,8 +214,8 @@ class Ranking:
                 f"Ranked by the learned performance model (predicted A3R order from the "
                 f"metafeatures); {where}{len(self.neighbours)} neighbouring dataset(s) "
                 f"({names}{more}); the first choice, {top.algorithm}, is "
-                f"{_BASIS.get(top.basis, top.basis)}"
-                f" ({evidence} ran it; predicted accuracy {top.expected_accuracy:.3f}, "
+                f"{_BASIS.get(top.basis, top.basis).format(score=score)}"
+                f" ({evidence} ran it; predicted {score} {top.expected_accuracy:.3f}, "
                 f"time {top.expected_time:.3g} s)."
             )
         else:
@@ -229,7 +234,7 @@ class Ranking:
 
 #: What the first choice of a learned ranking is, by its basis.
 _BASIS = {
-    "answer": "the best expected accuracy",
+    "answer": "the best expected {score}",
     "planner": "the loss-time planner's first pick",
     "model": "the performance model's first",
     "neighbours": "the neighbours' first",

@@ -29,6 +29,7 @@ def test_recommend_ranks_regressors_only_and_names_r2(mixed_kb):
     assert {nb["name"] for nb in doc["neighbours"]} <= {"prices", "doses", "yields"}
     table = _run("--db", url, "recommend", files["prices"], "--target", "price")
     assert table.exit_code == 0 and "expected_r2" in table.stdout
+    assert "predicted R² " in table.stderr and "predicted accuracy" not in table.stderr
 
 
 def test_classification_ranking_unchanged_by_the_regression_part(mixed_kb, real_kb):

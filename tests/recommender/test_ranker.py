@@ -288,6 +288,11 @@ def test_learned_explanation_names_the_planner_positions_and_the_first_choice():
     assert "position 1 chosen by the loss-time planner" in text
     assert "a0, is the loss-time planner's first pick" in text
     assert "planner" not in ranking(["model", "model"]).explain()
+    from dataclasses import replace
+
+    regression = replace(ranking(["answer", "model"]), task="regression").explain()
+    assert "a0, is the best expected R² (3 dataset(s) ran it; predicted R² 0.900," in regression
+    assert "accuracy" not in regression
 
 
 def test_all_algorithms_ranked_even_without_evidence():
