@@ -322,8 +322,11 @@ def rank(ctx, dataset, all_, method, n, metric, task, fmt):
         model = _recommender(kb, None, n, metric, method, task=task)
         ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
+    frame = task_columns(ranking.to_frame(), task)
+    if dataset:  # the stored results themselves: no interval around them
+        frame = frame.drop(columns=[c for c in frame.columns if c.endswith(("_low", "_high"))])
     emit(
-        task_columns(ranking.to_frame(), task),
+        frame,
         fmt,
         title=f"Ranking by {method} on {scope}",
         json_extra={

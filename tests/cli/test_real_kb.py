@@ -83,6 +83,10 @@ def test_rank_dataset_by_accuracy(real_kb):
     # on 'wide' mid (0.88) beats slow (0.86) beats fast (0.60)
     assert [r["algorithm"] for r in doc["results"]] == ["mid", "slow", "fast"]
     assert doc["datasets"] == ["wide"]
+    # stored results have no interval: no _low/_high columns, no "(80 % interval)" header
+    assert not any(k.endswith(("_low", "_high")) for k in doc["results"][0])
+    table = _run("--db", url, "rank", "--dataset", "wide", "--method", "ar")
+    assert "interval" not in table.stdout and "88.0 %" in table.stdout
 
 
 def test_rank_all_covers_every_stored_dataset(real_kb):
