@@ -14,6 +14,9 @@ _STYLES = {
     "random": {"color": "0.5", "linestyle": ":"},
     "bound": {"color": "k", "linestyle": "--"},
 }
+#: Colours of the methods without a style (kNN AR*, a3r, the former default, ...): none of
+#: the styled ones'.
+_SPARE_COLOURS = ("C4", "C5", "C6", "C8", "C9", "C7")
 
 
 def _figure(ax, path, *, figsize):
@@ -50,11 +53,14 @@ def plot_loss_time(result, *, path=None, ax=None, title=None):
     mil = {}
     if result.summary is not None and len(result.summary):
         mil = dict(zip(result.summary["method"], result.summary["mil"], strict=True))
+    spare = iter(_SPARE_COLOURS)
     for method, curve in result.curves.items():
         label = (
             f"{method} (MIL {mil[method]:.2f})" if np.isfinite(mil.get(method, np.nan)) else method
         )
-        ax.step(result.grid, curve, where="post", label=label, **_STYLES.get(method, {}))
+        # a method without a style of its own gets a colour no other curve has
+        style = _STYLES.get(method) or {"color": next(spare, "0.3"), "linestyle": "-."}
+        ax.step(result.grid, curve, where="post", label=label, **style)
     ax.set_xscale("log")
     ax.set_xlabel("cumulative training time (s, log scale)")
     ax.set_ylabel("loss (accuracy points below the best)")
@@ -167,7 +173,15 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     ax.set_xscale("log")
     seconds = FuncFormatter(lambda value, _pos: f"{value:g}")
     ax.xaxis.set_major_formatter(seconds)
-    ax.xaxis.set_minor_formatter(seconds)
+    # minor ticks are labelled (at 2 and 5 times a power of ten) only on an axis that spans
+    # less than two decades: over more, the decades' labels suffice and the others overlap
+    shown = time[np.isfinite(time)]
+    span = np.log10(shown.max() / shown.min()) if shown.size else 0.0
+    ax.xaxis.set_minor_formatter(
+        FuncFormatter(
+            lambda value, _pos: f"{value:g}" if span < 2 and _leading_digit(value) in (2, 5) else ""
+        )
+    )
     ax.tick_params(axis="x", which="minor", labelsize="x-small")
     ax.set_xlabel("expected training time (s, log scale)")
     ax.set_ylabel("expected accuracy (%)")
@@ -178,3 +192,8 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     if path is not None:
         fig.savefig(path, dpi=130)
     return fig
+
+
+def _leading_digit(value: float) -> int:
+    """The first significant digit of a positive number (``0.005`` -> 5)."""
+    return int(f"{value:e}"[0]) if value > 0 else 0

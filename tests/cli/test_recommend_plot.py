@@ -39,3 +39,11 @@ def test_plot_marks_order_front_and_spread(tmp_path):
     assert sorted(front_line.get_xdata()) == [0.1, 1.0, 10.0]
     assert any("Pareto front" in t.get_text() for t in ax.get_legend().get_texts())
     assert path.read_text().lstrip().startswith("<?xml")
+    # two decades of time: the decades are labelled, the minor ticks are not (they overlap)
+    fig.canvas.draw()
+    minor = [t.get_text() for t in ax.xaxis.get_minorticklabels() if t.get_text()]
+    assert minor == [] and {"0.1", "1", "10"} <= {t.get_text() for t in ax.get_xticklabels()}
+    narrow = plot_recommendation(frame.assign(expected_time=[0.004, 0.005, 0.008, 0.006]))
+    narrow.canvas.draw()
+    labels = {t.get_text() for t in narrow.axes[0].xaxis.get_minorticklabels() if t.get_text()}
+    assert labels and labels <= {"0.002", "0.005", "0.02", "0.05", "0.0002", "0.0005"}

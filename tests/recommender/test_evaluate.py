@@ -92,7 +92,12 @@ def test_plot_writes_png(tmp_path):
     path = tmp_path / "curves.png"
     fig = plot_loss_time(result, path=path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(fig.axes[0].get_lines()) == 7
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 7
+    from matplotlib.colors import to_hex
+
+    colours = [to_hex(line.get_color()) for line in lines]
+    assert len(set(colours)) == len(colours)  # every curve its own colour
 
 
 def test_tuning_never_sees_heldout_results():
