@@ -113,9 +113,7 @@ def run(
     are evaluated in that order with the same folds for all (single-threaded worker
     processes, -j at once), each result re-ranks the rest, an algorithm whose expected time
     (the top of its 80 % interval, corrected by the folds measured on DATA) does not fit
-    what is left is skipped (and run with the time left over once nothing else is left, if
-    one fold at its central expected time fits); when everything fits, the shortest run
-    first.  An algorithm
+    what is left is skipped; when everything fits, the shortest run first.  An algorithm
     whose folds cannot end in time at their pace, and a fit still running when the time is
     up, are stopped.  On small data that runs everything; on large data, what fits.
 

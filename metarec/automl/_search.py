@@ -405,7 +405,6 @@ class _Loop:
         self.known = set(recommender.algorithms_)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
-        self.second: set[str] = set()  # skipped, then run with time left over
         self.planned = self._first_plan()
 
     def _first_plan(self) -> list[str]:
@@ -542,36 +541,6 @@ class _Loop:
             return JobTask(
                 spec, self.splits, start=first_missing, deadline=self.deadline - self.reserve()
             )
-        return self._second_chance(left)
-
-    def _second_chance(self, left: float):
-        """A skipped algorithm run with the time nothing else wants, or None.
-
-        An algorithm is skipped when the top of its expected time's interval does not fit;
-        that is an upper end, and expectations calibrated on other algorithms can be several
-        times too high.  When nothing else is left to run, the skipped ones get the time
-        that would otherwise be unused, best planned first, each when one fold at its
-        central expected time (and its refit) fits: the workers' pace stop ends it after
-        the first fold that shows its folds cannot all finish by the deadline.
-        """
-        from metarec.benchmark._workers import JobTask
-
-        state = self.state
-        for algorithm in state.order:
-            trial = state.trials[algorithm]
-            if trial.status != "skipped" or algorithm in state.started:
-                continue
-            if algorithm in self.stored or not np.isfinite(trial.expected_time):
-                continue
-            fold = state.times.fold_seconds(trial.expected_time)
-            refit = max(self.refit_seconds(fold) - self.kept_refit(), 0.0)
-            if fold + refit > left:
-                continue
-            state.trials[algorithm] = replace(trial, status="not run", message="")
-            state.started[algorithm] = len(state.started) + 1
-            self.second.add(algorithm)
-            spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=None)
-            return JobTask(spec, self.splits, start=0, deadline=self.deadline - self.reserve())
         return None
 
     def on_job(self, task) -> None:
@@ -580,8 +549,7 @@ class _Loop:
             self.state, task, self.codes, self.n_classes, self.settings, self.n_folds, self.start
         )
         self.state.tried_version += 1
-        if task.spec.algorithm.name not in self.second:  # counted when it was skipped
-            self.tick(1)
+        self.tick(1)
 
     def run(self, pool, check):
         """Run jobs until the plan is done or the time is up; the signal that stopped it, or

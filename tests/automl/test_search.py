@@ -113,7 +113,6 @@ def test_a_budget_too_small_for_anything_is_reported(tmp_path):
     assert result.best is None and result.model is None
     assert {t.status for t in result.trials} == {"skipped"}
     assert kb.count("runs") == 0
-    from dataclasses import replace
 
     from metarec.automl._estimator import _no_model
 
@@ -494,7 +493,6 @@ def test_the_name_a_run_stores_data_under():
     regression = ("iris", "file", "iris.csv", "regression", "f" * 64)
     assert run_name(ds, stored(regression))[0] == f"iris-{fp[:8]}"
     # the same file, changed since its runs: refused
-    from dataclasses import replace
 
     from_file = replace(ds, source="file", source_id="data/iris.csv")
     changed = stored(("iris", "file", "data/iris.csv", "binary", "f" * 64))
@@ -515,28 +513,3 @@ def test_another_metric_is_chosen_on_its_cv_scores_alone(tmp_path):
     nb = next(t for t in shrunk.trials if t.algorithm == "gaussian_nb")
     assert nb.expected_score == 0.99
     assert nb.selection_score != pytest.approx(np.mean(nb.fold_scores))  # shrunk
-
-
-class _Wide(_Fixed):
-    """A fixed ranking in which knn's expected fold time has a wide interval (top 1,000 x)."""
-
-    def recommend(self, *, metafeatures, tried=None, budget=None):
-        rows = super().recommend(metafeatures=metafeatures, tried=tried, budget=budget)
-        return [
-            replace(r, expected_time_high=1000 * r.expected_time) if r.algorithm == "knn" else r
-            for r in rows
-        ]
-
-
-def test_a_skipped_algorithm_gets_the_time_nothing_else_wants():
-    """knn's interval tops 10 s a fold (skipped with 8 s); its central 0.01 s fits, so once
-    gaussian_nb and majority are done it runs with the time left, and completes."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as folder:
-        kb = KnowledgeBase(f"sqlite:///{folder}/kb.sqlite")
-        wide = _Wide([("knn", 0.9, 0.01), ("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01)])
-        result = _search(kb, wide, budget=8.0)
-    trials = {t.algorithm: t for t in result.trials}
-    assert trials["knn"].status == "ok" and len(trials["knn"].fold_scores) == 5
-    assert trials["knn"].order == 3  # after the two that fitted at once
