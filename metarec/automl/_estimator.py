@@ -67,6 +67,13 @@ def open_run_kb(kb=None):
     return opened, seed_with_builtin(opened)
 
 
+#: What the sidecar's ``metric`` measures, where its name alone does not say.
+_METRIC_MEANING = {
+    ("regression", "accuracy"): "R² clipped at 0",
+    ("regression", "r2"): "R²",
+}
+
+
 def _no_model(result: SearchResult, budget: float) -> str:
     """Why a search handed back no model: every algorithm failed, or the budget was short."""
     failed = [t for t in result.trials if t.status == "error"]
@@ -301,6 +308,10 @@ class _AutoSearch(BaseEstimator):
             "scaled": algorithm.scale if algorithm else None,
             "task": self._task,
             "metric": settings.metric,
+            "metric_meaning": _METRIC_MEANING.get((self._task, settings.metric), settings.metric),
+            # the CV figures are the best single algorithm's: an average of several has no
+            # CV estimate of its own (its members were not refitted per fold together)
+            "cv_score_of": result.best,
             "cv_score": trial.cv_score if trial else None,
             "cv_sd": trial.cv_sd if trial else None,
             "fold_scores": list(trial.fold_scores) if trial else [],

@@ -241,7 +241,8 @@ def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
     import json
 
     meta = json.loads(sidecar.read_text())
-    assert meta["algorithm"] == auto.best_algorithm_
+    assert meta["algorithm"] == auto.best_algorithm_ == meta["cv_score_of"]
+    assert meta["metric"] == meta["metric_meaning"] == "accuracy"
     assert meta["ensemble"] == list(auto.ensemble_) and len(meta["ensemble"]) >= 3
     assert meta["folds"] == 5 and meta["seed"] == 0 and meta["columns"] == ["a", "b", "c"]
     assert meta["data_fingerprint"] == auto.dataset_fingerprint_

@@ -100,4 +100,5 @@ def test_run_chooses_a_regressor_and_saves_it(mixed_kb, tmp_path):
     frame = pd.read_csv(files["doses"])
     predicted = joblib.load(model).predict(frame.drop(columns="price"))
     assert predicted.dtype.kind == "f" and len(predicted) == len(frame)
-    assert json.loads(model.with_suffix(".json").read_text())["task"] == "regression"
+    sidecar = json.loads(model.with_suffix(".json").read_text())
+    assert sidecar["task"] == "regression" and sidecar["metric_meaning"] == "R² clipped at 0"
