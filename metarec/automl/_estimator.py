@@ -13,7 +13,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 
 from metarec.automl._duration import parse_duration
-from metarec.automl._model import as_frame
+from metarec.automl._model import (
+    AveragedClassifier,
+    AveragedRegressor,
+    LabelledClassifier,
+    as_frame,
+)
 from metarec.automl._search import (
     RunSettings,
     SearchResult,
@@ -67,6 +72,9 @@ def open_run_kb(kb=None):
     return opened, seed_with_builtin(opened)
 
 
+#: The answers that turn an array or a frame with integer labels into the training frame
+#: themselves (:func:`metarec.automl._model.as_frame`); a single regressor is a bare pipeline.
+_READS_ANY_X = (LabelledClassifier, AveragedClassifier, AveragedRegressor)
 #: What the sidecar's ``metric`` measures, where its name alone does not say.
 _METRIC_MEANING = {
     ("regression", "accuracy"): "R² clipped at 0",
@@ -196,7 +204,7 @@ class _AutoSearch(BaseEstimator):
         opened = time.perf_counter()
         kb, seeded = open_run_kb(self.kb)
         seeding = time.perf_counter() - opened if seeded else 0.0
-        _, renamed = run_name(ds, kb.datasets())  # a changed file: refused before any work
+        name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
         store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
         settings = self._settings(store)
         if notes is not None and seeded:
@@ -215,6 +223,7 @@ class _AutoSearch(BaseEstimator):
                 start=start,
                 check=signals.check,
                 progress=progress,
+                name=name,
             )
         self._set_fitted(result, ds)
         if result.interrupted is not None:
@@ -256,7 +265,9 @@ class _AutoSearch(BaseEstimator):
         array of the training columns in their order.
         """
         model = self._model()
-        return model.predict(as_frame(X, self.feature_names_in_))
+        if not isinstance(model, _READS_ANY_X):  # a regressor's bare pipeline
+            X = as_frame(X, self.feature_names_in_)
+        return model.predict(X)
 
     def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
         """Write the fitted model with joblib, and a JSON sidecar describing it.
@@ -409,8 +420,7 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
-        model = self._model()
-        return model.predict_proba(as_frame(X, self.feature_names_in_))
+        return self._model().predict_proba(X)  # a wrapper: it takes arrays itself
 
 
 class AutoRegressor(RegressorMixin, _AutoSearch):

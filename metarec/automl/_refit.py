@@ -31,8 +31,8 @@ def refit_answer(
     first one that fits is the best answer.  When none fits, the best whose refit is
     expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so
     that a search hands back a model: a second over the budget rather than no model, or the
-    majority-class predictor that is last in the order and always quick.  An average (``ensemble_size``
-    of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
+    majority-class predictor that is last in the order and always quick.  An average
+    (``ensemble_size`` of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
     completed and is not among the members already (one member more): the constant answer a
     recommendation must not lose to is then always part of the vote, and the other members
     outvote it only where most of them agree.  On small data, where the best inner-CV
@@ -79,14 +79,14 @@ def refit_answer(
     fitted: list[tuple[str, Any]] = []
     size = ensemble_size if deadline is not None else 1  # stopped: no time to spare
     tried: set[str] = set()
-    skipped: list[str] = []  # notes of the refits that did not fit the time left
+    said: list[str] = []  # the notes, added at the end (a last resort replaces the skips')
 
     def refit(algorithm: str, last_resort: bool = False) -> None:
         tried.add(algorithm)
         expected = trials[algorithm].fit_time * refit_scale
         left = 1.0 if deadline is None else deadline - time.perf_counter()
         if expected > left and not last_resort:
-            skipped.append(
+            said.append(
                 f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
             )
             return
@@ -114,7 +114,7 @@ def refit_answer(
         for algorithm in _last_resorts(order, trials, refit_scale):
             refit(algorithm, last_resort=True)
             if fitted:
-                skipped = [
+                said = [
                     f"no refit fitted the time left: {algorithm} refitted anyway (the best "
                     f"whose refit is expected within {LAST_RESORT_SECONDS:g} s, else the "
                     "quickest)"
@@ -123,8 +123,8 @@ def refit_answer(
     if fitted and size >= 2 and anchor in order and anchor not in tried:
         refit(anchor)
         if fitted[-1][0] == anchor:
-            skipped.append(f"{anchor} joins the average as the knowledge base's single best")
-    notes.extend(skipped)
+            said.append(f"{anchor} joins the average as the knowledge base's single best")
+    notes.extend(said)
     if not fitted:
         return None, ()
     names = tuple(name for name, _ in fitted)

@@ -227,6 +227,7 @@ def search(
     portfolio=None,
     check: Callable[[], None] | None = None,
     progress: Callable[..., None] | None = None,
+    name: str | None = None,
 ) -> SearchResult:
     """Evaluate algorithms on ``ds`` in the recommended order until the budget is spent.
 
@@ -247,6 +248,8 @@ def search(
         Called at least twice a second; may raise to stop (SIGINT, SIGTERM).
     progress : callable, optional
         ``progress(n=1, total=None)`` as algorithms finish.
+    name : str, optional
+        The name ``ds`` is stored under; by default :func:`run_name`'s.
 
     Returns
     -------
@@ -279,7 +282,7 @@ def search(
         with threadpool_limits(1):
             return _search(
                 ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick,
-                n_workers,
+                n_workers, name if name is not None else run_name(ds, kb.datasets())[0],
             )  # fmt: skip
     finally:
         pool.close()
@@ -306,12 +309,11 @@ def run_name(ds, stored) -> tuple[str, str | None]:
 
 
 def _search(
-    ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers
+    ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers, name
 ):
     from metarec.data import task_family
     from metarec.recommender._cache import fitted_recommender
 
-    name, _ = run_name(ds, kb.datasets())
     labels, codes = _codes(ds)
     metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()

@@ -14,11 +14,10 @@ def stored_name(ds, stored, *, own: str | None = None) -> tuple[str, str | None]
     """The name ``ds`` is stored under, and a note when it is not the data's own.
 
     ``stored`` is ``kb.datasets()``; ``own`` the data's own name (default ``ds.name``).
-    The same content is the same dataset: when the
-    knowledge base holds this content (its fingerprint) for the same task under some name,
-    that name, so that its stored folds are found whatever the file is called (and a frame
-    given to the Python API and the same table given as a file share them).  Otherwise the
-    data's own name unless the knowledge
+    The same content is the same dataset: when the knowledge base holds this content (its
+    fingerprint) for the same task under some name, that name, so that its stored folds are
+    found whatever the file is called (and a frame given to the Python API and the same
+    table given as a file share them).  Otherwise the data's own name, unless the knowledge
     base holds another dataset under it: the same file, changed since its runs were stored,
     is refused (its old results would be taken for the new content's); a different origin
     (the built-in knowledge base's ``iris`` and a user's ``iris.csv``, an OpenML import) or

@@ -467,7 +467,7 @@ def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
     return loaded, encoded, failures
 
 
-def tasks_of(loaded: dict) -> set[str]:
+def _tasks_of(loaded: dict) -> set[str]:
     """The task families (classification, regression) of the loaded datasets."""
     return {task_family(ds.task) for ds in loaded.values()}
 
@@ -485,11 +485,12 @@ def _register(kb, loaded: dict, encoded: dict, portfolio: Portfolio, signals) ->
             notes.append(f"{name}: {note}")
     if len(set(names.values())) < len(names):
         raise BenchmarkError("two of the datasets would be stored under one name")
-    renamed = {names[n]: (loaded[n], encoded[n]) for n in list(loaded)}
-    loaded.clear(), encoded.clear()
+    renamed = {names[n]: (loaded[n], encoded[n]) for n in loaded}
+    loaded.clear()
+    encoded.clear()
     for name, (ds, codes) in renamed.items():
         loaded[name], encoded[name] = ds, codes
-    tasks = tasks_of(loaded)
+    tasks = _tasks_of(loaded)
     with signals.critical():
         for algorithm in portfolio:
             if algorithm.task in tasks:
@@ -673,7 +674,7 @@ def _benchmark_with(
         )
     return BenchmarkReport(
         datasets=len(loaded),
-        algorithms=sum(len(portfolio.for_task(f)) for f in tasks_of(loaded)),
+        algorithms=sum(len(portfolio.for_task(f)) for f in _tasks_of(loaded)),
         jobs_run=len(specs),
         jobs_cached=jobs_cached,
         jobs_skipped=jobs_skipped,

@@ -12,6 +12,7 @@ grid over strategies stay one estimator.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -410,8 +411,6 @@ class Recommender(BaseEstimator):
         )  # before the metafeatures are computed: a mistyped name is not silently ignored
         ranker = self._ranker_in_force()
         query = self._query_metafeatures(X, y, metafeatures)
-        from dataclasses import replace
-
         ranking = ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
         return replace(ranking, task=self.task)
 
