@@ -39,6 +39,12 @@ class DaskPool:
         threads = sum(self.client.nthreads().values()) or 1
         self.n_workers = threads if n_jobs == 1 else max(1, n_jobs)
 
+    def __enter__(self) -> DaskPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def close(self) -> None:
         self.client.close()
 

@@ -23,8 +23,10 @@ from metarec.automl._search import (
     RunSettings,
     SearchResult,
     check_dataset,
+    open_pool,
     run_name,
     search,
+    search_portfolio,
 )
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 
@@ -201,30 +203,35 @@ class _AutoSearch(BaseEstimator):
                 "--task / --as-classes to say what the target is)"
             )
         check_dataset(ds, self._settings(self.store))  # before anything is written
-        opened = time.perf_counter()
-        kb, seeded = open_run_kb(self.kb)
-        seeding = time.perf_counter() - opened if seeded else 0.0
-        name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
-        store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
-        settings = self._settings(store)
-        if notes is not None and seeded:
-            notes.append(
-                f"the knowledge base was empty: it starts from the built-in one ({seeding:.1f} "
-                "s of the budget, once)"
-            )
-        if notes is not None and renamed:
-            notes.append(renamed)
-        with _Signals() as signals:
-            result = search(
-                ds,
-                kb,
-                settings,
-                deadline=deadline,
-                start=start,
-                check=signals.check,
-                progress=progress,
-                name=name,
-            )
+        portfolio = search_portfolio(ds)
+        # the workers start first: their imports overlap the opening (and filling) of the KB
+        with open_pool(self._settings(self.store), portfolio) as pool:
+            opened = time.perf_counter()
+            kb, seeded = open_run_kb(self.kb)
+            seeding = time.perf_counter() - opened if seeded else 0.0
+            name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
+            store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
+            settings = self._settings(store)
+            if notes is not None and seeded:
+                notes.append(
+                    f"the knowledge base was empty: it starts from the built-in one "
+                    f"({seeding:.1f} s of the budget, once)"
+                )
+            if notes is not None and renamed:
+                notes.append(renamed)
+            with _Signals() as signals:
+                result = search(
+                    ds,
+                    kb,
+                    settings,
+                    deadline=deadline,
+                    start=start,
+                    portfolio=portfolio,
+                    check=signals.check,
+                    progress=progress,
+                    name=name,
+                    pool=pool,
+                )
         self._set_fitted(result, ds)
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)

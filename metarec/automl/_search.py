@@ -228,6 +228,7 @@ def search(
     check: Callable[[], None] | None = None,
     progress: Callable[..., None] | None = None,
     name: str | None = None,
+    pool=None,
 ) -> SearchResult:
     """Evaluate algorithms on ``ds`` in the recommended order until the budget is spent.
 
@@ -250,6 +251,9 @@ def search(
         ``progress(n=1, total=None)`` as algorithms finish.
     name : str, optional
         The name ``ds`` is stored under; by default :func:`run_name`'s.
+    pool : WorkerPool or DaskPool, optional
+        Where the folds run: one :func:`open_pool` started for ``portfolio`` (the caller
+        closes it); by default one is started here and closed at the end.
 
     Returns
     -------
@@ -257,24 +261,12 @@ def search(
     """
     from threadpoolctl import threadpool_limits
 
-    from metarec.benchmark import default_portfolio
-    from metarec.benchmark._dispatch import preload_modules
-    from metarec.benchmark._runner import worker_count
-    from metarec.benchmark._workers import WorkerPool
-    from metarec.data import task_family
-
-    n_workers = worker_count(settings.n_jobs)
-    portfolio = portfolio or default_portfolio(task=task_family(ds.task))
-    portfolio = portfolio.select([a.name for a in portfolio if a.is_installed()])
+    portfolio = search_portfolio(ds, portfolio)
     tick = progress or (lambda n=1, total=None: None)
     check = check or (lambda: None)
-    if settings.scheduler:
-        from metarec.automl._dask import DaskPool
-
-        pool = DaskPool(settings.scheduler, settings.n_jobs)
-        n_workers = pool.n_workers
-    else:  # the workers import their libraries while the parent computes metafeatures and plans
-        pool = WorkerPool(n_workers, preload_modules(portfolio))
+    own = pool is None
+    if own:  # the workers import their libraries while the parent computes metafeatures
+        pool = open_pool(settings, portfolio)
     try:
         # this process's own model work (metafeatures, the recommender, the final refits) on
         # one thread, as the folds whose times plan it: an OpenMP or BLAS pool of every core
@@ -282,10 +274,40 @@ def search(
         with threadpool_limits(1):
             return _search(
                 ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick,
-                n_workers, name if name is not None else run_name(ds, kb.datasets())[0],
+                pool.n_workers, name if name is not None else run_name(ds, kb.datasets())[0],
             )  # fmt: skip
     finally:
-        pool.close()
+        if own:
+            pool.close()
+
+
+def search_portfolio(ds, portfolio=None):
+    """The algorithms a search chooses from: ``portfolio`` (by default the default portfolio of
+    ``ds``'s task), restricted to the installed ones."""
+    from metarec.benchmark import default_portfolio
+    from metarec.data import task_family
+
+    portfolio = portfolio or default_portfolio(task=task_family(ds.task))
+    return portfolio.select([a.name for a in portfolio if a.is_installed()])
+
+
+def open_pool(settings: RunSettings, portfolio):
+    """Start the processes a search's folds run on: ``settings.n_jobs`` warm local workers
+    that import ``portfolio``'s libraries at once, or the Dask cluster ``settings.scheduler``.
+
+    Started before the knowledge base is opened, the workers' imports overlap the parent's
+    own start (filling an empty knowledge base, metafeatures, the recommender).  The caller
+    closes the pool.
+    """
+    if settings.scheduler:
+        from metarec.automl._dask import DaskPool
+
+        return DaskPool(settings.scheduler, settings.n_jobs)
+    from metarec.benchmark._dispatch import preload_modules
+    from metarec.benchmark._runner import worker_count
+    from metarec.benchmark._workers import WorkerPool
+
+    return WorkerPool(worker_count(settings.n_jobs), preload_modules(portfolio))
 
 
 def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:

@@ -514,3 +514,50 @@ def test_another_metric_is_chosen_on_its_cv_scores_alone(tmp_path):
     nb = next(t for t in shrunk.trials if t.algorithm == "gaussian_nb")
     assert nb.expected_score == 0.99
     assert nb.selection_score != pytest.approx(np.mean(nb.fold_scores))  # shrunk
+
+
+def test_the_workers_start_before_the_knowledge_base_opens_and_end_with_the_fit(
+    tmp_path, monkeypatch
+):
+    """Their imports overlap the filling of an empty KB; the search runs on that pool, and it
+    is closed afterwards, also when opening the KB fails."""
+    from metarec.automl import _estimator as module
+
+    events = []
+
+    class Pool:
+        n_workers = 1
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            events.append("closed")
+
+    pool = Pool()
+
+    def open_pool(settings, portfolio):
+        events.append(("pool", settings.n_jobs, sorted(portfolio.names)[:2]))
+        return pool
+
+    def open_run_kb(url):
+        events.append("kb")
+        if url == "broken":
+            raise BenchmarkError("cannot open it")
+        return KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}"), False
+
+    def fake_search(ds, kb, settings, **kwargs):
+        events.append(("search", kwargs["pool"] is pool))
+        raise BenchmarkError("stop here")
+
+    monkeypatch.setattr(module, "open_pool", open_pool)
+    monkeypatch.setattr(module, "open_run_kb", open_run_kb)
+    monkeypatch.setattr(module, "search", fake_search)
+    X, y = _frame()
+    with pytest.raises(BenchmarkError, match="stop here"):
+        AutoClassifier(kb="fine", n_jobs=2).fit(X, y)
+    assert events == [("pool", 2, ["adaboost", "bernoulli_nb"]), "kb", ("search", True), "closed"]
+    events.clear()
+    with pytest.raises(BenchmarkError, match="cannot open it"):
+        AutoClassifier(kb="broken").fit(X, y)
+    assert events[1:] == ["kb", "closed"]
