@@ -8,7 +8,7 @@ import numpy as np
 
 from metarec.automl._search import SearchResult
 
-__all__ = ["plot_search"]
+__all__ = ["plot_search", "labelled"]
 
 
 def plot_search(result: SearchResult) -> Any:
@@ -16,12 +16,15 @@ def plot_search(result: SearchResult) -> Any:
 
     Each evaluated algorithm is a point at the time its last fold finished (log time axis);
     the step line is the best score found so far, the dashed line the chosen algorithm's.
+    Only the points that raised the best score and the members of the answer are named
+    (:func:`labelled`): the others of a small dataset finish within the same second with
+    close scores, where every name would print over its neighbours.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from metarec.evaluation.plots import _pyplot
+    from metarec.evaluation.plots import _pyplot, _seconds_axis
 
     plt = _pyplot()
     done = sorted(
@@ -33,16 +36,50 @@ def plot_search(result: SearchResult) -> Any:
         times = np.array([max(t.finished, 1e-2) for t in done])
         scores = np.array([t.cv_score for t in done])
         ax.scatter(times, scores, s=14, color="0.5", zorder=3)
-        for t, x, y in zip(done, times, scores, strict=True):
-            ax.annotate(t.algorithm, (x, y), fontsize=6, xytext=(2, 2), textcoords="offset points")
+        named = labelled([t.algorithm for t in done], scores, result.members)
+        for i, k in enumerate(np.flatnonzero(named)):
+            ax.annotate(
+                done[k].algorithm,
+                (times[k], scores[k]),
+                fontsize=7,
+                # alternately above and below: neighbours in time then do not print over
+                # each other
+                xytext=(3, 3 if i % 2 == 0 else -9),
+                textcoords="offset points",
+            )
         ax.step(times, np.maximum.accumulate(scores), where="post", color="C0", label="best so far")
         if result.best:
             best = result.trial(result.best).cv_score
             ax.axhline(best, color="C1", ls="--", lw=1, label=f"chosen: {result.best}")
-        ax.set_xscale("log")
+        _seconds_axis(ax, times)
+        # at least a factor 4 wide: results reused from the knowledge base all arrive at once
+        centre = np.sqrt(times.min() * times.max())
+        ax.set_xlim(min(times.min() / 1.2, centre / 2), max(times.max() * 1.2, centre * 2))
         ax.legend(loc="lower right", fontsize=8)
     ax.set_xlabel("seconds since the search began")
     ax.set_ylabel(f"CV {result.settings.metric}")
     ax.set_title(f"{result.dataset}: budget {result.settings.budget:g} s", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def labelled(algorithms, scores, members=()) -> np.ndarray:
+    """Which points of the curve are named: each that raised the best score so far (the
+    first included), and the answer's ``members``.
+
+    Parameters
+    ----------
+    algorithms : sequence of str
+        In the order their evaluations finished.
+    scores : array-like of float
+        Their CV scores, in the same order.
+    members : sequence of str
+        The algorithms of the answer.
+
+    Returns
+    -------
+    ndarray of bool
+    """
+    scores = np.asarray(scores, dtype=float)
+    before = np.concatenate([[-np.inf], np.maximum.accumulate(scores)[:-1]])
+    return (scores > before) | np.isin(np.asarray(algorithms, dtype=object), list(members))

@@ -57,6 +57,32 @@ def _pyplot():
     return plt
 
 
+def _seconds_axis(ax, seconds) -> None:
+    """A log axis of seconds on ``ax``'s x labelled in plain numbers (``0.5``, ``20``).
+
+    Minor ticks are labelled (at 2 and 5 times a power of ten) only when ``seconds`` span
+    less than two decades: over more, the decades' labels suffice and the others overlap.
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    shown = np.asarray(seconds, dtype=float)
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    span = np.log10(shown.max() / shown.min()) if shown.size else 0.0
+    ax.xaxis.set_minor_formatter(
+        FuncFormatter(
+            lambda value, _pos: f"{value:g}" if span < 2 and _leading_digit(value) in (2, 5) else ""
+        )
+    )
+    ax.tick_params(axis="x", which="minor", labelsize="x-small")
+
+
+def _leading_digit(value: float) -> int:
+    """The first significant digit of a positive number (``0.005`` -> 5)."""
+    return int(f"{value:e}"[0]) if value > 0 else 0
+
+
 def save_figure(fig: Any, path: str | Path, *, dpi: int = 130) -> Path:
     """Write ``fig`` to ``path`` as PNG or SVG (chosen by the extension) and close it.
 

@@ -117,7 +117,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.ticker import FuncFormatter
+    from metarec.evaluation.plots import _seconds_axis
 
     new = ax is None
     fig, ax = _figure(ax, path, figsize=(9.5, 5.5))
@@ -170,19 +170,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
         family="monospace",
         fontsize="x-small",
     )
-    ax.set_xscale("log")
-    seconds = FuncFormatter(lambda value, _pos: f"{value:g}")
-    ax.xaxis.set_major_formatter(seconds)
-    # minor ticks are labelled (at 2 and 5 times a power of ten) only on an axis that spans
-    # less than two decades: over more, the decades' labels suffice and the others overlap
-    shown = time[np.isfinite(time)]
-    span = np.log10(shown.max() / shown.min()) if shown.size else 0.0
-    ax.xaxis.set_minor_formatter(
-        FuncFormatter(
-            lambda value, _pos: f"{value:g}" if span < 2 and _leading_digit(value) in (2, 5) else ""
-        )
-    )
-    ax.tick_params(axis="x", which="minor", labelsize="x-small")
+    _seconds_axis(ax, time)
     ax.set_xlabel("expected training time (s, log scale)")
     ax.set_ylabel("expected accuracy (%)")
     ax.grid(True, which="major", alpha=0.3)
@@ -192,8 +180,3 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     if path is not None:
         fig.savefig(path, dpi=130)
     return fig
-
-
-def _leading_digit(value: float) -> int:
-    """The first significant digit of a positive number (``0.005`` -> 5)."""
-    return int(f"{value:e}"[0]) if value > 0 else 0
