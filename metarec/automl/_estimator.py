@@ -164,30 +164,36 @@ class _AutoSearch(BaseEstimator):
             best model so far is fitted (the attributes are set) when that takes about a
             second.
         """
+        start = time.perf_counter()
+        ds = self._dataset(X, y)
+        budget = parse_duration(self.budget)
+        return self._fit_dataset(ds, start=start, deadline=start + budget)
+
+    def _dataset(self, X, y):
+        """``X, y`` as a dataset.  A named ``y`` (a Series, ``frame["Survived"]``) keeps its
+        name, so that the same table given as a file with that target has the same content
+        (fingerprint) and shares its stored folds; other ``y`` are ``__metarec_target__``."""
         import pandas as pd
 
-        from metarec.data import load_dataset
+        from metarec.data import is_numeric_column, load_dataset
 
-        start = time.perf_counter()
         if not isinstance(X, pd.DataFrame):
             array = np.asarray(X)
             if array.ndim != 2:
                 raise InvalidInputError(f"X must be 2-dimensional, got shape {array.shape}")
             X = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+        name = getattr(y, "name", None)
+        target = name if isinstance(name, str) and name and name not in X.columns else TARGET
         y = np.asarray(y)
         if len(y) != len(X):
             raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
         frame = X.reset_index(drop=True).copy()
-        frame[TARGET] = y
-        from metarec.data import is_numeric_column
-
+        frame[target] = y
         # a numeric y is continuous for a regressor even with few distinct values; anything
         # else is detected, and a mismatch with this estimator's task is refused below
-        numeric = is_numeric_column(frame[TARGET])
+        numeric = is_numeric_column(frame[target])
         task = "regression" if self._task == "regression" and numeric else None
-        ds = load_dataset(frame, target=TARGET, task=task)
-        budget = parse_duration(self.budget)
-        return self._fit_dataset(ds, start=start, deadline=start + budget)
+        return load_dataset(frame, target=target, task=task)
 
     def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
         from metarec.benchmark._signals import BenchmarkInterrupted, _Signals

@@ -561,3 +561,29 @@ def test_the_workers_start_before_the_knowledge_base_opens_and_end_with_the_fit(
     with pytest.raises(BenchmarkError, match="cannot open it"):
         AutoClassifier(kb="broken").fit(X, y)
     assert events[1:] == ["kb", "closed"]
+
+
+def test_a_named_y_is_the_same_content_as_the_file_with_that_target(tmp_path):
+    """``fit(frame.drop(columns=t), frame[t])`` and the file with target ``t`` share one
+    fingerprint, so the knowledge base stores them as one dataset (one name, its folds)."""
+    from metarec.benchmark._names import stored_name
+
+    X, y = _frame(n=60)
+    table = X.assign(label=y)[["a", "label", "b", "c"]]  # the target among the columns
+    path = tmp_path / "survey.csv"
+    table.to_csv(path, index=False)
+    from_file = load_dataset(path, target="label")
+    auto = AutoClassifier()
+    named = auto._dataset(table.drop(columns="label"), table["label"])
+    assert named.target == "label" and list(named.X.columns) == ["a", "b", "c"]
+    assert named.fingerprint == from_file.fingerprint
+    stored = pd.DataFrame(
+        {"name": ["survey"], "source": ["file"], "source_id": [str(path)],
+         "task": ["binary"], "fingerprint": [from_file.fingerprint]}
+    )  # fmt: skip
+    name, note = stored_name(named, stored, own=f"frame-{named.fingerprint[:12]}")
+    assert name == "survey" and "holds this data as 'survey'" in note
+    # an unnamed y, or one named like a column of X, is the estimator's own target column
+    assert auto._dataset(table.drop(columns="label"), y).fingerprint != from_file.fingerprint
+    clash = auto._dataset(table.drop(columns="label"), table["label"].rename("a"))
+    assert clash.target == "__metarec_target__"
