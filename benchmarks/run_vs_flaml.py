@@ -292,6 +292,19 @@ def against(results: pd.DataFrame, method: str = "metarec10") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def per_dataset(results: pd.DataFrame) -> str:
+    """Each dataset's mean accuracy per method, and metarec10's difference to the single best."""
+    table = 100 * results.pivot_table(index="dataset", columns="method", values="accuracy")
+    methods = [m for m in METHODS if m in table.columns]
+    columns = ["dataset", *methods]
+    rows = [[name, *(table.loc[name, m] for m in methods)] for name in table.index]
+    if {"metarec10", "single_best"} <= set(methods):
+        columns.append("metarec10 - single_best")
+        for row, name in zip(rows, table.index, strict=True):
+            row.append(table.loc[name, "metarec10"] - table.loc[name, "single_best"])
+    return markdown_table(columns, rows)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks" / ".cache" / "vs-flaml")
@@ -360,6 +373,8 @@ def main(argv=None) -> None:
         "(accuracy points; `datasets_below`: datasets where it is more than 0.3 points "
         "below):\n\n"
         + markdown_table(list(paired.columns), paired.itertuples(index=False))
+        + "\n\nPer dataset (mean accuracy over the outer folds, percent):\n\n"
+        + per_dataset(results)
         + "\n\nMost frequent choices:\n\n"
         + "\n".join(f"- {method}: {text}" for method, text in choices.items())
     )
