@@ -282,8 +282,11 @@ def search(
 
 
 def search_portfolio(ds, portfolio=None):
-    """The algorithms a search chooses from: ``portfolio`` (by default the default portfolio of
-    ``ds``'s task), restricted to the installed ones."""
+    """The algorithms a search chooses from.
+
+    ``portfolio`` (by default the default portfolio of ``ds``'s task), restricted to the
+    installed ones.
+    """
     from metarec.benchmark import default_portfolio
     from metarec.data import task_family
 
@@ -292,10 +295,10 @@ def search_portfolio(ds, portfolio=None):
 
 
 def open_pool(settings: RunSettings, portfolio):
-    """Start the processes a search's folds run on: ``settings.n_jobs`` warm local workers
-    that import ``portfolio``'s libraries at once, or the Dask cluster ``settings.scheduler``.
+    """Start the processes a search's folds run on.
 
-    Started before the knowledge base is opened, the workers' imports overlap the parent's
+    ``settings.n_jobs`` warm local workers that import ``portfolio``'s libraries at once, or
+    the Dask cluster ``settings.scheduler``.  Started before the knowledge base is opened, the workers' imports overlap the parent's
     own start (filling an empty knowledge base, metafeatures, the recommender).  The caller
     closes the pool.
     """

@@ -64,8 +64,10 @@ def plot_search(result: SearchResult) -> Any:
 
 
 def labelled(algorithms, scores, members=()) -> np.ndarray:
-    """Which points of the curve are named: each that raised the best score so far (the
-    first included), and the answer's ``members``.
+    """Which points of the curve are named.
+
+    Each point that raised the best score so far (the first included), and the answer's
+    ``members``.
 
     Parameters
     ----------
