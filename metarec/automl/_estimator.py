@@ -208,10 +208,11 @@ class _AutoSearch(BaseEstimator):
                 f"{type(self).__name__} chooses {self._task} algorithms (use {other}, or "
                 "--task / --as-classes to say what the target is)"
             )
-        check_dataset(ds, self._settings(self.store))  # before anything is written
+        requested = self._settings(self.store)
+        check_dataset(ds, requested)  # before anything is written
         portfolio = search_portfolio(ds)
         # the workers start first: their imports overlap the opening (and filling) of the KB
-        with open_pool(self._settings(self.store), portfolio) as pool:
+        with open_pool(requested, portfolio) as pool:
             opened = time.perf_counter()
             kb, seeded = open_run_kb(self.kb)
             seeding = time.perf_counter() - opened if seeded else 0.0
