@@ -83,6 +83,28 @@ def test_the_row_exponent_is_held_at_its_lower_bound():
         RuntimeModel(min_row_exponent="one").fit(X, t[:, None])
 
 
+def test_each_algorithm_has_its_own_row_exponent_bound():
+    """One bound per column: each algorithm is fitted as with its bound alone (the same
+    predictions; the power law's scale is nearly flat under a fixed cost, so its
+    coefficients agree only as far as the iteration's stopping rule)."""
+    rng = np.random.default_rng(6)
+    n = rng.integers(50, 10_000, size=40)
+    X = size_features(n, [10] * 40, [2] * 40)
+    t = np.exp(np.log(0.01) + rng.normal(0, 0.1, (40, 2)))
+    both = RuntimeModel(min_row_exponent=[0.5, 1.0]).fit(X, t)
+    np.testing.assert_allclose(both.coef_[:, 1], [0.5, 1.0])
+    for j, bound in enumerate((0.5, 1.0)):
+        alone = RuntimeModel(min_row_exponent=bound).fit(X, t[:, [j]])
+        np.testing.assert_allclose(both.coef_[j, 1], alone.coef_[0, 1])
+        grid = size_features([100, 10_000, 1_000_000], [10] * 3, [2] * 3)
+        np.testing.assert_allclose(both.predict(grid)[:, j], alone.predict(grid)[:, 0], rtol=1e-4)
+        np.testing.assert_allclose(both.width_[j], alone.width_[0], rtol=1e-4)
+    with pytest.raises(InvalidInputError, match="one per algorithm"):
+        RuntimeModel(min_row_exponent=[0.5, 1.0, 1.0]).fit(X, t)
+    with pytest.raises(InvalidInputError, match="finite"):
+        RuntimeModel(min_row_exponent=[0.5, np.nan]).fit(X, t)
+
+
 def test_conformal_width_is_the_corrected_empirical_quantile():
     residuals = np.arange(1.0, 10.0)  # m = 9
     assert _conformal_width(residuals, 0.8) == 8.0  # ceil(10 * 0.8) = 8th smallest
