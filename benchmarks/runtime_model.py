@@ -216,7 +216,7 @@ def main(argv=None) -> None:
         f"here **{_label(chosen)}**.  `tree models`: the share of the tree models' times "
         "alone (a decision tree and the ensembles made of trees); the candidate that bounds "
         "their row exponent at 1, as the cost of growing a tree on n rows (about n log n) "
-        "would suggest, is compared with the others.\n\n{extrapolated}\n\n"
+        f"would suggest, is compared with the others.\n\n{extrapolated}\n\n"
         "Written by `python benchmarks/runtime_model.py`.",
     )
 
