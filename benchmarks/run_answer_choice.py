@@ -16,6 +16,8 @@ Datasets (``../shared/realworld-dev``, real data outside the built-in knowledge 
 - ``tuning``: the files under 3,000 rows that ``run_vs_flaml.py`` does not use; the rules
   are chosen here.
 - ``benchmark``: the 20 datasets of ``run_vs_flaml.py``; reported, never used to choose.
+- ``large``: the files of 3,000 rows or more, where fold scores are precise and an average
+  with a clearly worse model shows; reported.
 
 Outer 5-fold stratified CV (seed 0, the folds of ``run_vs_flaml.py``).  Each search is
 ``AutoClassifier(budget=10, ensemble_size=1, store=False, n_jobs=1)`` on the training part,
@@ -44,6 +46,12 @@ from run_vs_flaml import datasets as benchmark_datasets
 
 BUDGET = 10
 MAX_ROWS = 3000
+
+
+def large_datasets() -> list[str]:
+    """realworld-dev files of 3,000 rows or more (where fold scores are precise)."""
+    manifest = pd.read_csv(REALWORLD / "manifest.csv")
+    return sorted(manifest.loc[manifest["rows"] >= MAX_ROWS, "name"])
 
 
 def tuning_datasets() -> list[str]:
@@ -155,6 +163,23 @@ def top(k: int, *, anchor: bool = True, by: str = "posterior"):
     return rule
 
 
+def tied_top(k: int, z: float = 2.0):
+    """``metarec run``'s rule: the k best and the single best, each after the best only when
+    tied with it within the folds' noise (``tied_with``)."""
+    from metarec.automl._select import tied_with
+
+    def rule(cell, sbs):
+        order = _ordered(cell)
+        folds = {a: cell["algorithms"][a]["fold_scores"] for a in order}
+        members = [order[0]]
+        members += [a for a in order[1:k] if tied_with(folds[order[0]], folds[a], z=z)]
+        if sbs in folds and sbs not in members and tied_with(folds[order[0]], folds[sbs], z=z):
+            members.append(sbs)
+        return members
+
+    return rule
+
+
 def unless_beaten(z: float, k: int = 3):
     """The single best alone unless the best beats it on the same folds by ``z`` standard errors.
 
@@ -194,8 +219,12 @@ RULES = {
     "best alone (posterior)": top(1),
     "best alone (CV mean)": top(1, by="cv"),
     "2 best + single best": top(2),
-    "3 best + single best (the default)": top(3),
+    "3 best + single best, tied with the best (the default)": tied_top(3),
+    "3 best + single best, tied at z=1": tied_top(3, 1.0),
+    "3 best + single best, tied at z=3": tied_top(3, 3.0),
+    "3 best + single best": top(3),
     "5 best + single best": top(5),
+    "5 best + single best, tied with the best": tied_top(5),
     "3 best, no single best": top(3, anchor=False),
     "3 best by CV mean + single best": top(3, by="cv"),
     "single best unless beaten, z=0.5": unless_beaten(0.5),
@@ -255,7 +284,11 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    groups = {"tuning": tuning_datasets(), "benchmark": benchmark_datasets()}
+    groups = {
+        "tuning": tuning_datasets(),
+        "benchmark": benchmark_datasets(),
+        "large": large_datasets(),
+    }
     todo = [
         (name, fold, args.cache / f"{name}-{fold}.pkl")
         for names in groups.values()

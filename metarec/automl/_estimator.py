@@ -390,11 +390,12 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         Address of a Dask scheduler: the evaluations run on that cluster (one fresh
         interpreter per fold there) instead of local worker processes.
     ensemble_size : int or "auto", default="auto"
-        How many of the best algorithms (by selection score) the answer averages; 1 keeps
-        the best alone.  ``"auto"`` is 3.  An average also takes the knowledge base's
-        single best algorithm when it is not among them (one member more).  The members
-        after the first are refitted only when their refits fit the time left of the
-        budget.
+        How many of the best algorithms (by selection score) the answer averages at most;
+        1 keeps the best alone.  ``"auto"`` is 3.  An average also takes the knowledge
+        base's single best algorithm when it is not among them (one member more).  The
+        members after the first join only when their fold scores are tied with the best's
+        within the folds' noise (on large data a clearly worse model is left out), and
+        are refitted only when their refits fit the time left of the budget.
 
     Attributes
     ----------
@@ -476,8 +477,9 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         How many of the best algorithms (by selection score) the answer averages; 1 keeps
         the best alone.  ``"auto"`` is 1 (the average of regressors is measured for
         classification only).  An average also takes the knowledge base's single best
-        algorithm when it is not among them.  The members after the first are refitted
-        only when their refits fit the time left of the budget.
+        algorithm when it is not among them.  The members after the first join only when
+        their fold scores are tied with the best's within the folds' noise, and are
+        refitted only when their refits fit the time left of the budget.
 
     Attributes
     ----------

@@ -28,14 +28,19 @@ def refit_answer(
 
     Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
     only when its expected time (known from its folds) fits what is left of the budget; the
-    first one that fits is the best answer.  When none fits, the best whose refit is
+    first one that fits is the best answer.  The others join it only when their fold scores
+    are tied with the best's within the folds' noise
+    (:func:`~metarec.automl._select.tied_with`): an average with an algorithm that is clearly
+    worse (on large data a point or two is already clear) is worse than the best alone.  One
+    left out keeps its place among the ``ensemble_size`` (the next one down the order does
+    not replace it: it is further from the best still).  When none fits, the best whose refit is
     expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so
     that a search hands back a model: a second over the budget rather than no model, or the
     majority-class predictor that is last in the order and always quick.  An average
     (``ensemble_size`` of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
     completed and is not among the members already (one member more): the constant answer a
-    recommendation must not lose to is then always part of the vote, and the other members
-    outvote it only where most of them agree.  On small data, where the best inner-CV
+    recommendation must not lose to is then part of the vote whenever it is tied with the
+    best, and the other members outvote it only where most of them agree.  On small data, where the best inner-CV
     scores are noisy, the average of the best alone fell several points below that constant
     answer on some datasets (``benchmarks/run_vs_flaml.py``).  The refits run in this process
     (a warm worker may have been stopped with the budget, and a fresh one would spend
@@ -73,6 +78,7 @@ def refit_answer(
         The fitted model (the single pipeline, or the average of the members) and the
         members' names, best first; ``(None, ())`` when nothing could be refitted.
     """
+    from metarec.automl._select import tied_with
     from metarec.benchmark import build_pipeline, default_portfolio
 
     portfolio = default_portfolio(task="all")
@@ -80,6 +86,14 @@ def refit_answer(
     size = ensemble_size if deadline is not None else 1  # stopped: no time to spare
     tried: set[str] = set()
     said: list[str] = []  # the notes, added at the end (a last resort replaces the skips')
+    best_folds = trials[order[0]].fold_scores if order else ()
+    untied: list[str] = []  # clearly below the best: left out of the average
+
+    def tied(algorithm: str) -> bool:
+        if tied_with(best_folds, trials[algorithm].fold_scores):
+            return True
+        untied.append(algorithm)
+        return False
 
     def refit(algorithm: str, last_resort: bool = False) -> None:
         tried.add(algorithm)
@@ -105,8 +119,10 @@ def refit_answer(
         fitted.append((algorithm, pipeline))
 
     for algorithm in order:
-        if len(fitted) >= size:
+        if len(fitted) + len(untied) >= size:  # one left out keeps its place: no one further down
             break
+        if fitted and not tied(algorithm):
+            continue
         refit(algorithm)
     if not fitted and deadline is not None:
         # nothing fits the time left: the best whose refit is expected within a second
@@ -120,10 +136,17 @@ def refit_answer(
                     "quickest)"
                 ]
                 break
-    if fitted and size >= 2 and anchor in order and anchor not in tried:
+    if fitted and size >= 2 and anchor in order and anchor not in tried and tied(anchor):
         refit(anchor)
         if fitted[-1][0] == anchor:
             said.append(f"{anchor} joins the average as the knowledge base's single best")
+    # the next best that would have joined: said once (the rest of the order is no news)
+    left_out = list(dict.fromkeys(untied))
+    if left_out:
+        said.append(
+            f"{', '.join(left_out)} not averaged: clearly below {order[0]}'s fold scores "
+            "(more than two standard errors of the paired difference)"
+        )
     notes.extend(said)
     if not fitted:
         return None, ()

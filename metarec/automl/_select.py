@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["posterior_scores", "choose", "single_best"]
+__all__ = ["posterior_scores", "choose", "single_best", "tied_with", "TIE_Z"]
 
 #: z of the central 80 % interval of a normal distribution (the recommender's intervals).
 Z80 = 1.2815515655446004
+#: Standard errors by which a member of an average may trail the best (see :func:`tied_with`).
+TIE_Z = 2.0
 
 
 def posterior_scores(
@@ -66,6 +68,54 @@ def posterior_scores(
         precision_data + precision_prior
     )
     return out
+
+
+def tied_with(best, other, *, z: float = TIE_Z) -> bool:
+    """Whether ``other``'s fold scores are not clearly below ``best``'s (a tie within noise).
+
+    The answer averages the best algorithms only while they are as good as the best within
+    the noise of the folds: on small data three fold means a point apart are a tie and their
+    average cancels part of each one's errors, while on 100,000 rows a model three points
+    below the best is simply worse, and averaging it in (with an equal vote) costs accuracy.
+    Every algorithm of a search runs on the same folds, so the test is paired: with ``d_f``
+    the best's score minus the other's on fold ``f`` of ``k``, the two are tied when
+
+    ``mean(d) <= z * sd(d) / sqrt(k)``
+
+    (``sd`` with ``k - 1`` degrees of freedom; ``z`` = 2 by default, about a one-sided 5 %
+    level for five folds' normal approximation).  With folds of different numbers the
+    difference of the means is compared with Welch's standard error instead; with a single
+    fold each (a holdout) there is no estimate of the noise and every algorithm is tied.
+
+    Parameters
+    ----------
+    best, other : array-like of float
+        The fold scores of the best algorithm and of another one (higher is better).
+    z : float, default=2.0
+        Standard errors the other may trail by.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> tied_with([0.80, 0.70, 0.90], [0.70, 0.75, 0.85])  # a point apart, folds disagree
+    True
+    >>> tied_with([0.952, 0.951, 0.953], [0.890, 0.891, 0.889])  # large data: clearly below
+    False
+    """
+    best = np.asarray(best, dtype=float)
+    other = np.asarray(other, dtype=float)
+    if best.size == other.size:
+        d = best - other
+        if d.size < 2:
+            return True
+        return bool(d.mean() <= z * d.std(ddof=1) / np.sqrt(d.size))
+    if min(best.size, other.size) < 2:
+        return True
+    error = np.sqrt(best.var(ddof=1) / best.size + other.var(ddof=1) / other.size)
+    return bool(best.mean() - other.mean() <= z * error)
 
 
 def choose(posterior: np.ndarray, fit_time: np.ndarray) -> np.ndarray:

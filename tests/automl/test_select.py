@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from metarec.automl._select import Z80, choose, posterior_scores, single_best
+from metarec.automl._select import Z80, choose, posterior_scores, single_best, tied_with
 
 
 def test_posterior_by_hand():
@@ -130,3 +130,18 @@ def test_single_best_does_not_flip_on_one_dataset_a_rival_skipped():
         present_=np.array([[True, True], [True, True], [True, False]]),
     )
     assert single_best(rec) == "x"
+
+
+def test_tied_with_by_hand():
+    """Paired: d = [0.10, -0.05, 0.05], mean 1/30, sd 0.0764, se 0.0441: tied at z = 2 (0.088)
+    and not at z = 0.5 (0.022).  Constant differences have no noise: any gap is clear, none
+    is a tie.  Unequal fold counts: Welch's error; one fold each: always tied."""
+    best, other = [0.80, 0.70, 0.90], [0.70, 0.75, 0.85]
+    assert tied_with(best, other)
+    assert not tied_with(best, other, z=0.5)
+    assert not tied_with([0.9, 0.8], [0.89, 0.79])
+    assert tied_with([0.9, 0.8], [0.9, 0.8])
+    # Welch: means 0.85 and 0.80, variances 0.005 and 0.01 -> error sqrt(0.0025 + 0.0033) = 0.076
+    assert tied_with([0.8, 0.9], [0.7, 0.8, 0.9])
+    assert not tied_with([0.8, 0.9], [0.7, 0.8, 0.9], z=0.5)
+    assert tied_with([0.9], [0.1])
