@@ -46,6 +46,8 @@ from run_vs_flaml import datasets as benchmark_datasets
 
 BUDGET = 10
 MAX_ROWS = 3000
+#: metarec run's threshold of the tie test (metarec.automl._refit.TIE_MIN_ROWS).
+TIE_MIN_ROWS = 3000
 
 
 def large_datasets() -> list[str]:
@@ -163,12 +165,15 @@ def top(k: int, *, anchor: bool = True, by: str = "posterior"):
     return rule
 
 
-def tied_top(k: int, z: float = 2.0):
-    """``metarec run``'s rule: the k best and the single best, each after the best only when
-    tied with it within the folds' noise (``tied_with``)."""
+def tied_top(k: int, z: float = 2.0, *, min_rows: int = 0):
+    """The k best and the single best, each after the best only when tied with it within the
+    folds' noise (``tied_with``), on training parts of ``min_rows`` rows or more
+    (``metarec run``'s rule with ``min_rows=TIE_MIN_ROWS``)."""
     from metarec.automl._select import tied_with
 
     def rule(cell, sbs):
+        if cell["n_train"] < min_rows:
+            return top(k)(cell, sbs)
         order = _ordered(cell)
         folds = {a: cell["algorithms"][a]["fold_scores"] for a in order}
         members = [order[0]]
@@ -219,7 +224,10 @@ RULES = {
     "best alone (posterior)": top(1),
     "best alone (CV mean)": top(1, by="cv"),
     "2 best + single best": top(2),
-    "3 best + single best, tied with the best (the default)": tied_top(3),
+    "3 best + single best, tied with the best from 3,000 rows (the default)": tied_top(
+        3, min_rows=TIE_MIN_ROWS
+    ),
+    "3 best + single best, tied with the best at any size": tied_top(3),
     "3 best + single best, tied at z=1": tied_top(3, 1.0),
     "3 best + single best, tied at z=3": tied_top(3, 3.0),
     "3 best + single best": top(3),
@@ -243,10 +251,12 @@ def accuracy(cell, members) -> float:
 
 def evaluate(cells: dict, sbs: str) -> pd.DataFrame:
     """Accuracy of every rule on every cell (and of the single best alone)."""
+    manifest = pd.read_csv(REALWORLD / "manifest.csv").set_index("name")["rows"]
     rows = []
     for (name, fold), cell in cells.items():
         if not cell["algorithms"]:
             continue
+        cell["n_train"] = int(manifest[name]) - len(cell["y_test"])
         row = {"dataset": name, "fold": fold}
         for label, rule in RULES.items():
             row[label] = accuracy(cell, rule(cell, sbs))

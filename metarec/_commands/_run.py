@@ -96,8 +96,8 @@ COLUMNS = (
     type=click.IntRange(min=1),
     help="How many of the best algorithms the answer averages at most (1: the best alone); "
     "an average also takes the knowledge base's single best algorithm when it is not among "
-    "them; members join only when tied with the best within the folds' noise. Default: 3 "
-    "for classification, 1 for regression.",
+    "them; from 3,000 rows, members join only when tied with the best within the folds' "
+    "noise. Default: 3 for classification, 1 for regression.",
 )
 @format_option()
 @click.pass_context
@@ -122,9 +122,10 @@ def run(
     algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
     refitted on every row (when no refit fits the time left, the best expected within a
     second); for classification it is averaged with the next two and with the
-    knowledge base's single best algorithm when it is not among them, each only when its
-    fold scores are tied with the best's within the folds' noise (their mean class
-    probabilities decide; --ensemble sets how many, when their refits fit the time left).
+    knowledge base's single best algorithm when it is not among them (from 3,000 rows,
+    each only when its fold scores are tied with the best's within the folds' noise;
+    their mean class probabilities decide; --ensemble sets how many, when their refits
+    fit the time left).
     --output saves it with joblib: a fitted scikit-learn estimator whose predict and
     predict_proba take a DataFrame with DATA's feature columns, with a JSON sidecar
     (algorithm, parameters, CV score and spread, folds, seed, data fingerprint, versions).

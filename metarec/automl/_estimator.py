@@ -392,10 +392,11 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     ensemble_size : int or "auto", default="auto"
         How many of the best algorithms (by selection score) the answer averages at most;
         1 keeps the best alone.  ``"auto"`` is 3.  An average also takes the knowledge
-        base's single best algorithm when it is not among them (one member more).  The
-        members after the first join only when their fold scores are tied with the best's
-        within the folds' noise (on large data a clearly worse model is left out), and
-        are refitted only when their refits fit the time left of the budget.
+        base's single best algorithm when it is not among them (one member more).  On
+        data of 3,000 rows or more the members after the first join only when their fold
+        scores are tied with the best's within the folds' noise (a clearly worse model is
+        left out); they are refitted only when their refits fit the time left of the
+        budget.
 
     Attributes
     ----------
@@ -477,9 +478,10 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         How many of the best algorithms (by selection score) the answer averages; 1 keeps
         the best alone.  ``"auto"`` is 1 (the average of regressors is measured for
         classification only).  An average also takes the knowledge base's single best
-        algorithm when it is not among them.  The members after the first join only when
-        their fold scores are tied with the best's within the folds' noise, and are
-        refitted only when their refits fit the time left of the budget.
+        algorithm when it is not among them.  On data of 3,000 rows or more the members
+        after the first join only when their fold scores are tied with the best's within
+        the folds' noise; they are refitted only when their refits fit the time left of
+        the budget.
 
     Attributes
     ----------

@@ -28,12 +28,16 @@ def refit_answer(
 
     Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
     only when its expected time (known from its folds) fits what is left of the budget; the
-    first one that fits is the best answer.  The others join it only when their fold scores
-    are tied with the best's within the folds' noise
-    (:func:`~metarec.automl._select.tied_with`): an average with an algorithm that is clearly
-    worse (on large data a point or two is already clear) is worse than the best alone.  One
-    left out keeps its place among the ``ensemble_size`` (the next one down the order does
-    not replace it: it is further from the best still).  When none fits, the best whose refit is
+    first one that fits is the best answer.  On data of :data:`TIE_MIN_ROWS` rows or more
+    the others join it only when their fold scores are tied with the best's within the
+    folds' noise (:func:`~metarec.automl._select.tied_with`): there an algorithm clearly
+    below the best is simply worse, and averaging it in lowers the accuracy below the best
+    alone.  One left out keeps its place among the ``ensemble_size`` (the next one down the
+    order does not replace it: it is further from the best still).  On smaller data every
+    member joins: replayed on recorded searches (``benchmarks/run_answer_choice.py``), the
+    tie test changed nothing on datasets of 1,000-3,000 rows and cost accuracy on those
+    under 1,000, where a member a few points below on five small folds still corrects
+    some of the best's errors.  When none fits, the best whose refit is
     expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so
     that a search hands back a model: a second over the budget rather than no model, or the
     majority-class predictor that is last in the order and always quick.  An average
@@ -88,9 +92,10 @@ def refit_answer(
     said: list[str] = []  # the notes, added at the end (a last resort replaces the skips')
     best_folds = trials[order[0]].fold_scores if order else ()
     untied: list[str] = []  # clearly below the best: left out of the average
+    test_ties = len(codes) >= TIE_MIN_ROWS
 
     def tied(algorithm: str) -> bool:
-        if tied_with(best_folds, trials[algorithm].fold_scores):
+        if not test_ties or tied_with(best_folds, trials[algorithm].fold_scores):
             return True
         untied.append(algorithm)
         return False
@@ -163,6 +168,8 @@ def refit_answer(
 
 #: A refit expected within this many seconds may overrun a spent budget (see refit_answer).
 LAST_RESORT_SECONDS = 1.0
+#: Rows from which an average leaves out members clearly below the best (see refit_answer).
+TIE_MIN_ROWS = 3000
 
 
 def _last_resorts(order, trials, refit_scale) -> list[str]:
