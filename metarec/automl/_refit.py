@@ -26,30 +26,34 @@ def refit_answer(
 ):
     """Fit the answer on every row: the best algorithms whose refits fit the time left.
 
-    Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each
-    only when its expected time (known from its folds) fits what is left of the budget; the
-    first one that fits is the best answer.  On data of :data:`TIE_MIN_ROWS` rows or more
-    the others join it only when their fold scores are tied with the best's within the
-    folds' noise (:func:`~metarec.automl._select.tied_with`): there an algorithm clearly
-    below the best is simply worse, and averaging it in lowers the accuracy below the best
-    alone.  One left out keeps its place among the ``ensemble_size`` (the next one down the
-    order does not replace it: it is further from the best still).  On smaller data every
-    member joins: replayed on recorded searches (``benchmarks/run_answer_choice.py``), the
-    tie test changed nothing on datasets of 1,000-3,000 rows and cost accuracy on those
-    under 1,000, where a member a few points below on five small folds still corrects
-    some of the best's errors.  When none fits, the best whose refit is
-    expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so
-    that a search hands back a model: a second over the budget rather than no model, or the
-    majority-class predictor that is last in the order and always quick.  An average
-    (``ensemble_size`` of 2 or more) also takes ``anchor``, the knowledge base's single best algorithm, when it
-    completed and is not among the members already (one member more): the constant answer a
-    recommendation must not lose to is then part of the vote whenever it is tied with the
-    best, and the other members outvote it only where most of them agree.  On small data, where the best inner-CV
-    scores are noisy, the average of the best alone fell several points below that constant
-    answer on some datasets (``benchmarks/run_vs_flaml.py``).  The refits run in this process
-    (a warm worker may have been stopped with the budget, and a fresh one would spend
-    seconds importing).  After a SIGINT or SIGTERM (``deadline`` None) only the best whose
-    refit is expected to take about a second is refitted, alone.
+    Up to ``ensemble_size`` algorithms of ``order`` (best first) are refitted, each only
+    when its expected time (known from its folds) fits what is left of the budget; the first
+    one that fits is the best answer.  When none fits, the best whose refit is expected
+    within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted anyway, so that a
+    search hands back a model: a second over the budget rather than no model, or the
+    majority-class predictor that is last in the order and always quick.
+
+    An average (``ensemble_size`` of 2 or more) also takes ``anchor``, the knowledge base's
+    single best algorithm, when it completed and is not among the members already (one
+    member more): the constant answer a recommendation must not lose to is then part of the
+    vote, and the other members outvote it only where most of them agree.  On small data,
+    where the best inner-CV scores are noisy, the average of the best alone fell several
+    points below that constant answer on some datasets (``benchmarks/run_vs_flaml.py``).
+
+    On data of :data:`TIE_MIN_ROWS` rows or more the members after the first (the anchor
+    too) join only when their fold scores are tied with the best's within the folds' noise
+    (:func:`~metarec.automl._select.tied_with`): there an algorithm clearly below the best
+    is simply worse, and averaging it in with an equal vote lowers the accuracy below the
+    best alone.  One left out keeps its place among the ``ensemble_size`` (the next one down
+    the order does not replace it: it is further from the best still).  Below that size
+    every member joins: replayed on recorded searches (``benchmarks/run_answer_choice.py``),
+    the test changed nothing on datasets of 1,000-3,000 rows and cost accuracy on those
+    under 1,000 rows, where five small folds do not tell a worse model from a different one.
+
+    The refits run in this process (a warm worker may have been stopped with the budget,
+    and a fresh one would spend seconds importing).  After a SIGINT or SIGTERM
+    (``deadline`` None) only the best whose refit is expected to take about a second is
+    refitted, alone.
 
     Parameters
     ----------
@@ -82,7 +86,7 @@ def refit_answer(
         The fitted model (the single pipeline, or the average of the members) and the
         members' names, best first; ``(None, ())`` when nothing could be refitted.
     """
-    from metarec.automl._select import tied_with
+    from metarec.automl._select import TIE_Z, tied_with
     from metarec.benchmark import build_pipeline, default_portfolio
 
     portfolio = default_portfolio(task="all")
@@ -145,12 +149,11 @@ def refit_answer(
         refit(anchor)
         if fitted[-1][0] == anchor:
             said.append(f"{anchor} joins the average as the knowledge base's single best")
-    # the next best that would have joined: said once (the rest of the order is no news)
-    left_out = list(dict.fromkeys(untied))
+    left_out = list(dict.fromkeys(untied))  # the anchor may be tested twice
     if left_out:
         said.append(
             f"{', '.join(left_out)} not averaged: clearly below {order[0]}'s fold scores "
-            "(more than two standard errors of the paired difference)"
+            f"(more than {TIE_Z:g} standard errors of the paired difference)"
         )
     notes.extend(said)
     if not fitted:

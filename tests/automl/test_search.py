@@ -470,7 +470,7 @@ def test_an_average_leaves_out_members_clearly_below_the_best(monkeypatch):
     )
     assert chosen == ("gaussian_nb", "knn")
     assert notes == [
-        "lda, majority not averaged: clearly below gaussian_nb's fold scores (more than two "
+        "lda, majority not averaged: clearly below gaussian_nb's fold scores (more than 2 "
         "standard errors of the paired difference)"
     ]
     _, chosen = refit_answer(order, trials, ds, labels, codes, 2, 0, later, 1.0, [])
