@@ -44,10 +44,10 @@ from _pages import markdown_table, write_page
 from run_vs_flaml import N_FOLDS, REALWORLD, ROOT, load, outer_folds, single_best_algorithm
 from run_vs_flaml import datasets as benchmark_datasets
 
+from metarec.automl._refit import TIE_MIN_ROWS
+
 BUDGET = 10
 MAX_ROWS = 3000
-#: metarec run's threshold of the tie test (metarec.automl._refit.TIE_MIN_ROWS).
-TIE_MIN_ROWS = 3000
 
 
 def large_datasets() -> list[str]:
@@ -228,11 +228,11 @@ RULES = {
         3, min_rows=TIE_MIN_ROWS
     ),
     "3 best + single best, tied with the best at any size": tied_top(3),
-    "3 best + single best, tied at z=1": tied_top(3, 1.0),
-    "3 best + single best, tied at z=3": tied_top(3, 3.0),
+    "3 best + single best, tied at z=1 at any size": tied_top(3, 1.0),
+    "3 best + single best, tied at z=3 at any size": tied_top(3, 3.0),
     "3 best + single best": top(3),
     "5 best + single best": top(5),
-    "5 best + single best, tied with the best": tied_top(5),
+    "5 best + single best, tied with the best at any size": tied_top(5),
     "3 best, no single best": top(3, anchor=False),
     "3 best by CV mean + single best": top(3, by="cv"),
     "single best unless beaten, z=0.5": unless_beaten(0.5),
