@@ -73,11 +73,11 @@ def posterior_scores(
 def tied_with(best, other, *, z: float = TIE_Z) -> bool:
     """Whether ``other``'s fold scores are not clearly below ``best``'s (a tie within noise).
 
-    The answer averages the best algorithms only while they are as good as the best within
-    the noise of the folds: on small data three fold means a point apart are a tie and their
-    average cancels part of each one's errors, while on 100,000 rows a model three points
-    below the best is simply worse, and averaging it in (with an equal vote) costs accuracy.
-    Every algorithm of a search runs on the same folds, so the test is paired: with ``d_f``
+    On large data the answer averages the best algorithms only while they are as good as
+    the best within the noise of the folds (see
+    :func:`~metarec.automl._refit.refit_answer`): on 100,000 rows a model three points below
+    the best is simply worse, and averaging it in (with an equal vote) costs accuracy, while
+    three fold means a point apart are a tie.  Every algorithm of a search runs on the same folds, so the test is paired: with ``d_f``
     the best's score minus the other's on fold ``f`` of ``k``, the two are tied when
 
     ``mean(d) <= z * sd(d) / sqrt(k)``
