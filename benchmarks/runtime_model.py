@@ -30,6 +30,7 @@ table shows that share for the tree models alone too.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import tempfile
 from pathlib import Path
@@ -60,11 +61,17 @@ def history(kb):
 TABZILLA_TREES = ("CatBoost", "DecisionTree", "LightGBM", "RandomForest", "XGBoost")
 
 
-def is_tree_model(algorithm: str) -> bool:
-    """A decision tree or an ensemble of them (metarec's families, TabZilla's names)."""
+@functools.cache
+def _families() -> dict[str, str]:
+    """The family of every algorithm of metarec's portfolio (read once)."""
     from metarec.benchmark import default_portfolio
 
-    families = {a.name: a.family for a in default_portfolio(task="all")}
+    return {a.name: a.family for a in default_portfolio(task="all")}
+
+
+def is_tree_model(algorithm: str) -> bool:
+    """A decision tree or an ensemble of them (metarec's families, TabZilla's names)."""
+    families = _families()
     if algorithm in families:
         return families[algorithm] in ("tree", "ensemble")
     return algorithm.removesuffix("_default") in TABZILLA_TREES
