@@ -75,7 +75,9 @@ def evaluate(
     what really happened: Spearman's correlation with the true A3R ranking, the loss of the
     top-1 and of the best of the top-3 (accuracy points; for --task regression, points of R²
     clipped at 0), and the mean interval loss (MIL) of
-    the loss-time curve.  The baselines (AR, global AR*, kNN AR* (k=5, n=16), the classic a3r
+    the loss-time curve of running the algorithms in the ranking's run order (the "run"
+    column of recommend; "metarec (run as ranked)" runs the table top down instead).  The
+    baselines (AR, global AR*, kNN AR* (k=5, n=16), the classic a3r
     strategy, single best, random, and the bound
     "best single run within time t") are evaluated in the same run.
 

@@ -214,7 +214,9 @@ def recommend(
     default (strategy "learned") the first row is the answer: the algorithm of best accuracy
     predicted from DATA's metafeatures, its time discounted only beyond a second; then the
     runs a loss-time planner expects to close the gap to the best fastest (time counted from
-    1 s), then the model's order.  The score column (expected_loss) is the expected loss,
+    1 s), then the model's order.  The run column is the order to run them in, one after the
+    other, to have a good model soonest: what is quick and good first, the answer when its
+    turn comes.  The score column (expected_loss) is the expected loss,
     in points below the best, after running that row and every row above it.  Expected
     accuracy and time come with 80 % intervals; time is scaled to DATA's rows, features and
     classes.  The neighbouring datasets used are listed too.  Tables show times with units

@@ -415,7 +415,7 @@ class BaseRanker(BaseEstimator):
         self._time_expectation(query, excluded, evidence)
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
-        order, scores, exp_acc, exp_time, basis = self._strategy_order(
+        order, scores, exp_acc, exp_time, basis, run = self._strategy_order(
             query, idx, w, excluded, keep, tried, evidence
         )
         evidence.low = np.clip(exp_acc - self.accuracy_width_, 0.0, 1.0)
@@ -428,6 +428,7 @@ class BaseRanker(BaseEstimator):
             scores = np.full(self.algorithms_.size, np.nan)
             scores[order] = [loss for _, loss in plan]
             score_name = "expected_loss"
+            run = None  # a budgeted plan is run in its own order
         neighbours = tuple(
             Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
             for i, wi in zip(idx, w, strict=True)
@@ -443,6 +444,7 @@ class BaseRanker(BaseEstimator):
             plan=tuple(plan),
             score_name=score_name,
             time_note=evidence.time_note,
+            run_order=() if run is None else tuple(str(self.algorithms_[j]) for j in run),
         )
 
     def _score_name(self, tried: bool) -> str:
@@ -572,10 +574,11 @@ class BaseRanker(BaseEstimator):
         raise NotImplementedError
 
     def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
-        """Order, scores, expected accuracy, expected time and basis of every algorithm.
+        """Order, scores, expected accuracy, expected time, basis and run order.
 
         The classic strategies order the kept algorithms by their score; with tried
-        algorithms, by the expected gain over the best of them (active testing).
+        algorithms, by the expected gain over the best of them (active testing).  Their run
+        order is the ranking's own (None).
         """
         from metarec.recommender._active import incumbent_gain
 
@@ -590,7 +593,7 @@ class BaseRanker(BaseEstimator):
                 order = order[np.argsort(key, kind="stable")]
                 scores = gain
         basis = np.full(self.algorithms_.size, "neighbours", dtype=object)
-        return order, scores, evidence.expected_accuracy, evidence.expected_time, basis
+        return order, scores, evidence.expected_accuracy, evidence.expected_time, basis, None
 
     def _order(self, scores, exp_acc, keep) -> np.ndarray:
         """Indices of kept algorithms, best first; NaN scores last."""

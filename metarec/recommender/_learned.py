@@ -201,22 +201,14 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
 
     The score of each algorithm is the planner evidence's expected loss (percentage points
     below the best) after running it and every algorithm ranked above it: it never
-    increases down the ranking.
+    increases down the ranking.  The sixth element is the run order (see
+    :class:`LearnedRanker`'s ``run_floor``), or None when it is the ranking's own.
     """
     from metarec.recommender._planner import plan_first
 
     pred = predict(rec, query, excluded)
     exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
     log_time = pred["log_time"][0]
-    if rec.order == "rank":
-        key = pred["rank"][0]
-    else:
-        key = -(
-            np.log(np.clip(exp_acc, SR_FLOOR, None))
-            - np.maximum(log_time, np.log(rec.time_floor)) / float(rec.n)
-        )
-    j = np.flatnonzero(keep)
-    model_order = j[np.lexsort((rec._ties(j), key[j]))]
     acc, time, weights, best, start = evidence(
         rec, query, idx, w, excluded, exp_acc, log_time, pred["best"][0]
     )
@@ -228,22 +220,37 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
             start = np.where(has[:, t], np.maximum(start, acc[:, t]), start)
             clock = clock + np.where(has[:, t], time[:, t], 0.0)
     horizon = float(np.max(rec.row_time_[~excluded], initial=0.0))
-    horizon = max(horizon, 10.0 * float(rec.time_floor))
-    picks, _ = plan_first(
-        acc,
-        time,
-        weights,
-        best,
-        start,
-        clock,
-        keep,
-        n_plan=int(rec.n_plan),
-        floor=float(rec.time_floor),
-        horizon=horizon,
-        rule=rec.plan_rule,
-    )
-    picked = set(picks)
-    order = np.asarray(picks + [int(a) for a in model_order if a not in picked], dtype=int)
+
+    def anytime(floor: float) -> tuple[np.ndarray, list]:
+        """The planner's picks on a log-time axis from ``floor``, then the model's order."""
+        if rec.order == "rank":
+            key = pred["rank"][0]
+        else:
+            key = -(
+                np.log(np.clip(exp_acc, SR_FLOOR, None))
+                - np.maximum(log_time, np.log(floor)) / float(rec.n)
+            )
+        j = np.flatnonzero(keep)
+        model_order = j[np.lexsort((rec._ties(j), key[j]))]
+        picks, _ = plan_first(
+            acc,
+            time,
+            weights,
+            best,
+            start,
+            clock,
+            keep,
+            n_plan=int(rec.n_plan),
+            floor=floor,
+            horizon=max(horizon, 10.0 * floor),
+            rule=rec.plan_rule,
+        )
+        picked = set(picks)
+        return np.asarray(
+            picks + [int(a) for a in model_order if a not in picked], dtype=int
+        ), picks
+
+    order, picks = anytime(float(rec.time_floor))
     basis = np.full(rec.algorithms_.size, "model", dtype=object)
     basis[picks] = "planner"
     exp_time = shared.expected_time  # the runtime model's, scaled to the query's size
@@ -251,9 +258,14 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
         answer = _answer(rec, exp_acc, exp_time, keep)
         order = np.concatenate([[answer], order[order != answer]])
         basis[answer] = "answer"
+    run = None  # the ranking's own order
+    if rec.run_floor is not None and not (rec.answer_n is None and rec.run_floor == rec.time_floor):
+        run = anytime(float(rec.run_floor))[0]
+        if order.size and basis[order[0]] == "answer" and exp_time[order[0]] <= rec.run_floor:
+            run = np.concatenate([[order[0]], run[run != order[0]]])  # a quick answer first
     scores = np.full(rec.algorithms_.size, np.nan)
     scores[order] = expected_loss_along(order, acc, weights, best, start)
-    return order, scores, exp_acc, exp_time, basis
+    return order, scores, exp_acc, exp_time, basis, run
 
 
 def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:
@@ -329,6 +341,11 @@ class LearnedRanker(BaseRanker):
         alone); ``None``: the planner's first.
     answer_patience : float, default=1.0
         Seconds an answer may take at no discount.
+    run_floor : float or None, default=None
+        The run order (``Ranking.run_order``: the order in which to run the algorithms to
+        have a good model soonest, as opposed to the ranking, whose first row is the
+        answer): the planner's picks on a log-time axis from ``run_floor`` seconds, then the
+        model's order.  ``None``: the ranking's own order.  See the notes.
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     normalize, distance, weights, features, tried_scale, random_state
@@ -360,6 +377,7 @@ class LearnedRanker(BaseRanker):
         model_weight: float = 16.0,
         answer_n: float | None = float("inf"),
         answer_patience: float = 1.0,
+        run_floor: float | None = None,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         normalize: bool = True,
@@ -380,6 +398,7 @@ class LearnedRanker(BaseRanker):
         self.model_weight = model_weight
         self.answer_n = answer_n
         self.answer_patience = answer_patience
+        self.run_floor = run_floor
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.normalize = normalize
@@ -411,6 +430,14 @@ class LearnedRanker(BaseRanker):
             isinstance(self.answer_n, (int, float)) and self.answer_n > 0
         ):
             raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
+        if self.run_floor is not None and not (
+            isinstance(self.run_floor, (int, float))
+            and np.isfinite(self.run_floor)
+            and self.run_floor > 0
+        ):
+            raise InvalidInputError(
+                f"run_floor must be None or a positive number of seconds; got {self.run_floor!r}"
+            )
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
         if not (

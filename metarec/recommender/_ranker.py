@@ -34,12 +34,14 @@ TASK_DEFAULTS = {
     "classification": {
         "answer_n": float("inf"),
         "answer_patience": 1.0,
+        "run_floor": 0.3,
         "n_estimators": 100,
         "min_samples_leaf": 2,
     },
     "regression": {
         "answer_n": 2.0,
         "answer_patience": 0.5,
+        "run_floor": None,
         "n_estimators": 300,
         "min_samples_leaf": 5,
     },
@@ -57,6 +59,7 @@ _OWN = {
         "model_weight",
         "answer_n",
         "answer_patience",
+        "run_floor",
         "n_estimators",
         "min_samples_leaf",
     ),
@@ -144,6 +147,12 @@ class Recommender(BaseEstimator):
     answer_patience : float or "auto", default="auto"
         Seconds the answer may take at no discount; ``"auto"``: 1 for classification, 0.5 for
         regression.
+    run_floor : float, None or "auto", default="auto"
+        The learned strategy's run order (``Ranking.run_order``, the table's ``run`` column):
+        the order in which to run the algorithms one after the other to have a good model
+        soonest, which need not start with the answer.  The loss-time planner's picks on a
+        log-time axis from ``run_floor`` seconds, then the model's order; ``None``: the
+        ranking's own order.  ``"auto"``: 0.3 for classification, None for regression.
     n_estimators, min_samples_leaf : int or "auto", default="auto"
         Trees of the performance model and their smallest leaf; ``"auto"``: 100 and 2 for
         classification, 300 and 5 for regression (fewer datasets: more, smoother trees).
@@ -223,6 +232,7 @@ class Recommender(BaseEstimator):
         model_weight: float = 16.0,
         answer_n: float | None | str = "auto",
         answer_patience: float | str = "auto",
+        run_floor: float | None | str = "auto",
         n_estimators: int | str = "auto",
         min_samples_leaf: int | str = "auto",
         random_state=None,
@@ -249,6 +259,7 @@ class Recommender(BaseEstimator):
         self.model_weight = model_weight
         self.answer_n = answer_n
         self.answer_patience = answer_patience
+        self.run_floor = run_floor
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state

@@ -115,6 +115,12 @@ class Ranking:
     task : {"classification", "regression"}
         The task ranked for: what :meth:`explain` calls the success rate (accuracy, or R²
         clipped at 0).
+    run_order : tuple of str
+        The same algorithms in the order to run them one after the other to have a good
+        model soonest, when it differs from the ranking's (the learned strategy's
+        ``run_floor``): the ranking puts first the algorithm to use (the answer), which may
+        be a slow one; the run order puts first what reaches a low loss quickly.  Empty:
+        run them in the ranking's order.  :attr:`run_sequence` is either.
     """
 
     entries: tuple[RankedAlgorithm, ...]
@@ -128,11 +134,17 @@ class Ranking:
     score_name: str = "score"
     time_note: str = ""
     task: str = "classification"
+    run_order: tuple[str, ...] = ()
 
     @property
     def algorithms(self) -> list[str]:
         """Algorithm names in the recommended order."""
         return [entry.algorithm for entry in self.entries]
+
+    @property
+    def run_sequence(self) -> list[str]:
+        """Algorithm names in the order to run them (:attr:`run_order`, else the ranking's)."""
+        return list(self.run_order) if self.run_order else self.algorithms
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -149,17 +161,22 @@ class Ranking:
         Returns
         -------
         pandas.DataFrame
-            Columns ``algorithm, score, rank, expected_accuracy, expected_time, n_datasets,
-            n_failed`` (``n_datasets`` = supporting datasets) and, for budgeted plans,
-            ``cumulative_time`` and ``expected_loss``.
+            Columns ``algorithm, score, rank, run, expected_accuracy,
+            expected_accuracy_low, expected_accuracy_high, expected_time, expected_time_low,
+            expected_time_high, n_datasets, n_failed, basis`` (``run``: position in
+            :attr:`run_sequence`; ``n_datasets`` = supporting datasets) and, for budgeted
+            plans, ``cumulative_time`` and ``expected_loss``.
         """
         import pandas as pd
+
+        run = {name: i + 1 for i, name in enumerate(self.run_sequence)}
 
         frame = pd.DataFrame(
             {
                 "algorithm": [e.algorithm for e in self.entries],
                 "score": [float(e.score) for e in self.entries],
                 "rank": [int(e.rank) for e in self.entries],
+                "run": [run[e.algorithm] for e in self.entries],
                 "expected_accuracy": [float(e.expected_accuracy) for e in self.entries],
                 "expected_accuracy_low": [float(e.expected_accuracy_low) for e in self.entries],
                 "expected_accuracy_high": [float(e.expected_accuracy_high) for e in self.entries],
@@ -222,6 +239,12 @@ class Ranking:
             text = (
                 f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
                 f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
+            )
+        if self.run_order and list(self.run_order) != self.algorithms:
+            first = ", ".join(self.run_order[:3])
+            text += (
+                f" To have a good model soonest, run them in the order of the run column "
+                f"({first}, ...)."
             )
         if self.tried:
             text += f" Already tried: {', '.join(self.tried)}."

@@ -5,7 +5,7 @@ Procedure (held-out split of datasets, several run histories at once):
 1. For every run history (knowledge base), the datasets with results of two or more
    algorithms are shuffled with ``random_state`` and split into a tuning half and a held-out
    half.
-2. Every configuration of the grid (the learned strategy's planner and order parameters) is
+2. Every configuration of the grid (the learned strategy's planner, order and run-order parameters) is
    evaluated by leave-one-dataset-out **on the tuning halves only**: the held-out datasets
    are excluded from the knowledge base for every recommendation (``extra_exclude``), and the
    performance model is refitted without the left-out dataset and the held-out half, so none
@@ -50,13 +50,19 @@ __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 BASELINES = ("global AR*", "single best", "former default")
 
 #: The learned strategy's parameters before the first answer and the person's time axis.
-FORMER_DEFAULT = {"time_floor": 0.001, "model_weight": 1.0, "answer_n": None}
+FORMER_DEFAULT = {
+    "time_floor": 0.001,
+    "model_weight": 1.0,
+    "answer_n": None,
+    "run_floor": None,
+}
 
 DEFAULT_GRID: Mapping[str, tuple] = {
     "time_floor": (1.0,),
     "model_weight": (1.0, 16.0),
     "answer_n": (None, 16.0, 64.0, float("inf")),
     "answer_patience": (1.0, 10.0, 60.0),
+    "run_floor": (None, 1.0, 0.3, 0.1, 0.01),
 }
 
 

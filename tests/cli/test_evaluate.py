@@ -30,7 +30,8 @@ def test_evaluate_json_and_png(real_kb, tmp_path):
     doc = json.loads(result.stdout)
     summary = {row["method"]: row for row in doc["results"]}
     assert list(summary) == [
-        "metarec", "AR", "global AR*", "kNN AR*", "a3r", "single best", "random", "bound",
+        "metarec", "metarec (run as ranked)", "AR", "global AR*", "kNN AR*", "a3r",
+        "single best", "random", "bound",
     ]  # fmt: skip
     assert summary["single best"]["top1_loss"] == pytest.approx(0.4)
     # The bound is a loss-time curve, not a ranking: no first choice, and no method's

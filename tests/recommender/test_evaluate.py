@@ -254,3 +254,38 @@ def test_transfer_ranks_a_new_collection_from_the_source_alone():
     assert s.loc["single best", "top1_loss"] == pytest.approx(10.0)
     assert s.loc["metarec", "top1_gap_closed"] == pytest.approx(-1.0)
     assert int(s.loc["metarec", "n_datasets"]) == 1
+
+
+def test_time_figures_follow_the_run_order_and_top_k_the_ranking_by_hand():
+    from metarec.recommender._evaluate import _Case, _Collected
+    from metarec.recommender._ranking import RankedAlgorithm, Ranking
+
+    # a slow accurate answer (100 s, 0.9) ranked first; the run order puts a quick one first
+    acc, time = np.array([0.9, 0.8, 0.6]), np.array([100.0, 0.5, 0.2])
+    grid = np.geomspace(0.2, 100.7, 5)
+    scores = np.array([3.0, 2.0, 1.0])
+    case = _Case("d", np.arange(3), acc, time, 0.9, 0.5, scores, grid, 0.2, 100.7, 1.0)
+    row, _ = case.record("m", np.array([0, 1, 2]), np.array([1, 2, 0]))
+    assert row["top1_loss"] == pytest.approx(0.0) and row["top3_loss"] == pytest.approx(0.0)
+    # run: 0.8 at 0.5 s, 0.6 at 0.7 s, 0.9 at 100.7 s: from 1 s the loss is 10 until 100.7 s
+    assert row["mil_1s"] == pytest.approx(10.0)
+    assert [row["loss_10s"], row["loss_60s"], row["loss_10min"]] == pytest.approx([10, 10, 0])
+    ranked, _ = case.record("m", np.array([0, 1, 2]))  # run in the ranking's order
+    # the majority class only until the answer ends at 100 s, then no loss until 100.7 s
+    assert ranked["mil_1s"] == pytest.approx(40.0 * np.log(100.0) / np.log(100.7))
+    assert ranked["loss_10s"] == pytest.approx(40.0)
+    # a Ranking with a run order is scored the same way through record_ranking
+    entries = tuple(
+        RankedAlgorithm(name, float("nan"), r + 1, 0.5, 1.0, 1) for r, name in enumerate("abc")
+    )
+    collected = _Collected()
+    index = {"a": 0, "b": 1, "c": 2}
+    collected.record_ranking(case, "m", Ranking(entries, run_order=("b", "c", "a")), index)
+    collected.record_ranking(case, "plain", Ranking(entries), index)
+    by = {r["method"]: r for r in collected.rows}
+    assert by["m"]["mil_1s"] == pytest.approx(10.0) and by["m"]["top1_loss"] == 0.0
+    assert by["plain"]["mil_1s"] == pytest.approx(ranked["mil_1s"])
+    assert Ranking(entries, run_order=("b", "c", "a")).run_sequence == ["b", "c", "a"]
+    assert Ranking(entries).run_sequence == ["a", "b", "c"]
+    frame = Ranking(entries, run_order=("b", "c", "a")).to_frame()
+    assert list(frame["rank"]) == [1, 2, 3] and list(frame["run"]) == [3, 1, 2]

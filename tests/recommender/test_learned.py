@@ -420,3 +420,53 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     assert first.basis == "planner"
     with pytest.raises(InvalidInputError, match="answer_n"):
         Recommender(answer_n=0).fit(kb)
+
+
+def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone():
+    kb = random_kb(seed=7)
+    query = {"f1": 0.1, "f2": 0.5}
+    base = dict(n_estimators=10, k=5, random_state=0)
+    ranked = Recommender(**base, run_floor=None).fit(kb).recommend(metafeatures=query)
+    assert ranked.run_order == () and ranked.run_sequence == ranked.algorithms
+    assert list(ranked.to_frame()["run"]) == list(ranked.to_frame()["rank"])
+    both = Recommender(**base, run_floor=0.01).fit(kb).recommend(metafeatures=query)
+    # the ranking itself does not change; its run order is the answerless order of a
+    # recommender whose planner counts time from run_floor
+    assert both.algorithms == ranked.algorithms
+    plain = Recommender(**base, answer_n=None, time_floor=0.01, run_floor=None).fit(kb)
+    assert both.entries[0].expected_time > 0.01  # (else the answer would run first)
+    assert list(both.run_order) == plain.recommend(metafeatures=query).algorithms
+    frame = both.to_frame().set_index("algorithm")
+    assert [frame.loc[a, "run"] for a in both.run_order] == list(range(1, len(both) + 1))
+    assert list(both.run_order) != both.algorithms
+    assert f"run column ({', '.join(both.run_order[:3])}, ...)" in both.explain()
+    assert "run column" not in ranked.explain()
+    # an answer expected within run_floor costs nothing on that axis: it is run first
+    answer = ranked.entries[0]
+    assert answer.basis == "answer"
+    quick = Recommender(**base, run_floor=2 * answer.expected_time).fit(kb)
+    assert quick.recommend(metafeatures=query).run_order[0] == answer.algorithm
+    slow_floor = answer.expected_time / 2
+    slow = Recommender(**base, run_floor=slow_floor).fit(kb).recommend(metafeatures=query)
+    plain = Recommender(**base, answer_n=None, time_floor=slow_floor, run_floor=None).fit(kb)
+    assert list(slow.run_order) == plain.recommend(metafeatures=query).algorithms
+    # no answer and the same floor: the run order is the ranking's own
+    same = Recommender(**base, answer_n=None, time_floor=0.3, run_floor=0.3).fit(kb)
+    assert same.recommend(metafeatures=query).run_order == ()
+    # a budgeted plan is run in its own order
+    assert (
+        Recommender(**base, run_floor=0.01)
+        .fit(kb)
+        .recommend(metafeatures=query, budget=1.0)
+        .run_order
+        == ()
+    )
+    # everything tried: nothing left to rank or to run
+    fitted = Recommender(**base, run_floor=0.01).fit(kb)
+    everything = {a: (0.5, 1.0) for a in fitted.algorithms_}
+    empty = fitted.recommend(metafeatures=query, tried=everything)
+    assert len(empty) == 0 and empty.run_order == () and empty.run_sequence == []
+    assert Recommender().get_params()["run_floor"] == "auto"
+    for bad in (0, -1.0, float("nan"), "fast"):
+        with pytest.raises(InvalidInputError, match="run_floor"):
+            Recommender(run_floor=bad).fit(kb)
