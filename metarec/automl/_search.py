@@ -466,18 +466,18 @@ class _Loop:
     def plan(self, tried: dict, budget: float | None = None) -> list:
         """The order to run the portfolio in.
 
-        Without ``budget``, the recommender's.  When every algorithm's expected time (the
-        top of its interval, calibrated on this dataset's folds) fits in ``budget``, shortest
-        first: the order then changes nothing unless an expectation is wrong, and a long fit
-        that overruns should not hold up the short ones behind it.  Otherwise the loss-time
-        planner's plan for ``budget`` comes first, then the recommender's order.
+        Without ``budget``, the recommendation's run order (``Ranking.run_sequence``: what
+        reaches a good model soonest, the answer when its turn comes).  When every
+        algorithm's expected time (the top of its interval, calibrated on this dataset's
+        folds) fits in ``budget``, shortest first: the order then changes nothing unless an
+        expectation is wrong, and a long fit that overruns should not hold up the short ones
+        behind it.  Otherwise the loss-time planner's plan for ``budget`` comes first, then
+        the run order.
         """
         recommend, metafeatures = self.recommender.recommend, self.metafeatures
-        rows = [
-            row
-            for row in recommend(metafeatures=metafeatures, tried=tried or None)
-            if row.algorithm in self.names
-        ]
+        ranking = recommend(metafeatures=metafeatures, tried=tried or None)
+        by_name = {row.algorithm: row for row in ranking}
+        rows = [by_name[a] for a in ranking.run_sequence if a in self.names]
         if budget is None:
             return rows
         state, n_folds = self.state, self.n_folds
@@ -492,7 +492,6 @@ class _Loop:
             metafeatures=metafeatures, tried=tried or None, budget=max(per_fold, 1e-3)
         )
         head = [row.algorithm for row in planned_rows if row.algorithm in self.names]
-        by_name = {row.algorithm: row for row in rows}
         return [by_name[a] for a in head] + [r for r in rows if r.algorithm not in head]
 
     def tried(self) -> dict:

@@ -18,7 +18,7 @@ from metarec.automl._search import Trial, search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError, InvalidInputError
-from metarec.recommender import RankedAlgorithm
+from metarec.recommender import RankedAlgorithm, Ranking
 from metarec.storage import KnowledgeBase
 
 
@@ -38,8 +38,8 @@ def _frame(n=240, seed=0):
 class _Fixed:
     """A stand-in recommender with a fixed ranking (expected time per fold in seconds)."""
 
-    def __init__(self, rows):
-        self.rows = rows
+    def __init__(self, rows, run_order=()):
+        self.rows, self.run_order = rows, tuple(run_order)
         self.algorithms_ = np.array([r[0] for r in rows])
         # one other dataset on which each algorithm scored its expected accuracy
         self.datasets_ = np.array(["other"])
@@ -49,10 +49,15 @@ class _Fixed:
 
     def recommend(self, *, metafeatures, tried=None, budget=None):
         self.calls.append((dict(tried or {}), budget))
-        return [
-            RankedAlgorithm(name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t)
-            for i, (name, acc, t) in enumerate(self.rows)
-        ]
+        return Ranking(
+            tuple(
+                RankedAlgorithm(
+                    name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t
+                )
+                for i, (name, acc, t) in enumerate(self.rows)
+            ),
+            run_order=self.run_order,
+        )
 
 
 def _search(kb, recommender, budget=60.0, **settings):
@@ -91,6 +96,19 @@ def test_order_follows_the_plan_and_an_algorithm_that_cannot_fit_is_skipped(tmp_
     assert len(kb.metafeatures(datasets=["toy"])) == 1
     stored = runs[runs["algorithm"] == "gaussian_nb"].sort_values("fold")["accuracy"]
     np.testing.assert_allclose(stored, trials["gaussian_nb"].fold_scores)
+
+
+def test_the_plan_follows_the_recommendations_run_order(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    rows = [("knn", 0.9, 1e4), ("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01)]
+    # ranked knn first (the answer, too slow to fit); run order: majority, gaussian_nb, knn
+    fixed = _Fixed(rows, run_order=("majority", "gaussian_nb", "knn"))
+    trials = {t.algorithm: t for t in _search(kb, fixed).trials}
+    assert [trials[a].planned for a in ("majority", "gaussian_nb", "knn")] == [1, 2, 3]
+    assert trials["knn"].status == "skipped"
+    ranked = {t.algorithm: t for t in _search(KnowledgeBase(f"sqlite:///{tmp_path / 'b.sqlite'}"),
+                                              _Fixed(rows)).trials}  # fmt: skip
+    assert [ranked[a].planned for a in ("knn", "gaussian_nb", "majority")] == [1, 2, 3]
 
 
 def test_a_second_search_reuses_the_stored_folds_without_fitting(tmp_path):
