@@ -188,10 +188,14 @@ def main(argv=None) -> None:
             "the tuning halves, `former default` the learned strategy before the first "
             "answer and the person's time axis. A learned ranking puts the answer (the "
             "algorithm to use) first and comes with a run order (`Ranking.run_order`, the "
-            "`run` column: what to run first to have a good model soonest); `metarec`'s "
-            "top-1/top-3 losses are of the ranking, its time figures (`mil_1s`, `loss_*`, "
-            "`mil`) of the run order, and `metarec (run as ranked)` gives the time figures of "
-            "running the ranking top down instead.",
+            "`run` column: what to run first to have a good model soonest). The `metarec` "
+            "row is a composite of the two: its top-1/top-3 losses and Spearman are of the "
+            "ranking, its time figures (`mil_1s`, `loss_*`, `mil`) of the run order, so no "
+            "single order reaches both (the answer's accuracy arrives when its turn in the "
+            "run order comes); `metarec (run as ranked)` is the ranking alone, run top down. "
+            "The run order counts time from `run_floor` (0.3 s), so on `mil`, counted from "
+            "the shortest run in milliseconds, it is behind the orders that put the fastest "
+            "algorithms first.",
             f"Splits: {splits}. Chosen on the tuning halves: `{result.best_params}` "
             f"({len(result.table)} configurations).",
             table(summaries),

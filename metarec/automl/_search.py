@@ -467,12 +467,13 @@ class _Loop:
         """The order to run the portfolio in.
 
         Without ``budget``, the recommendation's run order (``Ranking.run_sequence``: what
-        reaches a good model soonest, the answer when its turn comes).  When every
+        reaches a good model soonest, the answer when its turn comes): the leaderboard's
+        ``planned`` column.  When every
         algorithm's expected time (the top of its interval, calibrated on this dataset's
         folds) fits in ``budget``, shortest first: the order then changes nothing unless an
         expectation is wrong, and a long fit that overruns should not hold up the short ones
-        behind it.  Otherwise the loss-time planner's plan for ``budget`` comes first, then
-        the run order.
+        behind it (equal expected times keep the run order).  Otherwise the loss-time
+        planner's plan for ``budget`` comes first, then the run order.
         """
         recommend, metafeatures = self.recommender.recommend, self.metafeatures
         ranking = recommend(metafeatures=metafeatures, tried=tried or None)

@@ -416,7 +416,7 @@ class BaseRanker(BaseEstimator):
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
         order, scores, exp_acc, exp_time, basis, run = self._strategy_order(
-            query, idx, w, excluded, keep, tried, evidence
+            query, idx, w, excluded, keep, tried, evidence, run=budget is None
         )
         evidence.low = np.clip(exp_acc - self.accuracy_width_, 0.0, 1.0)
         evidence.high = np.clip(exp_acc + self.accuracy_width_, 0.0, 1.0)
@@ -428,7 +428,7 @@ class BaseRanker(BaseEstimator):
             scores = np.full(self.algorithms_.size, np.nan)
             scores[order] = [loss for _, loss in plan]
             score_name = "expected_loss"
-            run = None  # a budgeted plan is run in its own order
+            run = None  # a budgeted plan is run in its own order (none was computed)
         neighbours = tuple(
             Neighbour(str(self.datasets_[i]), float(dist[i]), float(wi), int(n_compared[i]))
             for i, wi in zip(idx, w, strict=True)
@@ -573,12 +573,12 @@ class BaseRanker(BaseEstimator):
         """Each algorithm's score on neighbours ``idx`` (presence ``m``, weights ``w``)."""
         raise NotImplementedError
 
-    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
+    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence, *, run=True):
         """Order, scores, expected accuracy, expected time, basis and run order.
 
         The classic strategies order the kept algorithms by their score; with tried
         algorithms, by the expected gain over the best of them (active testing).  Their run
-        order is the ranking's own (None).
+        order is the ranking's own (None); ``run=False`` asks for none (a budgeted plan).
         """
         from metarec.recommender._active import incumbent_gain
 

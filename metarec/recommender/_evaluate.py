@@ -19,7 +19,10 @@ Figures, per dataset, then averaged over datasets:
 ``mil`` (mean interval loss)
     Run the recommended algorithms in their run order (``Ranking.run_sequence``: the
     learned strategy's ``run_order``, else the ranking's order; top-1 and top-3 are always
-    of the ranking); after cumulative time ``t`` the loss is
+    of the ranking).  A learned ranking's row is therefore a composite of two orders: the
+    answer (what to use) and the order it advises to run them in; the figures of its
+    ranking alone are the ``metarec (run as ranked)`` row.  After cumulative time ``t``
+    the loss is
     ``100 * (best - max(majority, best accuracy among the finished runs))`` (the
     majority-class prediction is available at time 0), a step function of ``t``.  MIL is the
     mean of this loss over ``log t`` on the interval ``[t_lo, t_hi]``, computed exactly
@@ -48,7 +51,8 @@ Methods evaluated in the same run:
 
 ``metarec``        the recommender as configured;
 ``metarec (run as ranked)``  the same ranking with its time figures of the ranked order
-                   (only when its run order differs: what running the table top down costs);
+                   (whenever the ranking has a run order: what running the table top down
+                   costs);
 ``AR``             same neighbours, average rank of accuracy (``method="ar"``);
 ``global AR*``     every dataset, average rank of A3R with the same ``n`` (``k=None``);
 ``kNN AR*``        the 5 nearest datasets, unweighted average rank of A3R with ``n=16``;
@@ -494,8 +498,8 @@ def evaluate_transfer(
     Returns
     -------
     EvaluationResult
-        Methods ``metarec`` (and ``metarec (run as ranked)`` when its run order differs from
-        its ranking), ``AR``, ``global AR*``, ``single best`` (the source's best mean
+        Methods ``metarec`` (and ``metarec (run as ranked)`` when its ranking has a run
+        order), ``AR``, ``global AR*``, ``single best`` (the source's best mean
         accuracy), ``random`` and ``bound``, with the gap closed against that single best.
     """
     from sklearn.base import clone

@@ -193,7 +193,7 @@ def evidence(rec, query, idx, w, excluded, exp_acc, log_time, best_pred):
     return acc, time, weights, best, start
 
 
-def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
+def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True):
     """Order, scores, expected accuracy/time and basis of the ``"learned"`` strategy.
 
     ``shared`` is the base ranker's :class:`~metarec.recommender._base.Evidence` for the
@@ -202,7 +202,8 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
     The score of each algorithm is the planner evidence's expected loss (percentage points
     below the best) after running it and every algorithm ranked above it: it never
     increases down the ranking.  The sixth element is the run order (see
-    :class:`LearnedRanker`'s ``run_floor``), or None when it is the ranking's own.
+    :class:`LearnedRanker`'s ``run_floor``), or None when it is the ranking's own or
+    ``run=False`` (a budgeted plan, which has its own).
     """
     from metarec.recommender._planner import plan_first
 
@@ -258,14 +259,16 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared):
         answer = _answer(rec, exp_acc, exp_time, keep)
         order = np.concatenate([[answer], order[order != answer]])
         basis[answer] = "answer"
-    run = None  # the ranking's own order
-    if rec.run_floor is not None and not (rec.answer_n is None and rec.run_floor == rec.time_floor):
-        run = anytime(float(rec.run_floor))[0]
+    run_order = None  # the ranking's own order
+    own = rec.answer_n is None and rec.run_floor == rec.time_floor
+    if run and rec.run_floor is not None and not own:
+        run_order = anytime(float(rec.run_floor))[0]
         if order.size and basis[order[0]] == "answer" and exp_time[order[0]] <= rec.run_floor:
-            run = np.concatenate([[order[0]], run[run != order[0]]])  # a quick answer first
+            quick = order[0]  # a quick answer costs nothing on the run order's axis: first
+            run_order = np.concatenate([[quick], run_order[run_order != quick]])
     scores = np.full(rec.algorithms_.size, np.nan)
     scores[order] = expected_loss_along(order, acc, weights, best, start)
-    return order, scores, exp_acc, exp_time, basis, run
+    return order, scores, exp_acc, exp_time, basis, run_order
 
 
 def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:
@@ -345,7 +348,9 @@ class LearnedRanker(BaseRanker):
         The run order (``Ranking.run_order``: the order in which to run the algorithms to
         have a good model soonest, as opposed to the ranking, whose first row is the
         answer): the planner's picks on a log-time axis from ``run_floor`` seconds, then the
-        model's order.  ``None``: the ranking's own order.  See the notes.
+        model's order (with ``order="score"``, its times floored at ``run_floor``); an answer
+        expected within ``run_floor`` seconds costs nothing on that axis and is run first.
+        ``None``: the ranking's own order.  Not computed for a budgeted plan (its own order).
     n_estimators, min_samples_leaf : int, default=100, 2
         Trees of the performance model and their smallest leaf.
     normalize, distance, weights, features, tried_scale, random_state
@@ -360,6 +365,8 @@ class LearnedRanker(BaseRanker):
         Predictions of models refitted without excluded datasets.
     """
 
+    #: Read by instances pickled before the parameter existed (no run order).
+    run_floor = None
     strategy = "learned"
     score_name = "expected_loss"
 
@@ -432,6 +439,7 @@ class LearnedRanker(BaseRanker):
             raise InvalidInputError(f"answer_n must be None or positive; got {self.answer_n!r}")
         if self.run_floor is not None and not (
             isinstance(self.run_floor, (int, float))
+            and not isinstance(self.run_floor, bool)
             and np.isfinite(self.run_floor)
             and self.run_floor > 0
         ):
@@ -458,8 +466,8 @@ class LearnedRanker(BaseRanker):
         z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
         return pairwise_log_score(z, m, w)
 
-    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence):
-        return learned_order(self, query, idx, w, excluded, keep, tried, evidence)
+    def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence, *, run=True):
+        return learned_order(self, query, idx, w, excluded, keep, tried, evidence, run=run)
 
     def _calibration_residuals(self) -> np.ndarray:
         """Cross-fitted residuals of the model's expected accuracy (the CV+ of Barber et al.).

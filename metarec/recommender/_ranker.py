@@ -207,6 +207,9 @@ class Recommender(BaseEstimator):
     so a fitted recommender pickles.
     """
 
+    #: Read by instances pickled before the parameter existed.
+    run_floor = "auto"
+
     def __init__(
         self,
         *,

@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from metarec.exceptions import InvalidInputError
+
 __all__ = ["RankedAlgorithm", "Neighbour", "Ranking"]
 
 
@@ -136,6 +138,13 @@ class Ranking:
     task: str = "classification"
     run_order: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.run_order and sorted(self.run_order) != sorted(self.algorithms):
+            raise InvalidInputError(
+                "run_order must hold the ranking's algorithms, each once; got "
+                f"{len(self.run_order)} name(s) for {len(self.entries)} entries"
+            )
+
     @property
     def algorithms(self) -> list[str]:
         """Algorithm names in the recommended order."""
@@ -241,10 +250,9 @@ class Ranking:
                 f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
             )
         if self.run_order and list(self.run_order) != self.algorithms:
-            first = ", ".join(self.run_order[:3])
+            first = ", ".join(self.run_order[:3]) + (", ..." if len(self.run_order) > 3 else "")
             text += (
-                f" To have a good model soonest, run them in the order of the run column "
-                f"({first}, ...)."
+                f" To have a good model soonest, run them in the order of the run column ({first})."
             )
         if self.tried:
             text += f" Already tried: {', '.join(self.tried)}."

@@ -38,8 +38,9 @@ def _frame(n=240, seed=0):
 class _Fixed:
     """A stand-in recommender with a fixed ranking (expected time per fold in seconds)."""
 
-    def __init__(self, rows, run_order=()):
-        self.rows, self.run_order = rows, tuple(run_order)
+    def __init__(self, rows, run_order=(), plan=None):
+        # run_order: of an unbudgeted ranking; plan: the algorithms of a budgeted one
+        self.rows, self.run_order, self.budget_plan = rows, tuple(run_order), plan
         self.algorithms_ = np.array([r[0] for r in rows])
         # one other dataset on which each algorithm scored its expected accuracy
         self.datasets_ = np.array(["other"])
@@ -49,14 +50,17 @@ class _Fixed:
 
     def recommend(self, *, metafeatures, tried=None, budget=None):
         self.calls.append((dict(tried or {}), budget))
+        rows = self.rows
+        if budget is not None and self.budget_plan is not None:
+            rows = [r for name in self.budget_plan for r in rows if r[0] == name]
         return Ranking(
             tuple(
                 RankedAlgorithm(
                     name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t
                 )
-                for i, (name, acc, t) in enumerate(self.rows)
+                for i, (name, acc, t) in enumerate(rows)
             ),
-            run_order=self.run_order,
+            run_order=self.run_order if budget is None else (),
         )
 
 
@@ -105,6 +109,12 @@ def test_the_plan_follows_the_recommendations_run_order(tmp_path):
     fixed = _Fixed(rows, run_order=("majority", "gaussian_nb", "knn"))
     trials = {t.algorithm: t for t in _search(kb, fixed).trials}
     assert [trials[a].planned for a in ("majority", "gaussian_nb", "knn")] == [1, 2, 3]
+    assert trials["knn"].status == "skipped"
+    # not everything fits: the budgeted plan first, then the rest in the run order
+    planned = _Fixed(rows, run_order=("majority", "gaussian_nb", "knn"), plan=["gaussian_nb"])
+    trials = {t.algorithm: t for t in _search(KnowledgeBase(f"sqlite:///{tmp_path / 'c.sqlite'}"),
+                                              planned).trials}  # fmt: skip
+    assert trials["gaussian_nb"].order == 1 and trials["majority"].order == 2
     assert trials["knn"].status == "skipped"
     ranked = {t.algorithm: t for t in _search(KnowledgeBase(f"sqlite:///{tmp_path / 'b.sqlite'}"),
                                               _Fixed(rows)).trials}  # fmt: skip

@@ -41,6 +41,8 @@ def test_recommend_json_lists_ranking_and_neighbours(real_kb, data_file):
     assert sorted(r["algorithm"] for r in doc["results"]) == ["fast", "mid", "slow"]
     assert [r["rank"] for r in doc["results"]] == [1, 2, 3]
     assert {"score", "expected_accuracy", "expected_time", "n_datasets"} <= set(doc["results"][0])
+    # every row's position in the run order, each position once
+    assert sorted(r["run"] for r in doc["results"]) == [1, 2, 3]
     # 50 rows x 2 features: 'tiny' (40 x 2) is the closest stored dataset
     assert len(doc["neighbours"]) == 2 and doc["neighbours"][0]["name"] == "tiny"
     distances = [nb["distance"] for nb in doc["neighbours"]]

@@ -289,3 +289,23 @@ def test_time_figures_follow_the_run_order_and_top_k_the_ranking_by_hand():
     assert Ranking(entries).run_sequence == ["a", "b", "c"]
     frame = Ranking(entries, run_order=("b", "c", "a")).to_frame()
     assert list(frame["rank"]) == [1, 2, 3] and list(frame["run"]) == [3, 1, 2]
+    for bad in (("a", "b"), ("a", "b", "b"), ("a", "b", "d")):
+        with pytest.raises(InvalidInputError, match="run_order"):
+            Ranking(entries, run_order=bad)
+    assert "run column (b, c, a)." in Ranking(entries, run_order=("b", "c", "a")).explain()
+
+
+def test_evaluation_scores_a_learned_ranking_and_its_run_order_separately():
+    kb = random_kb(seed=7)
+    rec = Recommender(n_estimators=10, k=5, random_state=0, run_floor=0.01)
+    s = evaluate_recommender(kb, rec, n_random=2).summary.set_index("method")
+    ranked = s.loc["metarec (run as ranked)"]
+    for figure in ("top1_loss", "top3_loss", "spearman"):  # the same ranking
+        assert s.loc["metarec", figure] == pytest.approx(ranked[figure])
+    # the time figures are of two orders: both at or above the bound, and recorded apart
+    assert s.loc["metarec", "mil"] >= s.loc["bound", "mil"] - 1e-9
+    assert ranked["mil"] >= s.loc["bound", "mil"] - 1e-9
+    plain = evaluate_recommender(kb, rec.set_params(run_floor=None), n_random=2).summary
+    assert "metarec (run as ranked)" not in set(plain["method"])
+    row = plain.set_index("method").loc["metarec"]
+    assert row["mil"] == pytest.approx(ranked["mil"]) and row["top1_loss"] == ranked["top1_loss"]

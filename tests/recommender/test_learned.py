@@ -466,7 +466,31 @@ def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone(
     everything = {a: (0.5, 1.0) for a in fitted.algorithms_}
     empty = fitted.recommend(metafeatures=query, tried=everything)
     assert len(empty) == 0 and empty.run_order == () and empty.run_sequence == []
+    # with a tried algorithm: the others, each once, in both orders
+    tried = {str(fitted.algorithms_[0]): (0.6, 0.5)}
+    after = fitted.recommend(metafeatures=query, tried=tried)
+    assert sorted(after.run_order) == sorted(after.algorithms) == sorted(fitted.algorithms_[1:])
     assert Recommender().get_params()["run_floor"] == "auto"
-    for bad in (0, -1.0, float("nan"), "fast"):
+    assert Recommender(task="regression")._resolved("run_floor") is None
+    assert Recommender()._resolved("run_floor") == 0.3
+    for bad in (0, -1.0, float("nan"), "fast", True):
         with pytest.raises(InvalidInputError, match="run_floor"):
             Recommender(run_floor=bad).fit(kb)
+
+
+def test_a_recommender_pickled_before_the_run_order_still_ranks():
+    kb = random_kb(seed=7)
+    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(kb)
+    # what an instance pickled before the parameter existed looks like once unpickled
+    del rec.__dict__["run_floor"], rec.ranker_.__dict__["run_floor"]
+    old = pickle.loads(pickle.dumps(rec))
+    ranking = old.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
+    assert old.get_params()["run_floor"] == "auto"  # the facade's default, as if new
+    fresh = Recommender(n_estimators=10, k=5, random_state=0).fit(kb)
+    again = fresh.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
+    assert ranking.algorithms == again.algorithms and ranking.run_order == again.run_order
+    # a ranker pickled alone before the parameter existed runs as ranked
+    ranker = pickle.loads(pickle.dumps(fresh.ranker_))
+    del ranker.__dict__["run_floor"]
+    assert ranker.get_params()["run_floor"] is None
+    assert ranker.rank({"f1": 0.1, "f2": 0.5}).run_order == ()
