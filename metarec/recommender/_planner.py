@@ -69,21 +69,34 @@ def expected_area(acc, time, w, best, start, clock, floor, horizon):
     cost : ndarray
         Expected log time used.
     """
-    has = np.isfinite(acc) & np.isfinite(time)
-    u0 = _u(clock, floor, horizon)[:, None]
-    u1 = _u(clock[:, None] + np.where(has, time, 0.0), floor, horizon)
-    top = np.log(horizon)
-    before = 100.0 * (best - start)[:, None]
-    after = 100.0 * (best[:, None] - np.maximum(start[:, None], np.where(has, acc, -np.inf)))
-    after = np.maximum(after, 0.0)
-    area_d = before * (u1 - u0) + after * (top - u1)
-    wm = np.where(has, w[:, None], 0.0)
-    total = wm.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        area = np.where(total > 0, (wm * area_d).sum(0) / total, np.nan)
-        reduction = np.where(total > 0, (wm * (before - after)).sum(0) / total, np.nan)
-        cost = np.where(total > 0, (wm * (u1 - u0)).sum(0) / total, np.nan)
-    return area, reduction, cost
+    return _Candidates(acc, time, w).area(best, start, clock, floor, horizon)
+
+
+class _Candidates:
+    """What the greedy steps share: results present, their times and weights (computed once)."""
+
+    def __init__(self, acc, time, w) -> None:
+        has = np.isfinite(acc) & np.isfinite(time)
+        self.acc = np.where(has, acc, -np.inf)
+        self.time = np.where(has, time, 0.0)
+        self.wm = np.where(has, np.asarray(w, dtype=float)[:, None], 0.0)
+        self.total = self.wm.sum(axis=0)
+
+    def area(self, best, start, clock, floor, horizon):
+        """``(area, reduction, cost)`` of every candidate (see :func:`expected_area`)."""
+        u0 = _u(clock, floor, horizon)[:, None]
+        u1 = _u(clock[:, None] + self.time, floor, horizon)
+        top = np.log(horizon)
+        before = 100.0 * (best - start)[:, None]
+        after = np.maximum(100.0 * (best[:, None] - np.maximum(start[:, None], self.acc)), 0.0)
+        wm, total = self.wm, self.total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            area = np.where(
+                total > 0, (wm * (before * (u1 - u0) + after * (top - u1))).sum(0) / total, np.nan
+            )
+            reduction = np.where(total > 0, (wm * (before - after)).sum(0) / total, np.nan)
+            cost = np.where(total > 0, (wm * (u1 - u0)).sum(0) / total, np.nan)
+        return area, reduction, cost
 
 
 def plan_first(
@@ -104,11 +117,12 @@ def plan_first(
     start = np.asarray(start, dtype=float).copy()
     clock = np.asarray(clock, dtype=float).copy()
     cand = np.asarray(candidates, dtype=bool).copy()
+    shared = _Candidates(acc, time, w)
     picks, areas = [], []
     for _ in range(int(n_plan)):
         if not cand.any():
             break
-        area, reduction, cost = expected_area(acc, time, w, best, start, clock, floor, horizon)
+        area, reduction, cost = shared.area(best, start, clock, floor, horizon)
         ok = cand & np.isfinite(area) & (reduction > 1e-12)
         if not ok.any():
             break
