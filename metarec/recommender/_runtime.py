@@ -111,8 +111,9 @@ class RuntimeModel(BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_algorithms, 4)
-        Intercept and the exponents of ``n``, ``d`` and ``c`` of each algorithm's power law.
+    coef_ : ndarray of shape (n_algorithms, 4 + n_extra)
+        Intercept and the exponents of ``n``, ``d`` and ``c`` (then of any further columns of
+        ``X``) of each algorithm's power law.
     overhead_ : ndarray of shape (n_algorithms,)
         Each algorithm's fixed cost in seconds (0 with ``overhead=False``).
     width_ : ndarray of shape (n_algorithms,)
@@ -154,9 +155,10 @@ class RuntimeModel(BaseEstimator):
         t = np.asarray(times, dtype=float)
         if t.ndim == 1:
             t = t[:, None]
-        if X.ndim != 2 or X.shape[1] != 4 or X.shape[0] != t.shape[0]:
+        if X.ndim != 2 or X.shape[1] < 4 or X.shape[0] != t.shape[0]:
             raise InvalidInputError(
-                f"X must be (n_datasets, 4) size features matching times' {t.shape[0]} rows; "
+                f"X must be (n_datasets, 4 or more): size features (then any further "
+                f"columns) matching times' {t.shape[0]} rows; "
                 f"got {X.shape}"
             )
         if not (np.isfinite(self.alpha) and self.alpha >= 0):
@@ -186,8 +188,9 @@ class RuntimeModel(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_datasets, 4)
-            :func:`size_features` of the datasets.
+        X : array-like of shape (n_datasets, 4 + n_extra)
+            :func:`size_features` of the datasets, optionally followed by further columns
+            (each with an exponent of its own, pulled toward 0 by ``alpha``).
         times : array-like of shape (n_datasets, n_algorithms)
             Fit times in seconds; NaN (or a non-positive time) where an algorithm has none.
 
@@ -215,8 +218,8 @@ class RuntimeModel(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, 4)
-            :func:`size_features` of the new datasets.
+        X : array-like of shape (n_queries, 4 + n_extra)
+            The same columns as in :meth:`fit`, of the new datasets.
         interval : bool, default=False
             Also return the lower and upper ends of the ``coverage`` interval.
 
@@ -229,6 +232,11 @@ class RuntimeModel(BaseEstimator):
         if not hasattr(self, "coef_"):
             raise NotFittedError("RuntimeModel is not fitted yet: call fit() first")
         X = np.atleast_2d(np.asarray(X, dtype=float))
+        if X.ndim != 2 or X.shape[1] != self.coef_.shape[1]:
+            raise InvalidInputError(
+                f"X must have the {self.coef_.shape[1]} columns the model was fitted on; "
+                f"got shape {X.shape}"
+            )
         power = X @ self.coef_.T
         with np.errstate(divide="ignore"):
             log_time = np.logaddexp(np.log(self.overhead_)[None, :], power)
@@ -240,7 +248,7 @@ class RuntimeModel(BaseEstimator):
 
 #: Log seconds standing for "no fixed cost" (``overhead=False``): exp of it is 0 in floats.
 _NO_OVERHEAD = -745.0
-#: Iterations of the Levenberg-Marquardt fit (each one solves a 5 x 5 system per algorithm).
+#: Iterations of the Levenberg-Marquardt fit (each one solves a small system per algorithm).
 _ITERATIONS = 50
 
 
@@ -252,29 +260,31 @@ def _log_time(theta, X):
 def _levenberg_marquardt(X, y, w, alpha, bound, overhead):
     """Penalised least squares of the model for every algorithm at once.
 
-    Parameters ``theta = [o, beta_0, beta_1, beta_2, beta_3]`` per algorithm (rows).  The
+    Parameters ``theta = [o, beta_0, beta_1, beta_2, beta_3, ...]`` per algorithm (rows; one
+    ``beta`` per column of ``X``).  The
     Jacobian of one algorithm's log times is ``[s, (1 - s) x]`` with ``s`` the fixed cost's
     share of the time; its Gauss-Newton matrix is assembled from three weighted sums over the
-    datasets (matrix products, no per-dataset 5 x 5 blocks).  A parameter held fixed (the
+    datasets (matrix products, no per-dataset blocks).  A parameter held fixed (the
     fixed cost without ``overhead``; the row exponent at its bound at the solution) gets an
     identity row.  Returns ``theta`` and the leverage ``(D, A)`` of every dataset in every
     algorithm's fit linearised at the solution.
     """
     n_algorithms = y.shape[1]
+    p = X.shape[1] + 1  # the fixed cost and one coefficient per column
     floor = np.zeros(n_algorithms) if bound is None else np.asarray(bound, dtype=float)
-    prior = np.zeros((n_algorithms, 5))
+    prior = np.zeros((n_algorithms, p))
     prior[:, 2] = floor
-    penalty = alpha * np.array([0.0, 0.0, 1.0, 1.0, 1.0]) + 1e-9  # 1e-9: one dataset, a mean
-    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), 16)
+    penalty = alpha * np.array([0.0, 0.0] + [1.0] * (p - 2)) + 1e-9  # 1e-9: one dataset, a mean
+    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), (p - 1) ** 2)
     counts = np.maximum(w.sum(axis=0), 1.0)
     # start: the power law through the mean at the row exponent's floor, the fixed cost
     # below every observed time
-    theta = np.zeros((n_algorithms, 5))
+    theta = np.zeros((n_algorithms, p))
     theta[:, 2] = floor
     theta[:, 1] = (w * (y - floor[None, :] * X[:, [1]])).sum(axis=0) / counts
     lowest = np.where(w > 0, y, np.inf).min(axis=0)
     theta[:, 0] = np.where(np.isfinite(lowest), lowest, 0.0) - 1.0 if overhead else _NO_OVERHEAD
-    base_fixed = np.zeros((n_algorithms, 5), dtype=bool)
+    base_fixed = np.zeros((n_algorithms, p), dtype=bool)
     base_fixed[:, 0] = not overhead
 
     def loss(th):
@@ -288,17 +298,17 @@ def _levenberg_marquardt(X, y, w, alpha, bound, overhead):
         share = np.exp(th[:, 0][None, :] - log_time)
         r = (log_time - y) * w
         rest = 1.0 - share
-        hessian = np.empty((n_algorithms, 5, 5))
+        hessian = np.empty((n_algorithms, p, p))
         hessian[:, 0, 0] = (w * share**2).sum(axis=0)
         hessian[:, 0, 1:] = (w * share * rest).T @ X
         hessian[:, 1:, 0] = hessian[:, 0, 1:]
-        hessian[:, 1:, 1:] = ((w * rest**2).T @ outer).reshape(n_algorithms, 4, 4)
-        gradient = np.empty((n_algorithms, 5))
+        hessian[:, 1:, 1:] = ((w * rest**2).T @ outer).reshape(n_algorithms, p - 1, p - 1)
+        gradient = np.empty((n_algorithms, p))
         gradient[:, 0] = (r * share).sum(axis=0)
         gradient[:, 1:] = (r * rest).T @ X
         free = ~fixed
         hessian = hessian * (free[:, :, None] & free[:, None, :])
-        hessian += (penalty * free + fixed)[:, :, None] * np.eye(5)
+        hessian += (penalty * free + fixed)[:, :, None] * np.eye(p)
         gradient = (gradient + penalty * (th - prior)) * free
         return share, hessian, gradient
 
@@ -307,7 +317,7 @@ def _levenberg_marquardt(X, y, w, alpha, bound, overhead):
     for _ in range(_ITERATIONS):
         _, hessian, gradient = normal(theta, log_time, base_fixed)
         diagonal = np.diagonal(hessian, axis1=1, axis2=2)
-        damped = hessian + damping[:, None, None] * (diagonal[:, :, None] * np.eye(5))
+        damped = hessian + damping[:, None, None] * (diagonal[:, :, None] * np.eye(p))
         step = -np.linalg.solve(damped, gradient[..., None])[..., 0]
         candidate = theta + step
         if bound is not None:
@@ -336,7 +346,7 @@ def _levenberg_marquardt(X, y, w, alpha, bound, overhead):
     rest = 1.0 - share
     leverage = share**2 * inverse[:, 0, 0][None, :]
     leverage += 2.0 * share * rest * (X @ inverse[:, 0, 1:].T)
-    leverage += rest**2 * (outer @ inverse[:, 1:, 1:].reshape(n_algorithms, 16).T)
+    leverage += rest**2 * (outer @ inverse[:, 1:, 1:].reshape(n_algorithms, (p - 1) ** 2).T)
     return theta, leverage * w
 
 

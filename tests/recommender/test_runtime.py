@@ -49,6 +49,22 @@ def test_exact_power_laws_are_recovered_and_extrapolate():
     np.testing.assert_allclose(default.predict(big)[0], expected, rtol=2e-2)
 
 
+def test_a_further_column_gets_an_exponent_of_its_own():
+    rng = np.random.default_rng(1)
+    n = rng.integers(50, 20_000, size=40)
+    d = rng.integers(2, 200, size=40)
+    z = rng.uniform(1, 1000, size=40)  # e.g. how many leaves noisy labels grow
+    X = np.column_stack([size_features(n, d, [1] * 40), np.log(z)])  # classes: none
+    tree = 1e-5 * n * d**0.5 * z**0.3
+    model = RuntimeModel(alpha=1e-9, overhead=False, min_row_exponent=None).fit(X, tree)
+    np.testing.assert_allclose(model.coef_[0, 1:], [1.0, 0.5, 0.0, 0.3], atol=1e-6)
+    query = np.array([[1.0, np.log(2e5), np.log(50), 0.0, np.log(5e4)]])
+    expected = 1e-5 * 2e5 * 50**0.5 * 5e4**0.3
+    np.testing.assert_allclose(model.predict(query)[0], [expected], rtol=1e-6)
+    with pytest.raises(InvalidInputError, match="5 columns"):
+        model.predict(query[:, :4])
+
+
 def test_a_fixed_cost_and_a_power_law_are_told_apart():
     """50 ms of set-up, then time linear in the rows: the straight line through the logs of
     small datasets' times finds a shallow exponent and expects far too little of a large
