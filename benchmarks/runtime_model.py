@@ -251,9 +251,9 @@ def main(argv=None) -> None:
         "would suggest, is compared with the others; so is the default with one more "
         "column, `log(1 + n x 1-NN error)` (the 1-NN landmarker's error: about how many "
         "leaves a tree grown to purity needs for the rows it cannot separate; only on the "
-        "histories whose metafeatures have that landmarker, TabZilla's have sizes only). It "
-        "is not a candidate for the default: a knowledge base without landmarkers could not "
-        "use it, and it cannot win on the worst history.\n\n"
+        "histories whose metafeatures have that landmarker). It is not the default: it cannot "
+        "be measured on TabZilla, whose metafeatures are sizes only, and a method counts as "
+        "better only where it wins on every history.\n\n"
         f"{extrapolated}\n\n"
         "Written by `python benchmarks/runtime_model.py`.",
     )
