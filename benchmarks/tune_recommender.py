@@ -16,6 +16,12 @@ Usage::
    held-out half of each history: the page's table, with what the defaults were asked to
    meet and whether they do.
 
+``--set NAME=VALUE`` (repeatable) changes a parameter of the recommender every configuration
+starts from, e.g. the performance model's ``min_samples_leaf`` or ``n_estimators``, which the
+grid does not vary (each value needs its own leave-one-out model fits)::
+
+    python benchmarks/tune_recommender.py --defaults-only --set min_samples_leaf=5 --page x.md
+
 ``--defaults-only`` runs the same procedure with the current defaults as a one-configuration
 grid.  The performance model's leave-one-out predictions are cached in ``--cache`` (a pickle
 per history, keyed by a hash of the history's data and the model parameters).
@@ -146,12 +152,24 @@ def main(argv=None) -> None:
         action="store_true",
         help="evaluate the current defaults the same way instead of tuning the grid",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the recommender every configuration starts from (a number)",
+    )
     args = parser.parse_args(argv)
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 40)
     workdir = Path(tempfile.mkdtemp(prefix="metarec-tune-"))
     kbs = load_histories(workdir)
-    base = Recommender()
+    changed = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        number = float(value)
+        changed[name] = int(number) if number.is_integer() else number
+    base = Recommender(**changed)
     fitted, keys = {}, {}
     for name, kb in kbs.items():
         rec = Recommender(**base.get_params()).fit(kb)
