@@ -298,9 +298,9 @@ def open_pool(settings: RunSettings, portfolio):
     """Start the processes a search's folds run on.
 
     ``settings.n_jobs`` warm local workers that import ``portfolio``'s libraries at once, or
-    the Dask cluster ``settings.scheduler``.  Started before the knowledge base is opened, the workers' imports overlap the parent's
-    own start (filling an empty knowledge base, metafeatures, the recommender).  The caller
-    closes the pool.
+    the Dask cluster ``settings.scheduler``.  Started before the knowledge base is opened,
+    the workers' imports overlap the parent's own start (filling an empty knowledge base,
+    metafeatures, the recommender).  The caller closes the pool.
     """
     if settings.scheduler:
         from metarec.automl._dask import DaskPool

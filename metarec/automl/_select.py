@@ -77,8 +77,9 @@ def tied_with(best, other, *, z: float = TIE_Z) -> bool:
     the best within the noise of the folds (see
     :func:`~metarec.automl._refit.refit_answer`): on 100,000 rows a model three points below
     the best is simply worse, and averaging it in (with an equal vote) costs accuracy, while
-    three fold means a point apart are a tie.  Every algorithm of a search runs on the same folds, so the test is paired: with ``d_f``
-    the best's score minus the other's on fold ``f`` of ``k``, the two are tied when
+    three fold means a point apart are a tie.  Every algorithm of a search runs on the same
+    folds, so the test is paired: with ``d_f`` the best's score minus the other's on fold
+    ``f`` of ``k``, the two are tied when
 
     ``mean(d) <= z * sd(d) / sqrt(k)``
 

@@ -65,7 +65,7 @@ Methods evaluated in the same run:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -91,7 +91,7 @@ CHECKPOINTS = {"loss_10s": 10.0, "loss_60s": 60.0, "loss_10min": 600.0}
 #: Figures of one (method, dataset), averaged over datasets in the summary.
 FIGURES = ("spearman", "top1_loss", "top3_loss", "mil", "mil_1s", *CHECKPOINTS)
 #: The recommender's figures when its ranking is run in the ranked order rather than in its
-#: run order (evaluated beside it whenever the two differ).
+#: run order (evaluated beside it whenever the ranking has a run order).
 RUN_AS_RANKED = "metarec (run as ranked)"
 #: The classic pairwise A3R ranking as it was shipped before the learned strategy.
 A3R_PARAMS = {"k": 5, "n": 32, "weights": "distance"}
@@ -273,13 +273,20 @@ class _Collected:
         """A ranking's figures: top-k of its order, the time figures of its run order.
 
         ``index`` maps algorithm names to the case's columns; other names are left out.
+        The recommender's own ranking (``method="metarec"``) with a run order is also
+        recorded as run top down, as :data:`RUN_AS_RANKED`.
         """
 
         def local(names):
             return case.local_order([index[a] for a in names if a in index])
 
-        run = local(ranking.run_order) if ranking.run_order else None
-        self.record(case, method, local(ranking.algorithms), run)
+        order = local(ranking.algorithms)
+        if not ranking.run_order:
+            self.record(case, method, order)
+            return
+        self.record(case, method, order, local(ranking.run_order))
+        if method == "metarec":
+            self.record(case, RUN_AS_RANKED, order)
 
     def random_and_bound(self, case: _Case, rng, n_random: int) -> None:
         """The ``random`` baseline (mean of ``n_random`` permutations) and the ``bound``."""
@@ -405,9 +412,6 @@ def evaluate_recommender(
         for method, model in methods.items():
             ranking = model.recommend(metafeatures=query, exclude=exclude)
             collected.record_ranking(case, method, ranking, model.algorithm_index_)
-            if method == "metarec" and ranking.run_order:
-                as_ranked = replace(ranking, run_order=())
-                collected.record_ranking(case, RUN_AS_RANKED, as_ranked, model.algorithm_index_)
         if baselines:
             mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
             mean_acc = np.where(colcnt - rec.present_[i] > 0, mean_acc, -np.inf)
@@ -534,9 +538,6 @@ def evaluate_transfer(
         for method, model in methods.items():
             ranking = model.recommend(metafeatures=query)
             collected.record_ranking(case, method, ranking, truth.algorithm_index_)
-            if method == "metarec" and ranking.run_order:
-                as_ranked = replace(ranking, run_order=())
-                collected.record_ranking(case, RUN_AS_RANKED, as_ranked, truth.algorithm_index_)
         names = [str(truth.algorithms_[j]) for j in case.here]
         by_source = sorted(
             range(case.here.size), key=lambda p: (source_rank.get(names[p], np.inf), p)

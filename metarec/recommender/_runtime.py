@@ -30,11 +30,12 @@ none, 0, 0.5, 0.75 and 1 it has the best worst-history share within a factor 3 (
 fixed cost alone does not extrapolate better than the straight line; with the bound it does
 on every history).  A bound per algorithm is possible (an array); a bound of 1 for the tree
 models alone, as the ``n log n`` cost of growing a tree would suggest, extrapolates worse
-on all three histories: on real data deeper trees are not what larger datasets bring.  The ridge penalty
-(``alpha``) pulls ``beta_1`` toward ``b_min`` and ``beta_2``, ``beta_3`` toward 0, so that an
-algorithm with few datasets keeps a simple law.  The fit is a Levenberg-Marquardt
-iteration run for every algorithm at once (vectorised over algorithms); with ``overhead=False`` and ``min_row_exponent=None`` the model
-is the plain ridge regression of ``log t`` on the size features.
+on all three histories: on real data deeper trees are not what larger datasets bring.  The
+ridge penalty (``alpha``) pulls ``beta_1`` toward ``b_min`` and ``beta_2``, ``beta_3`` toward
+0, so that an algorithm with few datasets keeps a simple law.  The fit is a
+Levenberg-Marquardt iteration run for every algorithm at once (vectorised over algorithms);
+with ``overhead=False`` and ``min_row_exponent=None`` the model is the plain ridge
+regression of ``log t`` on the size features.
 
 Interval: split-conformal with leave-one-out residuals (the jackknife+ of Barber et al.
 2021 in its symmetric, constant-width form).  For each algorithm the absolute leave-one-out

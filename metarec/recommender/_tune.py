@@ -5,12 +5,13 @@ Procedure (held-out split of datasets, several run histories at once):
 1. For every run history (knowledge base), the datasets with results of two or more
    algorithms are shuffled with ``random_state`` and split into a tuning half and a held-out
    half.
-2. Every configuration of the grid (the learned strategy's planner, order and run-order parameters) is
-   evaluated by leave-one-dataset-out **on the tuning halves only**: the held-out datasets
-   are excluded from the knowledge base for every recommendation (``extra_exclude``), and the
-   performance model is refitted without the left-out dataset and the held-out half, so none
-   of their results influences the choice.  The baselines (global AR*, kNN AR*, and the
-   classic ``a3r`` strategy with its former defaults) are evaluated on the same tuning halves.
+2. Every configuration of the grid (the learned strategy's planner, order and run-order
+   parameters) is evaluated by leave-one-dataset-out **on the tuning halves only**: the
+   held-out datasets are excluded from the knowledge base for every recommendation
+   (``extra_exclude``), and the performance model is refitted without the left-out dataset
+   and the held-out half, so none of their results influences the choice.  The baselines
+   (global AR*, kNN AR*, and the classic ``a3r`` strategy with its former defaults) are
+   evaluated on the same tuning halves.
 3. A configuration's ``wins`` count, on each history's tuning half, what a user of the
    first answer and of the order would ask of it: its top-1 loss closes a positive share of
    the gap between the single best algorithm (SBS) and the oracle; its top-3 loss and its
@@ -19,9 +20,9 @@ Procedure (held-out split of datasets, several run histories at once):
    n_histories`` comparisons).  A first answer worse than the constant one is what a user
    notices first, so the first condition comes before the rest: configurations are ordered
    by ``never_worse`` (histories whose top-1 loss is below the single best's), then by
-   ``wins``, then by the lowest ``criterion`` = the sum over histories of ``-top1_gap_closed`` plus the top-3
-   loss divided by global AR*'s plus the normalised ``(mil_1s - bound) / (random -
-   bound)``, then to the grid order.
+   ``wins``, then by the lowest ``criterion`` = the sum over histories of
+   ``-top1_gap_closed`` plus the top-3 loss divided by global AR*'s plus the normalised
+   ``(mil_1s - bound) / (random - bound)``, then to the grid order.
 4. The chosen configuration and the baselines are evaluated by leave-one-dataset-out on the
    held-out half of each history (the knowledge base then holds every dataset but the one
    left out).  These are the figures to report.
