@@ -1,6 +1,6 @@
 """Recommend, evaluate within a budget, and hand back the best fitted model."""
 
-from metarec.automl._duration import parse_duration
+from metarec._duration import parse_duration
 from metarec.automl._estimator import AutoClassifier, AutoRegressor, open_run_kb
 from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial

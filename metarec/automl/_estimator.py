@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 
-from metarec.automl._duration import parse_duration
+from metarec._duration import parse_duration
+from metarec._sklearn_errors import NotFittedError
 from metarec.automl._model import (
     AveragedClassifier,
     AveragedRegressor,
@@ -28,7 +30,7 @@ from metarec.automl._search import (
     search,
     search_portfolio,
 )
-from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
+from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
 
 __all__ = ["AutoClassifier", "AutoRegressor", "open_run_kb"]
 
@@ -88,15 +90,31 @@ def _no_model(result: SearchResult, budget: float) -> str:
     """Why a search handed back no model: every algorithm failed, or the budget was short."""
     failed = [t for t in result.trials if t.status == "error"]
     kept = f" ({result.runs_stored} fold result(s) stored)" if result.runs_stored else ""
-    if failed and not any(t.status in ("skipped", "timeout") for t in result.trials):
+    if failed and not any(t.status == "timeout" for t in result.trials):
         first = failed[0]
+        short = [t for t in result.trials if t.status == "skipped"]
+        which = (
+            f"every algorithm that ran ({len(failed)}; {len(short)} did not fit the budget)"
+            if short
+            else "every algorithm"
+        )
         return (
-            f"every algorithm failed on this data{kept}; {first.algorithm}: "
+            f"{which} failed on this data{kept}; {first.algorithm}: "
             f"{first.message.splitlines()[0] if first.message else 'error'}"
         )
     return (
         f"no algorithm finished every fold within the budget of {budget:g} s; give a larger "
         f"budget{kept}"
+    )
+
+
+def _seed(value) -> int:
+    """``random_state`` as the whole number it must be (stored with the folds it seeds)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise InvalidInputError(
+        f"random_state must be a whole number (the seed of the folds and estimators, stored "
+        f"with the folds so that a later fit reuses them); got {value!r}"
     )
 
 
@@ -148,7 +166,7 @@ class _AutoSearch(BaseEstimator):
             protocol=self.protocol,
             metric=self.metric,
             n_jobs=self.n_jobs,
-            random_state=int(self.random_state),
+            random_state=_seed(self.random_state),
             store=store,
             scheduler=self.scheduler or None,
             ensemble_size=self._ensemble_size(),
@@ -177,6 +195,11 @@ class _AutoSearch(BaseEstimator):
 
         from metarec.data import is_numeric_column, load_dataset
 
+        if hasattr(X, "toarray") and hasattr(X, "nnz"):  # a SciPy sparse matrix
+            raise InvalidInputError(
+                f"X is a sparse matrix of shape {X.shape}; give a dense array or a DataFrame "
+                "(X.toarray())"
+            )
         if not isinstance(X, pd.DataFrame):
             array = np.asarray(X)
             if array.ndim != 2:
@@ -185,6 +208,10 @@ class _AutoSearch(BaseEstimator):
         name = getattr(y, "name", None)
         target = name if isinstance(name, str) and name and name not in X.columns else TARGET
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise InvalidInputError(f"y must hold one target (1-dimensional), got shape {y.shape}")
         if len(y) != len(X):
             raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
         frame = X.reset_index(drop=True).copy()
@@ -193,7 +220,13 @@ class _AutoSearch(BaseEstimator):
         # else is detected, and a mismatch with this estimator's task is refused below
         numeric = is_numeric_column(frame[target])
         task = "regression" if self._task == "regression" and numeric else None
-        return load_dataset(frame, target=target, task=task)
+        try:
+            return load_dataset(frame, target=target, task=task)
+        except DataError as exc:  # about the data as given: y, not the frame built from it
+            if target != TARGET:
+                raise
+            message = str(exc).replace(f"target column {TARGET!r}", "y")
+            raise DataError(message.removeprefix("frame: ")) from None
 
     def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
         from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
@@ -205,8 +238,8 @@ class _AutoSearch(BaseEstimator):
             raise BenchmarkError(
                 f"dataset {ds.name!r}: {target} looks "
                 f"{'continuous' if ds.task == 'regression' else 'like class labels'}; "
-                f"{type(self).__name__} chooses {self._task} algorithms (use {other}, or "
-                "--task / --as-classes to say what the target is)"
+                f"{type(self).__name__} chooses {self._task} algorithms (use {other}"
+                + (", or class labels: y.astype(str))" if ds.task == "regression" else ")")
             )
         requested = self._settings(self.store)
         check_dataset(ds, requested)  # before anything is written
@@ -252,18 +285,31 @@ class _AutoSearch(BaseEstimator):
         return self
 
     def _set_fitted(self, result: SearchResult, ds) -> None:
+        """Set the attributes of a search; those of a model only when it handed one back.
+
+        Every attribute of an earlier fit is removed first: a search that found no model
+        leaves its trials (``search_``, ``leaderboard_``, ``cv_results_``) and an unfitted
+        estimator, never a mix of two fits.
+        """
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("_")]:
+            delattr(self, name)
         self.search_ = result
         self.leaderboard_ = leaderboard(result)
         self.cv_results_ = cv_results(result)
+        if result.model is None:
+            return
         self.best_algorithm_ = result.best
         self.ensemble_ = result.members
-        if result.model is not None:
-            self.best_estimator_ = result.model
-            if self._task == "classification":
-                self.classes_ = result.model.classes_
+        self.best_estimator_ = result.model
+        if self._task == "classification":
+            self.classes_ = result.model.classes_
         self.feature_names_in_ = np.asarray(list(ds.X.columns), dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         self.dataset_fingerprint_ = ds.fingerprint
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether a search handed back a model (what ``check_is_fitted`` asks)."""
+        return "best_estimator_" in self.__dict__
 
     def _model(self):
         if "best_estimator_" not in self.__dict__:
@@ -549,24 +595,33 @@ def leaderboard(result: SearchResult):
 
 
 def cv_results(result: SearchResult) -> dict[str, np.ndarray]:
-    """The trials in scikit-learn's ``cv_results_`` layout (NaN where a fold did not run)."""
+    """The trials in scikit-learn's ``cv_results_`` layout (NaN where a fold did not run).
+
+    As in scikit-learn's searches, ``std_test_score`` is the population standard deviation
+    of the fold scores (the leaderboard's spread is the sample one) and ``rank_test_score``
+    ranks ``mean_test_score`` (ties share the best rank; no score ranks last).  The
+    answer is chosen by the selection score (``leaderboard_``), not by this rank.
+    """
+    from scipy.stats import rankdata
+
     trials = result.trials
     out: dict[str, np.ndarray] = {"algorithm": np.array([t.algorithm for t in trials])}
+    folds = np.full((len(trials), result.n_folds), np.nan)
+    for i, t in enumerate(trials):
+        if t.complete:
+            scores = np.asarray(t.fold_scores[: result.n_folds], dtype=float)
+            folds[i, : scores.size] = scores
     for fold in range(result.n_folds):
-        out[f"split{fold}_test_score"] = np.array(
-            [
-                t.fold_scores[fold] if t.complete and fold < len(t.fold_scores) else np.nan
-                for t in trials
-            ]
-        )
+        out[f"split{fold}_test_score"] = folds[:, fold]
     means = np.array([t.cv_score if t.complete else np.nan for t in trials])
     out["mean_test_score"] = means
-    out["std_test_score"] = np.array([t.cv_sd if t.complete else np.nan for t in trials])
+    with warnings.catch_warnings():  # a trial without a fold: NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = np.sqrt(np.nanmean((folds - np.nanmean(folds, axis=1, keepdims=True)) ** 2, 1))
+    out["std_test_score"] = np.where(np.isfinite(means), spread, np.nan)
     out["mean_fit_time"] = np.array([t.fit_time for t in trials])
-    selection = np.array([t.selection_score for t in trials])
-    order = np.argsort(np.where(np.isfinite(selection), -selection, np.inf), kind="stable")
-    rank = np.empty(len(trials), dtype=int)
-    rank[order] = np.arange(1, len(trials) + 1)
-    out["rank_test_score"] = rank
+    out["rank_test_score"] = rankdata(-np.nan_to_num(means, nan=-np.inf), method="min").astype(
+        np.int32
+    )
     out["status"] = np.array([t.status for t in trials])
     return out

@@ -26,7 +26,8 @@ def as_frame(X, columns) -> object:
     Raises
     ------
     InvalidInputError
-        ``X`` is not 2-dimensional, or an array with another number of columns.
+        ``X`` is not 2-dimensional, an array with another number of columns, or a frame
+        without some of the training columns.
     """
     import pandas as pd
 
@@ -50,6 +51,14 @@ def as_frame(X, columns) -> object:
     positional = isinstance(X.columns, pd.RangeIndex) and X.shape[1] == len(columns)
     if positional and not set(columns) <= set(frame.columns):
         frame = frame.set_axis(columns, axis=1)
+    present = {str(c) for c in frame.columns}
+    missing = [c for c in columns if c not in present]
+    if missing:
+        shown = ", ".join(repr(c) for c in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise InvalidInputError(
+            f"X lacks {len(missing)} of the {len(columns)} columns the model was trained on: "
+            f"{shown}"
+        )
     return frame
 
 

@@ -12,13 +12,17 @@ __all__ = ["MedianImputer"]
 
 
 class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Replace missing values (NaN) of each column by the column's median on the fit data.
+    """Replace missing values (NaN, +-inf) of each column by its median on the fit data.
 
     The statistics are those of ``SimpleImputer(strategy="median")``: the median of the
     non-missing values, the mean of the two middle ones for an even count.  They are computed
     with :func:`numpy.nanmedian` (a selection, linear in the rows) instead of scikit-learn's
     masked-array median (a sort), which on a large dataset took longer than fitting a fast
     model after it.
+
+    An infinite value is missing too: it carries no magnitude a model can use (it is what a
+    division by zero in a derived feature leaves), metafeature extraction counts it as
+    missing, and scikit-learn's estimators refuse it.
 
     A column with no value at all in the fit data is filled with 0 and kept (scikit-learn's
     imputer drops it by default), so that the output always has the input's columns, and a
@@ -49,14 +53,14 @@ class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric data; NaN marks a missing value (infinite values are refused).
+            Numeric data; NaN or +-inf marks a missing value.
         y : ignored
 
         Returns
         -------
         self
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        X = _inf_to_nan(validate_data(self, X, dtype=np.float64, ensure_all_finite=False))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
             statistics = np.nanmedian(X, axis=0) if X.shape[0] else np.full(X.shape[1], np.nan)
@@ -64,7 +68,7 @@ class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """``X`` as floats with every NaN replaced by its column's statistic.
+        """``X`` as floats with every NaN and +-inf replaced by its column's statistic.
 
         Parameters
         ----------
@@ -75,8 +79,14 @@ class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features_in_)
         """
         check_is_fitted(self, "statistics_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        missing = np.isnan(X)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+        missing = ~np.isfinite(X)
         if missing.any():
             X = np.where(missing, self.statistics_, X)
         return X
+
+
+def _inf_to_nan(X: np.ndarray) -> np.ndarray:
+    """``X`` with +-inf as NaN (a copy only when there is one)."""
+    infinite = np.isinf(X)
+    return np.where(infinite, np.nan, X) if infinite.any() else X

@@ -250,6 +250,7 @@ class _Worker:
         except ProcessLookupError:  # pragma: no cover
             pass
         self.close()
+        self.stderr.close()
 
     def close(self) -> None:
         for stream in (self.process.stdin, self.process.stdout):
@@ -271,8 +272,11 @@ class _Worker:
             reason = f"worker process died ({signal.Signals(-code).name})"
         else:
             reason = f"worker process exited ({code}) without a result"
-        self.stderr.seek(0)
-        tail = " ".join(self.stderr.read()[-2000:].decode(errors="replace").split())[-300:]
+        tail = ""
+        if not self.stderr.closed:
+            self.stderr.seek(0)
+            tail = " ".join(self.stderr.read()[-2000:].decode(errors="replace").split())[-300:]
+            self.stderr.close()
         return f"{reason}: {tail}" if tail else reason
 
 

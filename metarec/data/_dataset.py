@@ -129,7 +129,7 @@ def prepare_frame(
     without a label can neither be learned from nor characterised.  A continuous target with
     a missing value is refused instead (a missing measurement is a defect of the data).
     Infinite feature values are kept as they are and counted in ``n_missing`` (metafeature
-    extraction treats them as missing).  With ``as_classes=True`` the target's values are
+    extraction and the benchmark's pipelines treat them as missing).  With ``as_classes=True`` the target's values are
     class labels whatever they look like (a numeric target with many distinct values is not
     taken for regression).
 

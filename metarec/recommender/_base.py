@@ -36,8 +36,10 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from metarec._names import check_names
-from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
+from metarec._duration import parse_duration
+from metarec._names import check_names, unknown_name
+from metarec._sklearn_errors import NotFittedError
+from metarec.exceptions import InvalidInputError, UnknownNameError
 from metarec.recommender._neighbours import (
     DISTANCES,
     MetafeatureScaler,
@@ -109,6 +111,58 @@ class Evidence:
         self.time_low = np.full_like(expected_time, np.nan)
         self.time_high = np.full_like(expected_time, np.nan)
         self.time_note = ""
+
+
+def check_tried(tried) -> dict[str, tuple[float, float]]:
+    """``tried`` as ``{algorithm: (accuracy, seconds)}``, each value checked.
+
+    Parameters
+    ----------
+    tried : mapping of str to (float, float) or None
+        Results already obtained on the new dataset: accuracy in [0, 1] and fit time in
+        seconds (>= 0) of each algorithm.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a mapping, or a value that is not a pair of numbers in those ranges (the
+        message names the algorithm and the value).
+    """
+    if tried is None:
+        return {}
+    if not isinstance(tried, Mapping):
+        raise InvalidInputError(
+            "tried must map each algorithm to its (accuracy, seconds), e.g. "
+            f"{{'random_forest': (0.91, 2.5)}}; got {type(tried).__name__}"
+        )
+    out = {}
+    for name, value in tried.items():
+        try:
+            accuracy, seconds = (float(v) for v in value)
+        except (TypeError, ValueError):
+            accuracy = seconds = np.nan
+        if not (0.0 <= accuracy <= 1.0 and 0.0 <= seconds < np.inf):
+            raise InvalidInputError(
+                f"tried[{str(name)!r}] must be (accuracy in [0, 1], seconds >= 0); got {value!r}"
+            )
+        out[str(name)] = (accuracy, seconds)
+    return out
+
+
+def check_budget(budget) -> float | None:
+    """``budget`` as positive seconds: a number, or a duration such as ``"90s"`` or ``"10m"``.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a duration, zero, negative or infinite.
+    """
+    if budget is None:
+        return None
+    try:
+        return parse_duration(budget)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"budget (seconds): {exc}") from None
 
 
 class BaseRanker(BaseEstimator):
@@ -392,7 +446,7 @@ class BaseRanker(BaseEstimator):
         from metarec.recommender._active import agreement_weights, budget_plan
 
         self._check_fitted()
-        tried = dict(tried or {})
+        tried = check_tried(tried)
         check_names(
             [str(name) for name in tried],
             self.algorithms_,
@@ -400,13 +454,8 @@ class BaseRanker(BaseEstimator):
             parameter="tried",
             option="--tried",
         )
-        if budget is not None and not budget > 0:
-            raise InvalidInputError(f"budget must be a positive number of seconds; got {budget!r}")
-        excluded = np.zeros(self.datasets_.size, dtype=bool)
-        for name in [exclude] if isinstance(exclude, str) else exclude:
-            i = self.dataset_index_.get(str(name))
-            if i is not None:
-                excluded[i] = True
+        budget = check_budget(budget)
+        excluded = self._excluded(exclude)
         idx, dist, n_compared, w = self._neighbours(query, excluded)
         tried_idx = [self.algorithm_index_[str(name)] for name in tried]
         if tried:
@@ -446,6 +495,26 @@ class BaseRanker(BaseEstimator):
             time_note=evidence.time_note,
             run_order=() if run is None else tuple(str(self.algorithms_[j]) for j in run),
         )
+
+    def _excluded(self, exclude) -> np.ndarray:
+        """Mask of the datasets named in ``exclude`` (one name or an iterable of names).
+
+        An unknown name is refused: a misspelt held-out dataset would silently stay in.
+        """
+        if exclude is None:
+            exclude = ()
+        elif isinstance(exclude, str) or not hasattr(exclude, "__iter__"):
+            exclude = [exclude]
+        names = [str(name) for name in exclude]
+        index = self.dataset_index_
+        unknown = [name for name in names if name not in index]
+        if unknown:
+            raise unknown_name(
+                "dataset", unknown[0], self.datasets_, parameter="exclude", option="--exclude"
+            )
+        excluded = np.zeros(self.datasets_.size, dtype=bool)
+        excluded[[index[name] for name in names]] = True
+        return excluded
 
     def _score_name(self, tried: bool) -> str:
         """What the ``score`` of a ranking of this strategy is (the table's column name)."""

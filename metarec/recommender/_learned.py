@@ -39,7 +39,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec._sklearn_errors import NotFittedError
+from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import SR_FLOOR, TIME_FLOOR, BaseRanker
 from metarec.recommender._scoring import pairwise_log_score
 
@@ -448,6 +449,12 @@ class LearnedRanker(BaseRanker):
             )
         if self.order not in ("rank", "score"):
             raise InvalidInputError(f"order must be 'rank' or 'score'; got {self.order!r}")
+        for name in ("n_estimators", "min_samples_leaf"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not (
+                isinstance(value, (int, np.integer)) and value >= 1
+            ):
+                raise InvalidInputError(f"{name} must be a positive whole number; got {value!r}")
         if not (
             isinstance(self.answer_patience, (int, float))
             and np.isfinite(self.answer_patience)

@@ -31,6 +31,8 @@ prediction is one pass down each tree plus a small matrix product.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = ["PerformanceModel", "CompactForest"]
@@ -170,7 +172,8 @@ class PerformanceModel:
             _, _, vt = np.linalg.svd(ys, full_matrices=False)
             basis = vt[:r]
             comps = ys @ basis.T
-        with np.errstate(all="ignore"):
+        with warnings.catch_warnings():  # an all-missing metafeature: its median is NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
             median = np.nanmedian(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
         self.median_ = np.where(np.isfinite(median), median, 0.0)
         Xf = np.where(np.isnan(X), self.median_, X)

@@ -18,7 +18,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from metarec._names import check_names
-from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec._sklearn_errors import NotFittedError
+from metarec.exceptions import InvalidInputError
 from metarec.recommender._ranking import Ranking
 
 __all__ = ["Recommender", "METHODS", "STRATEGIES"]
@@ -319,19 +320,32 @@ class Recommender(BaseEstimator):
 
         Parameters
         ----------
-        kb : KnowledgeBase or any object with ``runs()``, ``metafeatures()`` and ``datasets()``
-            ``runs()`` returns one row per (dataset, algorithm) with columns ``dataset,
-            algorithm``, the metric, the time and optionally ``status``, ``n_runs``,
-            ``n_failed``; ``metafeatures()`` a wide frame with a ``dataset`` column.
+        kb : KnowledgeBase, str, path-like or any object with ``runs()``, ``metafeatures()``
+            and ``datasets()``
+            A URL or SQLite path opens that knowledge base (it must exist).  ``runs()``
+            returns one row per (dataset, algorithm) with columns ``dataset, algorithm``, the
+            metric, the time and optionally ``status``, ``n_runs``, ``n_failed``;
+            ``metafeatures()`` a wide frame with a ``dataset`` column.
         y : ignored
 
         Returns
         -------
         self
         """
+        import os
+
         from metarec.recommender._matrix import PerformanceMatrix
 
         self._validate_params()
+        if isinstance(kb, (str, os.PathLike)):
+            from metarec.storage import KnowledgeBase
+
+            kb = KnowledgeBase(kb, create=False)
+        elif not all(callable(getattr(kb, m, None)) for m in ("runs", "metafeatures")):
+            raise InvalidInputError(
+                "kb must be a KnowledgeBase, its URL or SQLite path, or an object with runs() "
+                f"and metafeatures(); got {type(kb).__name__}"
+            )
         matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time, task=self.task)
         self.ranker_ = self._make_ranker().fit(matrix)
         return self

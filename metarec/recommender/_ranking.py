@@ -218,6 +218,13 @@ class Ranking:
     def explain(self) -> str:
         """One paragraph saying what the ranking rests on."""
         if not self.entries:
+            if self.tried:
+                return (
+                    f"Nothing left to rank: every algorithm with results is already tried "
+                    f"({', '.join(self.tried)})."
+                )
+            if self.budget is not None:
+                return f"No algorithm is expected to finish within the budget of {self.budget:g} s."
             return "No algorithm has results on the neighbouring datasets."
         top = self.entries[0]
         names = ", ".join(nb.name for nb in self.neighbours[:5])
@@ -269,6 +276,7 @@ _BASIS = {
     "planner": "the loss-time planner's first pick",
     "model": "the performance model's first",
     "neighbours": "the neighbours' first",
+    "budget plan": "the budget plan's first step",
 }
 
 

@@ -62,7 +62,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from metarec.exceptions import InvalidInputError, NotFittedError
+from metarec._sklearn_errors import NotFittedError
+from metarec.exceptions import InvalidInputError
 
 __all__ = ["RuntimeModel", "size_features", "conformal_widths", "MIN_DATASETS"]
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import BaseRanker
 from metarec.recommender._compat import arr
 from metarec.recommender._scoring import _mean_over_competitors, average_rank, pairwise_log_score
@@ -139,6 +140,14 @@ class ARRRanker(BaseRanker):
         self.features = features
         self.tried_scale = tried_scale
         self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        value = self.acc_d
+        if isinstance(value, (bool, np.bool_)) or not (
+            isinstance(value, (int, float, np.number)) and np.isfinite(value) and value >= 0
+        ):
+            raise InvalidInputError(f"acc_d must be a non-negative number; got {value!r}")
 
     def _strategy_scores(self, idx, m, w):
         """Pairwise ARR, geometric mean over datasets (chunks of datasets, not pairs)."""

@@ -225,6 +225,29 @@ class KnowledgeBase:
     def __repr__(self) -> str:
         return f"KnowledgeBase({self.url!r})"
 
+    def __deepcopy__(self, memo) -> KnowledgeBase:
+        """The same object: a handle to a database is shared, not copied.
+
+        ``sklearn.base.clone`` deep-copies an estimator's parameters; an estimator given
+        ``kb=KnowledgeBase(...)`` and its clones then read and write the same database.
+        """
+        return self
+
+    def __reduce__(self):
+        """Pickled as the database's address: unpickling opens that database again.
+
+        What travels is the full URL (a password in it included), whether it was opened
+        read-only, and whether it is the built-in knowledge base (opened from the
+        unpickling installation's copy).  An in-memory database lives only in this process
+        and cannot be pickled.
+        """
+        if not self.is_builtin and _in_memory(self._url):
+            raise KnowledgeBaseError(
+                f"knowledge base {self.url}: an in-memory database cannot be pickled (its rows "
+                "live in this process only); use a file or a database server"
+            )
+        return _reopen, (self._url, self.read_only, self.is_builtin)
+
     # ----------------------------------------------------------------------- writing
     def add_dataset(
         self,
@@ -541,3 +564,23 @@ class KnowledgeBase:
                 frame.to_parquet(path, index=False)
             written[name] = path
         return written
+
+
+def _in_memory(url: str) -> bool:
+    """Whether ``url`` is an in-memory SQLite database."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    database = parsed.database or ""
+    return parsed.get_backend_name() == "sqlite" and (
+        database in ("", ":memory:") or "mode=memory" in database
+    )
+
+
+def _reopen(url: str, read_only: bool, builtin: bool) -> KnowledgeBase:
+    """A pickled :class:`KnowledgeBase`, opened again (see ``KnowledgeBase.__reduce__``)."""
+    if builtin:
+        from metarec.storage._builtin import open_builtin
+
+        return open_builtin()
+    return KnowledgeBase(url, read_only=read_only)

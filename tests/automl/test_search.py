@@ -17,7 +17,7 @@ from metarec.automl._refit import refit_answer
 from metarec.automl._search import Trial, search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
-from metarec.exceptions import BenchmarkError, InvalidInputError
+from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 from metarec.recommender import RankedAlgorithm, Ranking
 from metarec.storage import KnowledgeBase
 
@@ -155,6 +155,12 @@ def test_a_budget_too_small_for_anything_is_reported(tmp_path):
         "every algorithm failed on this data (15 fold result(s) stored); gaussian_nb: "
         "TypeError: boolean value of NA is ambiguous"
     )
+    # some failed, the rest did not fit the budget: the failure is the news, not the budget
+    mixed = (*failed[:2], *result.trials[2:])
+    assert _no_model(replace(result, trials=mixed), 5.0) == (
+        f"every algorithm that ran (2; {len(mixed) - 2} did not fit the budget) failed on this "
+        "data; gaussian_nb: TypeError: boolean value of NA is ambiguous"
+    )
 
 
 def test_a_slow_first_choice_does_not_hold_back_time_for_its_refit_before_it_runs(tmp_path):
@@ -196,8 +202,15 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     assert list(auto.classes_) == ["no", "yes"]
     results = auto.cv_results_
     assert {"split0_test_score", "mean_test_score", "rank_test_score"} <= set(results)
-    best = list(results["algorithm"]).index(auto.best_algorithm_)
-    assert results["rank_test_score"][best] == 1
+    # scikit-learn's conventions: rank of the mean score (ties share the best rank, no
+    # score last), population standard deviation of the fold scores
+    means = results["mean_test_score"]
+    for i in range(means.size):
+        better = np.sum(np.nan_to_num(means, nan=-np.inf) > np.nan_to_num(means[i], nan=-np.inf))
+        assert results["rank_test_score"][i] == better + 1
+    folds = np.column_stack([results[f"split{k}_test_score"] for k in range(5)])
+    done = np.isfinite(means)
+    np.testing.assert_allclose(results["std_test_score"][done], folds[done].std(axis=1))
     kb = KnowledgeBase(url)
     assert kb.count("runs") > 38650  # the built-in runs it started from, and this search's
     # the answer averages the three best by selection score and the built-in KB's single
@@ -296,6 +309,8 @@ def test_clone_and_params():
         ({"ensemble_size": 1.5}, "ensemble_size"),
         ({"ensemble_size": True}, "ensemble_size"),
         ({"ensemble_size": "many"}, "ensemble_size"),
+        ({"random_state": None}, "random_state must be a whole number"),
+        ({"random_state": np.random.RandomState(0)}, "random_state must be a whole number"),
     ],
 )
 def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
@@ -357,6 +372,51 @@ def test_a_regression_search_keeps_the_best_regressor_and_stores_r2(tmp_path):
     assert set(runs["algorithm"]) == {"mean", "linear_regression", "knn_regressor"}
     assert runs["r2"].notna().all() and "nosimple_auc" not in runs.columns
     assert kb.datasets().set_index("name").loc["prices", "task"] == "regression"
+
+
+def test_bad_x_and_y_are_refused_in_the_words_of_the_python_api(tmp_path):
+    import scipy.sparse
+
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    X, y = _frame()
+    numeric = X[["a", "b"]].to_numpy()
+    with pytest.raises(InvalidInputError, match=r"y must hold one target .* shape \(240, 2\)"):
+        AutoClassifier(kb=url).fit(X, np.c_[y, y])
+    with pytest.raises(InvalidInputError, match="sparse matrix of shape"):
+        AutoClassifier(kb=url).fit(scipy.sparse.csr_matrix(numeric), y)
+    from metarec.exceptions import DataError
+
+    with pytest.raises(DataError, match=r"^y has a single class \('yes'\); nothing to learn$"):
+        AutoClassifier(kb=url).fit(X, np.full(len(y), "yes"))
+    assert not (tmp_path / "kb.sqlite").exists()
+
+
+def test_a_search_without_a_model_leaves_no_model_of_an_earlier_fit(tmp_path):
+    """A refit that finds nothing: the earlier model, classes and columns are gone (the
+    estimator is unfitted), what the failed search tried is kept."""
+    import sklearn.exceptions
+    from sklearn.utils.validation import check_is_fitted
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 50.0), ("majority", 0.5, 50.0), ("knn", 0.9, 50.0)])
+    result = _search(kb, fixed, budget=5.0)
+    assert result.model is None
+    X, y = _frame()
+    auto = AutoClassifier()
+    earlier = {"best_estimator_": object(), "classes_": np.array(["no", "yes"]),
+               "n_features_in_": 9, "best_algorithm_": "knn", "ensemble_": ("knn",)}  # fmt: skip
+    auto.__dict__.update(earlier)
+    check_is_fitted(auto)
+    auto._set_fitted(result, load_dataset(X.assign(target=y), target="target", name="toy"))
+    assert not set(earlier) & set(vars(auto))
+    assert set(auto.leaderboard_["algorithm"]) == {"gaussian_nb", "majority", "knn"}
+    with pytest.raises(sklearn.exceptions.NotFittedError):
+        check_is_fitted(auto)
+    with pytest.raises(sklearn.exceptions.NotFittedError, match="call fit"):
+        auto.predict(X)
+    with pytest.raises(NotFittedError):
+        auto.save(tmp_path / "model.joblib")
+    assert not (tmp_path / "model.joblib").exists()
 
 
 def test_each_auto_estimator_refuses_the_other_task(tmp_path):

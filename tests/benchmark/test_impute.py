@@ -52,8 +52,24 @@ def test_bad_input_is_refused():
     imputer = MedianImputer().fit(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="features"):
         imputer.transform(np.zeros((3, 3)))
-    with pytest.raises(ValueError, match="infinity"):
-        MedianImputer().fit(np.array([[np.inf], [1.0]]))
+
+
+def test_infinite_values_are_missing():
+    X = np.array([[np.inf, 1.0], [1.0, -np.inf], [3.0, 5.0], [-np.inf, 7.0]])
+    imputer = MedianImputer().fit(X)
+    # column 0: median of 1, 3 = 2; column 1: median of 1, 5, 7 = 5
+    assert imputer.statistics_.tolist() == [2.0, 5.0]
+    out = imputer.transform(np.array([[-np.inf, np.inf], [4.0, np.nan]]))
+    assert out.tolist() == [[2.0, 5.0], [4.0, 5.0]]
+    assert np.isinf(X[0, 0])  # the input is not changed
+
+
+def test_a_pipeline_fits_and_predicts_data_with_infinite_values():
+    algorithm = default_portfolio()["logistic_regression"]
+    pipeline = build_pipeline(algorithm, numeric_columns=("x", "z"), categorical_columns=())
+    frame = pd.DataFrame({"x": [0.0, np.inf, 1.0, 1.2, -np.inf, -0.1], "z": [1.0] * 6})
+    pipeline.fit(frame, [0, 1, 1, 1, 0, 0])
+    assert pipeline.predict(frame.iloc[[1, 4]]).shape == (2,)
 
 
 def test_pipelines_impute_numeric_columns_with_it():

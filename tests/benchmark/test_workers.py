@@ -93,10 +93,12 @@ def test_memory_cap_is_an_error_of_the_fold_not_of_the_worker():
 def test_closing_the_pool_kills_a_busy_worker():
     spec = _spec("tests.benchmark.estimators:SleepyClassifier")
     pool = WorkerPool(1)
-    pid = pool.workers[0].process.pid
+    worker = pool.workers[0]
+    pid = worker.process.pid
     pool.close()
     assert pool.workers == []
     _assert_gone([pid])
+    assert worker.stderr.closed  # the file that kept what it wrote to stderr is released
     assert spec.timeout is None
 
 

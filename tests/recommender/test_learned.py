@@ -494,3 +494,18 @@ def test_a_recommender_pickled_before_the_run_order_still_ranks():
     del ranker.__dict__["run_floor"]
     assert ranker.get_params()["run_floor"] is None
     assert ranker.rank({"f1": 0.1, "f2": 0.5}).run_order == ()
+
+
+def test_a_metafeature_missing_on_every_dataset_raises_no_numpy_warning():
+    """A metafeature only one dataset has (one stored by a newer metarec, say): left out,
+    the model is fitted on a column with no value at all."""
+    import warnings
+
+    kb = random_kb(n_datasets=12, seed=4)
+    kb._metafeatures["rare"] = np.where(np.arange(12) == 0, 1.0, np.nan)
+    first = str(kb._metafeatures["dataset"].iloc[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rec = Recommender(n_estimators=5, random_state=0).fit(kb)
+        query = {c: v for c, v in kb._metafeatures.iloc[0].items() if c != "dataset"}
+        assert len(rec.recommend(metafeatures=query, exclude=[first]).algorithms) == 6

@@ -257,6 +257,52 @@ def test_params_and_errors():
         Recommender(strategy="a3r", weights=None).fit(tiny_kb()).recommend(
             np.zeros((2, 2)), [0, 1], metafeatures=QUERY
         )
+    for bad in ({"strategy": "arr", "acc_d": -1}, {"n_estimators": 0}, {"min_samples_leaf": 1.5}):
+        with pytest.raises(InvalidInputError, match=next(k for k in bad if k != "strategy")):
+            Recommender(**bad).fit(tiny_kb())
+    with pytest.raises(InvalidInputError, match="kb must be a KnowledgeBase"):
+        Recommender().fit(None)
+
+
+def test_not_fitted_is_scikit_learns_error_too():
+    import sklearn.exceptions
+
+    with pytest.raises(sklearn.exceptions.NotFittedError, match="fit"):
+        Recommender().recommend(metafeatures=QUERY)
+    with pytest.raises(NotFittedError):
+        Recommender().recommend(metafeatures=QUERY)
+
+
+def test_fit_opens_a_knowledge_base_given_by_its_path(tmp_path):
+    from metarec.storage import KnowledgeBase, NoKnowledgeBaseError
+
+    path = tmp_path / "kb.sqlite"
+    with pytest.raises(NoKnowledgeBaseError):
+        Recommender().fit(path)  # never created by a fit
+    assert not path.exists()
+    runs = tiny_kb().runs()[["dataset", "algorithm", "accuracy", "fit_time", "status"]]
+    kb = KnowledgeBase(path)
+    kb.import_runs(runs)
+    kb.import_metafeatures(tiny_kb().metafeatures())
+    kb.close()
+    ranking = (
+        Recommender(strategy="a3r", k=2, weights=None).fit(str(path)).recommend(metafeatures=QUERY)
+    )
+    assert sorted(ranking.algorithms) == sorted(runs["algorithm"].unique())
+
+
+def test_explanations_of_a_budget_plan_and_of_an_empty_ranking():
+    rec = Recommender(k=3, n_estimators=10, random_state=0).fit(random_kb(n_datasets=20))
+    query = rec.ranker_.raw_metafeatures_.iloc[0].dropna().to_dict()
+    plan = rec.recommend(metafeatures=query, budget=1e6)
+    assert f"the first choice, {plan.algorithms[0]}, is the budget plan's first step" in (
+        plan.explain()
+    )
+    none = rec.recommend(metafeatures=query, budget=1e-9)
+    assert none.explain() == "No algorithm is expected to finish within the budget of 1e-09 s."
+    everything = {str(a): (0.5, 1.0) for a in rec.ranker_.algorithms_}
+    done = rec.recommend(metafeatures=query, tried=everything)
+    assert done.explain().startswith("Nothing left to rank: every algorithm with results is")
 
 
 def test_ranking_record_is_frozen():

@@ -77,6 +77,22 @@ def test_contract(ranker, matrix):
     assert np.all(np.diff([e.score for e in plan]) <= 1e-12)
     with pytest.raises(InvalidInputError, match="budget"):
         fitted.rank(_query(matrix, 0), budget=0)
+    # a duration as people write it is a budget too
+    assert fitted.rank(_query(matrix, 0), budget="5s").algorithms == plan.algorithms
+    # a tried result that is not (accuracy in [0, 1], seconds >= 0) is refused by name
+    first = str(matrix.algorithms[0])
+    for bad in ["abc", (95.0, 1.0), (0.9, -5), (float("nan"), 0.1), (0.9,), (0.9, None)]:
+        with pytest.raises(InvalidInputError, match=f"tried\\['{first}'\\]"):
+            fitted.rank(_query(matrix, 0), tried={first: bad})
+    with pytest.raises(InvalidInputError, match="must map each algorithm"):
+        fitted.rank(_query(matrix, 0), tried=[first])
+    # a misspelt excluded dataset is refused (it would silently stay a neighbour)
+    with pytest.raises(UnknownNameError, match="exclude"):
+        fitted.rank(_query(matrix, 0), exclude=[name + "x"])
+    assert fitted.rank(_query(matrix, 0), exclude=name).algorithms == ranking.algorithms
+    assert fitted.rank(_query(matrix, 0), exclude=None).algorithms == (
+        fitted.rank(_query(matrix, 0)).algorithms
+    )
     # a fitted ranker pickles and ranks the same afterwards
     again = pickle.loads(pickle.dumps(fitted))
     assert again.rank(_query(matrix, 0), exclude=[name]).algorithms == ranking.algorithms

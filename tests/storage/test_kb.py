@@ -526,3 +526,24 @@ def test_migration_0005_recomputes_hashed_keys_from_the_stored_runs(kb):
     )
     report = kb.import_runs(frame, protocol="cv5")
     assert (report.added, report.present) == (0, 6)
+
+
+def test_a_knowledge_base_is_shared_by_deepcopy_and_pickled_as_its_address(tmp_path):
+    import copy
+    import pickle
+
+    from sklearn.base import clone
+
+    from metarec import AutoClassifier
+    from metarec.exceptions import KnowledgeBaseError
+
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.add_dataset("d1", source="test")
+    assert copy.deepcopy(kb) is kb
+    assert clone(AutoClassifier(kb=kb)).kb is kb
+    again = pickle.loads(pickle.dumps(kb))
+    assert again is not kb and again.url == kb.url and list(again.datasets()["name"]) == ["d1"]
+    read_only = pickle.loads(pickle.dumps(KnowledgeBase(tmp_path / "kb.sqlite", read_only=True)))
+    assert read_only.read_only
+    with pytest.raises(KnowledgeBaseError, match="in-memory database cannot be pickled"):
+        pickle.dumps(KnowledgeBase("sqlite://"))
