@@ -207,7 +207,8 @@ def info(ctx, builtin, fmt):
 def export(ctx, directory, file_format, builtin, fmt):
     """Write datasets, algorithms, runs and metafeatures into DIRECTORY.
 
-    The runs and metafeatures files can be imported again with 'metarec import'.
+    'metarec import datasets|algorithms|runs|metafeatures FILE', in that order, reads them
+    back into a knowledge base.
 
     \b
     Example:

@@ -1,4 +1,4 @@
-"""``metarec import runs|metafeatures FILE``: load run histories and metafeatures from files."""
+"""``metarec import runs|metafeatures|datasets|algorithms FILE``: load a knowledge base's tables."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from metarec._commands._types import SuggestingChoice
 
 @click.group("import")
 def import_group() -> None:
-    """Import run histories or metafeatures from CSV, TSV (optionally .gz) or Parquet files.
+    """Import run histories, metafeatures, datasets or algorithms from CSV, TSV (optionally
+    .gz) or Parquet files.
 
     An import is one transaction: a bad row rejects the whole file (nothing is stored) unless
-    --skip-invalid is given. Re-importing the same file adds nothing.
+    --skip-invalid is given. Re-importing the same file adds nothing. The four files of
+    'metarec db export' go back in the order datasets, algorithms, runs, metafeatures.
 
     \b
     Example:
       metarec import runs results.csv
       metarec import metafeatures qualities.parquet
+      metarec import datasets backup/datasets.parquet
     """
 
 
@@ -103,3 +106,40 @@ def metafeatures(ctx, file, skip_invalid, fmt):
     with progress("Importing metafeatures") as advance:
         report = kb.import_metafeatures(file, skip_invalid=skip_invalid, progress=advance)
     _report(report, fmt)
+
+
+@import_group.command("datasets")
+@click.argument("file", type=click.Path(dir_okay=False))
+@format_option()
+@click.pass_context
+def datasets(ctx, file, fmt):
+    """Import datasets: a 'name' column and any of source, source_id, task, n_instances,
+    n_features, fingerprint (the datasets file of 'metarec db export').
+
+    A stored dataset gets the values given (an empty cell changes nothing). Import it before
+    the runs of a round trip: the runs file does not say which datasets are regression tasks.
+
+    \b
+    Example:
+      metarec import datasets backup/datasets.csv
+    """
+    kb = open_kb(ctx)
+    say_kept(ctx, "nothing was imported; the knowledge base is unchanged")  # one transaction
+    _report(kb.import_datasets(file), fmt)
+
+
+@import_group.command("algorithms")
+@click.argument("file", type=click.Path(dir_okay=False))
+@format_option()
+@click.pass_context
+def algorithms(ctx, file, fmt):
+    """Import algorithms: a 'name' column and any of family, library, parameters (the
+    algorithms file of 'metarec db export').
+
+    \b
+    Example:
+      metarec import algorithms backup/algorithms.csv
+    """
+    kb = open_kb(ctx)
+    say_kept(ctx, "nothing was imported; the knowledge base is unchanged")  # one transaction
+    _report(kb.import_algorithms(file), fmt)

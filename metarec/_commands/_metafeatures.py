@@ -69,6 +69,14 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
     with status(f"Loading {data}"):
         dataset = load_dataset(data, target=target, name=name, as_classes=as_classes, task=task)
     note_loaded(dataset)
+    stored_as = None
+    if save:  # the name it is stored under, before any work: another dataset's is kept
+        from metarec.benchmark._names import stored_name
+
+        kb = open_kb(ctx)
+        stored_as, renamed = stored_name(dataset, kb.datasets())
+        if renamed:
+            echo_note(renamed)
     with status(f"Computing the metafeatures of {dataset.name}"):
         result = extract(dataset.X, dataset.y, groups=groups, task=dataset.task, random_state=seed)
     names = list(result)
@@ -82,9 +90,8 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
     )
     if save:
         with status("Saving to the knowledge base"):
-            kb = open_kb(ctx)
             kb.add_dataset(
-                dataset.name,
+                stored_as,
                 source=dataset.source,
                 source_id=dataset.source_id,
                 task=dataset.task,
@@ -92,8 +99,8 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
                 n_features=dataset.n_features,
                 fingerprint=dataset.fingerprint,
             )
-            kb.import_metafeatures(result.to_frame(dataset.name))
-        echo_note(f"Saved {len(result)} metafeatures of {dataset.name!r} to {kb.url}.")
+            kb.import_metafeatures(result.to_frame(stored_as))
+        echo_note(f"Saved {len(result)} metafeatures of {stored_as!r} to {kb.url}.")
     emit(
         frame,
         fmt,

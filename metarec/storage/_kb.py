@@ -15,8 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from metarec._config import redact_url, resolve_db_url
-from metarec.exceptions import KnowledgeBaseError
+from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
 from metarec.storage._check import Check
 from metarec.storage._engine import (
     database_errors,
@@ -409,6 +411,82 @@ class KnowledgeBase:
                     on_conflict=on_conflict,
                 )
 
+    def import_datasets(self, path_or_frame) -> ImportReport:
+        """Record datasets from a file or frame with the columns of :meth:`datasets`.
+
+        What :meth:`export` writes as ``datasets``: a ``name`` column, and any of ``source,
+        source_id, task`` (``binary``, ``multiclass``, ``classification`` or
+        ``regression``), ``n_instances, n_features, fingerprint``.  A dataset already stored
+        gets the values given (an empty cell changes nothing).  Importing it before the runs
+        keeps what the runs file cannot say, such as which datasets are regression tasks.
+
+        Returns
+        -------
+        ImportReport
+            Datasets added, already stored unchanged, and updated.
+
+        Raises
+        ------
+        ImportRejectedError
+            No ``name`` column, an unknown column, an empty name, a repeated name, an
+            unknown task or a size that is not a whole number >= 0; nothing was stored.
+        """
+        return self._import_records("datasets", path_or_frame, DATASET_COLUMNS)
+
+    def import_algorithms(self, path_or_frame) -> ImportReport:
+        """Record algorithms from a file or frame with the columns of :meth:`algorithms`.
+
+        What :meth:`export` writes as ``algorithms``: a ``name`` column, and any of
+        ``family, library, parameters``.  See :meth:`import_datasets`.
+
+        Returns
+        -------
+        ImportReport
+
+        Raises
+        ------
+        ImportRejectedError
+            No ``name`` column, an unknown column, an empty or repeated name.
+        """
+        return self._import_records("algorithms", path_or_frame, ALGORITHM_COLUMNS)
+
+    def _import_records(self, table: str, path_or_frame, columns) -> ImportReport:
+        import pandas as pd
+
+        from metarec.storage._readers import open_source
+
+        text = [c for c in columns if c not in ("n_instances", "n_features")]
+        reader = open_source(path_or_frame, string_columns=tuple(text))
+        reader.check_duplicates()
+        where = reader.label
+        unknown = [c for c in reader.columns if c not in columns]
+        if "name" not in reader.columns or unknown:
+            problem = f"unknown column {unknown[0]!r}" if unknown else "no 'name' column"
+            raise ImportRejectedError(
+                f"{where}: {problem}; a {table} file has the columns {', '.join(columns)}"
+            )
+        frame = pd.concat([chunk for _, chunk in reader.chunks()], ignore_index=True)
+        problem = _record_problem(frame, table)
+        if problem is not None:
+            row, message = problem
+            line = f"line {row + 2}" if reader.kind == "text" else f"row {row + 1}"
+            raise ImportRejectedError(f"{where}, {line}: {message}")
+        frame = frame.assign(name=frame["name"].astype(str).str.strip())
+        before = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
+        self._upsert_many(table, frame, columns)
+        after = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
+        names = list(frame["name"])
+        added = sum(1 for n in names if n not in before.index)
+        kept = [n for n in names if n in before.index]
+        same = sum(
+            1
+            for n in kept
+            if before.loc[n].astype(str).tolist() == after.loc[n].astype(str).tolist()
+        )
+        return ImportReport(
+            added=added, present=same, rejected=0, updated=len(kept) - same, source=where
+        )
+
     def import_metafeatures(
         self,
         path_or_frame,
@@ -533,10 +611,12 @@ class KnowledgeBase:
     def export(
         self, directory: str | os.PathLike[str], *, format: str = "parquet"
     ) -> dict[str, Path]:
-        """Write the whole knowledge base as four files that ``metarec import`` reads back.
+        """Write the whole knowledge base as four files that the ``import_*`` methods read back.
 
         ``runs`` (long, one row per run, metrics as columns), ``metafeatures`` (wide),
-        ``datasets`` and ``algorithms``, as ``<directory>/<table>.<format>``.
+        ``datasets`` and ``algorithms``, as ``<directory>/<table>.<format>``;
+        :meth:`import_datasets`, :meth:`import_algorithms`, :meth:`import_runs` and
+        :meth:`import_metafeatures`, in that order, rebuild the knowledge base from them.
 
         Returns
         -------
@@ -584,3 +664,45 @@ def _reopen(url: str, read_only: bool, builtin: bool) -> KnowledgeBase:
 
         return open_builtin()
     return KnowledgeBase(url, read_only=read_only)
+
+
+#: The tasks a dataset may be recorded with.
+_TASKS = ("binary", "multiclass", "classification", "regression")
+
+
+def _record_problem(frame, table: str) -> tuple[int, str] | None:
+    """The first bad row of a datasets or algorithms file, as (row, message), or None."""
+    import pandas as pd
+
+    names = frame["name"].astype("string").str.strip()
+    empty = np.flatnonzero(names.isna().to_numpy() | (names == "").fillna(True).to_numpy())
+    if empty.size:
+        return int(empty[0]), "column 'name': a name is required"
+    repeated = np.flatnonzero(names.duplicated().to_numpy())
+    if repeated.size:
+        row = int(repeated[0])
+        return row, f"column 'name': {names.iloc[row]!r} is repeated"
+    if table != "datasets":
+        return None
+    if "task" in frame.columns:
+        task = frame["task"]
+        bad = np.flatnonzero((task.notna() & ~task.isin(_TASKS)).to_numpy())
+        if bad.size:
+            row = int(bad[0])
+            return row, (
+                f"column 'task': unknown task {task.iloc[row]!r}; use one of {', '.join(_TASKS)}"
+            )
+    for column in ("n_instances", "n_features"):
+        if column not in frame.columns:
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        given = frame[column].notna().to_numpy()
+        with np.errstate(invalid="ignore"):
+            ok = (values >= 0).to_numpy() & (values == np.floor(values)).to_numpy()
+        bad = np.flatnonzero(given & ~ok)
+        if bad.size:
+            row = int(bad[0])
+            value = frame[column].iloc[row]
+            shown = repr(value) if isinstance(value, str) else str(value)
+            return row, f"column {column!r}: {shown} is not a whole number >= 0"
+    return None

@@ -144,6 +144,37 @@ def test_metafeatures_save_writes_the_dataset_and_values(real_kb, tmp_path):
     kb.close()
 
 
+def test_metafeatures_save_never_overwrites_another_dataset(real_kb, tmp_path):
+    """A name the KB holds with other content and runs: saved beside it, not over it.
+
+    Imported runs carry no fingerprint: the first save of the dataset's own file under its
+    name fills in its metafeatures and fingerprint; other content is then kept apart."""
+    from tests.cli.conftest import synthetic_frame
+
+    url, _, files = real_kb
+    first = _run("metafeatures", files["small"], "--name", "small", "--groups", "general",
+                 "--save", "--db", url)  # fmt: skip
+    assert first.exit_code == 0 and "stored as" not in first.stderr, first.output
+    kb = KnowledgeBase(url)
+    before = kb.datasets().set_index("name").loc["small"]
+    runs_before = len(kb.runs(datasets=["small"]))
+    kb.close()
+    data = tmp_path / "other.csv"
+    synthetic_frame(55, 2, seed=7).to_csv(data, index=False)
+    result = _run("metafeatures", data, "--name", "small", "--groups", "general", "--save",
+                  "--db", url)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "holds another 'small' (other content): stored as 'small-" in result.stderr
+    kb = KnowledgeBase(url)
+    stored = kb.datasets().set_index("name")
+    assert stored.loc["small", "fingerprint"] == before["fingerprint"]
+    assert stored.loc["small", "n_instances"] == before["n_instances"]
+    assert len(kb.runs(datasets=["small"])) == runs_before
+    renamed = [n for n in stored.index if n.startswith("small-")]
+    assert len(renamed) == 1 and stored.loc[renamed[0], "n_instances"] == 55
+    kb.close()
+
+
 def test_metafeatures_of_a_continuous_target_say_regression(tmp_path):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"a": rng.normal(size=60), "y": rng.normal(size=60)})

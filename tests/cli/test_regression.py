@@ -102,3 +102,28 @@ def test_run_chooses_a_regressor_and_saves_it(mixed_kb, tmp_path):
     assert predicted.dtype.kind == "f" and len(predicted) == len(frame)
     sidecar = json.loads(model.with_suffix(".json").read_text())
     assert sidecar["task"] == "regression" and sidecar["metric_meaning"] == "R² clipped at 0"
+
+
+def test_an_exported_knowledge_base_imported_in_order_keeps_its_regression_tasks(
+    mixed_kb, tmp_path
+):
+    url, files = mixed_kb
+    out = tmp_path / "export"
+    assert _run("--db", url, "db", "export", out, "--file-format", "csv").exit_code == 0
+    copy = f"sqlite:///{tmp_path / 'copy.sqlite'}"
+    for table in ("datasets", "algorithms", "runs", "metafeatures"):
+        result = _run("--db", copy, "import", table, out / f"{table}.csv")
+        assert result.exit_code == 0, result.output
+
+    def info(db):
+        result = _run("--db", db, "db", "info", "--format", "json")
+        return {row["name"]: row["value"] for row in json.loads(result.stdout)}
+
+    before, after = info(url), info(copy)
+    for key in ("datasets", "regression_datasets", "classification_datasets", "runs"):
+        assert after[key] == before[key], key
+    assert before["regression_datasets"] == 3
+    result = _run("--db", copy, "recommend", files["prices"], "--target", "price",
+                  "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert {row["algorithm"] for row in json.loads(result.stdout)["results"]} == {"ols", "forest"}

@@ -233,6 +233,47 @@ def test_export_and_reimport_adds_nothing(kb, tmp_path):
     pd.testing.assert_frame_equal(fresh.metafeatures(), kb.metafeatures())
 
 
+def test_export_then_import_in_order_rebuilds_every_table(kb, tmp_path):
+    kb.import_runs(_runs())
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "snr": [3.0]}))
+    kb.add_dataset("iris", source="file", task="multiclass", n_instances=150, fingerprint="f")
+    kb.add_dataset("prices", source="file", task="regression", n_instances=60)
+    kb.add_algorithm("knn", family="neighbours", parameters={"n_neighbors": 5})
+    for fmt in ("csv", "parquet"):
+        written = kb.export(tmp_path / fmt, format=fmt)
+        fresh = KnowledgeBase(f"sqlite:///{tmp_path / f'{fmt}.sqlite'}")
+        report = fresh.import_datasets(written["datasets"])
+        assert (report.added, report.present, report.updated) == (len(kb.datasets()), 0, 0)
+        assert fresh.import_algorithms(written["algorithms"]).added == len(kb.algorithms())
+        fresh.import_runs(written["runs"])
+        fresh.import_metafeatures(written["metafeatures"])
+        for table in ("datasets", "algorithms", "runs", "metafeatures"):
+            pd.testing.assert_frame_equal(getattr(fresh, table)(), getattr(kb, table)())
+        again = fresh.import_datasets(written["datasets"])
+        assert (again.added, again.present, again.updated) == (0, len(kb.datasets()), 0)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ({"name": ["a"], "kind": ["x"]}, "unknown column 'kind'; a datasets file has the columns"),
+        ({"task": ["binary"]}, "no 'name' column"),
+        ({"name": ["a", ""], "task": ["binary"] * 2}, "line 3: column .name.: a name is required"),
+        ({"name": ["a", "a"]}, "line 3: column 'name': 'a' is repeated"),
+        ({"name": ["a"], "task": ["clustering"]}, "line 2: column 'task': unknown task"),
+        ({"name": ["a"], "n_instances": [1.5]}, "column 'n_instances': 1.5 is not a whole"),
+        ({"name": ["a"], "n_features": [-1]}, "column 'n_features': -1 is not a whole"),
+    ],
+)
+def test_a_bad_datasets_file_is_refused_whole(kb, tmp_path, rows, message):
+    kb.add_dataset("keep", task="binary")
+    path = tmp_path / "datasets.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    with pytest.raises(ImportRejectedError, match=message):
+        kb.import_datasets(path)
+    assert list(kb.datasets()["name"]) == ["keep"]
+
+
 def test_empty_database_reads_as_empty_frames(kb):
     assert kb.runs().empty and kb.runs(aggregate=False).empty
     assert kb.metafeatures().empty and kb.datasets().empty and kb.algorithms().empty
