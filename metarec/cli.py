@@ -12,8 +12,9 @@ exception while a command runs, so open transactions roll back as on Ctrl-C.
 
 Errors: a :class:`~metarec.exceptions.MetarecError` becomes a one-line ``Error: ...`` (its
 ``cli_message`` when it has one: the message that names options, not parameters) with
-exit code 1; any other exception too (exit code 2), unless ``METAREC_DEBUG=1`` is set, in
-which case the traceback is shown.
+exit code 1, and so does a file operation the system refused (the path and its reason); any
+other exception too (exit code 2), unless ``METAREC_DEBUG=1`` is set, in which case the
+traceback is shown.
 """
 
 from __future__ import annotations
@@ -124,6 +125,12 @@ class LazyGroup(click.Group):
             raise click.ClickException(one_line(exc.cli_message or exc)) from exc
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: one line, exit 130 / 143
             raise interrupted(ctx, exc) from None
+        except BrokenPipeError:  # the reader went away (`| head`): click ends quietly
+            raise
+        except OSError as exc:  # a path that cannot be made, read or written
+            if os.environ.get("METAREC_DEBUG"):
+                raise
+            raise click.ClickException(_os_error(exc)) from exc
         except Exception as exc:
             if os.environ.get("METAREC_DEBUG"):
                 raise
@@ -133,6 +140,15 @@ class LazyGroup(click.Group):
             )
             error.exit_code = 2
             raise error from exc
+
+
+def _os_error(exc: OSError) -> str:
+    """One line for a failed file operation: the path and the system's reason."""
+    reason = exc.strerror or one_line(exc)
+    path = exc.filename
+    if path is None:
+        return f"cannot access a file: {reason}"
+    return f"cannot use {os.fspath(path)!r}: {reason}"
 
 
 @click.group(

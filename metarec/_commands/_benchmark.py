@@ -6,7 +6,13 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
-from metarec._commands._types import POSITIVE, SuggestingChoice, task_option
+from metarec._commands._types import (
+    POSITIVE,
+    OutputFolder,
+    SchedulerAddress,
+    SuggestingChoice,
+    task_option,
+)
 
 PROTOCOL_CHOICES = ("cv10x10", "cv10", "cv5", "loo", "bootstrap632", "holdout")
 DATA_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".arff", ".arff.gz")
@@ -83,6 +89,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 )
 @click.option(
     "--scheduler",
+    type=SchedulerAddress(),
     metavar="ADDRESS",
     help="Run on a Dask cluster (e.g. tcp://10.0.0.5:8786) via joblib's dask backend.",
 )
@@ -97,7 +104,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 @task_option
 @click.option(
     "--cache-dir",
-    type=click.Path(file_okay=False),
+    type=OutputFolder(),
     help="Where finished jobs are kept for resuming [default: in the data directory].",
 )
 @click.option(

@@ -6,7 +6,7 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import db_url, echo_note, emit, format_option
-from metarec._commands._types import OutputFile, SuggestingChoice
+from metarec._commands._types import OutputFile, OutputFolder, SuggestingChoice
 
 
 @click.group("db")
@@ -192,7 +192,7 @@ def info(ctx, builtin, fmt):
 
 
 @db.command("export")
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directory", type=OutputFolder())
 @click.option(
     "--file-format",
     "file_format",

@@ -17,6 +17,7 @@ from metarec._commands._output import (
 )
 from metarec._commands._types import (
     OutputFile,
+    SchedulerAddress,
     SuggestingChoice,
     as_classes_option,
     duration,
@@ -82,6 +83,7 @@ COLUMNS = (
 )
 @click.option(
     "--scheduler",
+    type=SchedulerAddress(),
     metavar="ADDRESS",
     help="Run the evaluations on this Dask scheduler (e.g. tcp://10.0.0.5:8786).",
 )

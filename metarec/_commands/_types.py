@@ -124,6 +124,80 @@ def _unwritable(path: Path) -> str | None:
     return None
 
 
+class OutputFolder(click.Path):
+    """A folder a command will write into, checked before the command does any work.
+
+    A missing folder is created once and removed again (with any missing parent), and a file
+    is created and removed in an existing one, so that a place where nothing can be written
+    (a read-only mount, ``/proc``, a path through a file) fails here.
+    """
+
+    name = "folder"
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False)
+
+    def convert(self, value, param, ctx):
+        text = os.fspath(value)
+        problem = _unwritable_folder(Path(text))
+        if problem:
+            self.fail(f"cannot write into {text}: {problem}", param, ctx)
+        return text
+
+
+def _unwritable_folder(path: Path) -> str | None:
+    """Why nothing can be written into the folder ``path``, or None (found out by trying)."""
+    import tempfile
+
+    missing = []
+    existing = path
+    while not existing.exists():
+        missing.append(existing)
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return "it is a file" if existing == path else f"{existing} is a file"
+    made = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            made.append(folder)
+        handle, name = tempfile.mkstemp(dir=path, prefix=".metarec-check-")
+        os.close(handle)
+        os.unlink(name)
+    except OSError as exc:
+        return exc.strerror.lower() if exc.strerror else type(exc).__name__
+    finally:
+        for folder in reversed(made):
+            folder.rmdir()
+    return None
+
+
+class SchedulerAddress(click.ParamType):
+    """The address of a Dask scheduler: ``tcp://host:port``, ``host:port`` or another scheme's
+    ``scheme://...``, checked before any work (the cluster itself is reached later)."""
+
+    name = "address"
+
+    def convert(self, value, param, ctx):
+        import re
+
+        text = str(value).strip()
+        if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*://\S+", text) and not re.fullmatch(
+            r"(tcp|tls)://[^:/\s]+", text
+        ):
+            return text
+        if re.fullmatch(r"[^:/\s]+:\d+", text):
+            return text
+        self.fail(
+            f"{value!r} is not a scheduler address; write it as tcp://HOST:PORT "
+            "(e.g. tcp://10.0.0.5:8786)",
+            param,
+            ctx,
+        )
+
+
 class SuggestingChoice(click.Choice):
     """:class:`click.Choice` whose error on an unknown value names the closest choices."""
 

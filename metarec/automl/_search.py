@@ -521,7 +521,8 @@ class _Loop:
         refit is counted when it is admitted (:meth:`next_task`), so that a slow first
         choice does not take the time of the quick ones before it has run.
         """
-        storing = STORE_SECONDS * sum(len(r.folds) for r in self.state.results)
+        folds = sum(len(r.folds) for r in self.state.results)
+        storing = STORE_SECONDS * folds if self.settings.store else 0.0
         return self.kept_refit() + 0.3 + END_MARGIN + storing
 
     def next_task(self):

@@ -53,6 +53,13 @@ def datasets_of_task(datasets, task: str) -> set[str]:
 
 
 _COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")
+#: Stored measures where lower is better (besides names ending in ``_loss`` or ``_time``).
+_LOWER_IS_BETTER = ("mae", "mse", "rmse")
+
+
+def _lower_is_better(measure: str) -> bool:
+    """Whether a stored measure is a loss or a time (``*_loss``, ``*_time``, errors)."""
+    return measure.endswith(("_loss", "_time")) or measure in _LOWER_IS_BETTER
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,6 +188,11 @@ class PerformanceMatrix:
                 )
         measures = [c for c in runs.columns if c not in _COUNTS]
         check_names([metric], measures, what="metric", parameter="metric", option="--metric")
+        if _lower_is_better(metric):
+            kind = "a time" if metric.endswith("_time") else "a loss (lower is better)"
+            scores = ", ".join(m for m in measures if not _lower_is_better(m))
+            text = f"{metric!r} is {kind}; rankings need a score where higher is better: {scores}"
+            raise InvalidInputError(f"metric: {text}", cli_message=f"--metric: {text}")
         check_names([time], measures, what="time column", parameter="time")
         if len(runs) == 0:
             raise InvalidInputError("the knowledge base has no runs to learn from")

@@ -49,13 +49,49 @@ def _run(*args):
         (["metric", "a3r-vs-arr", "--n", "inf"], "'inf' is not a finite number"),
         (["recommend", "x.csv", "--strategy", "lerned"], "(did you mean 'learned'?)"),
         (["import", "runs", "x.csv", "--on-conflict", "replce"], "(did you mean 'replace'?)"),
+        (["benchmark", "x.csv", "--cache-dir", "{tmp}/f.txt/c"], "/f.txt is a file"),
+        (["benchmark", "x.csv", "--cache-dir", "/proc/metarec-c"], "no such file or directory"),
+        (["db", "export", "{tmp}/f.txt"], "cannot write into {tmp}/f.txt: it is a file"),
+        (["benchmark", "x.csv", "--scheduler", "nonsense"], "'nonsense' is not a scheduler"),
+        (["run", "x.csv", "--scheduler", "tcp://host"], "'tcp://host' is not a scheduler"),
     ],
 )
 def test_refused_while_parsing(args, said, tmp_path, no_work):
+    (tmp_path / "f.txt").write_text("a file\n")
+    before = sorted(tmp_path.rglob("*"))
     result = _run(*[a.format(tmp=tmp_path) for a in args])
     assert result.exit_code == 2, result.output
-    assert said in result.output
+    assert said.format(tmp=tmp_path) in result.output
     assert "Traceback" not in result.output
+    assert sorted(tmp_path.rglob("*")) == before  # nothing made, nothing left behind
+
+
+def test_a_folder_to_write_into_is_made_only_by_the_command(tmp_path):
+    from metarec._commands._types import OutputFolder
+
+    target = tmp_path / "a" / "b"
+    assert OutputFolder().convert(str(target), None, None) == str(target)
+    assert not (tmp_path / "a").exists()  # tried, then removed again
+    assert OutputFolder().convert(str(tmp_path), None, None) == str(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "localhost:8786", "inproc://x/1/2"]
+)
+def test_scheduler_addresses_that_are_accepted(address):
+    from metarec._commands._types import SchedulerAddress
+
+    assert SchedulerAddress().convert(address, None, None) == address
+
+
+def test_a_file_operation_the_system_refuses_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("METAREC_HOME", str(tmp_path / "f.txt" / "home"))
+    (tmp_path / "f.txt").write_text("a file\n")
+    result = _run("db", "info", "--builtin")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"Error: cannot use '{tmp_path / 'f.txt'}")
+    assert "Traceback" not in result.output and "unexpected" not in result.output
 
 
 def test_an_unwritable_folder_is_refused(tmp_path, no_work, monkeypatch):

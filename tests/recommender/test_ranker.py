@@ -229,6 +229,19 @@ def test_budget_plan_by_hand():
         rec.recommend(metafeatures=QUERY, budget=0)
 
 
+def test_the_rankings_first_is_in_every_plan_it_fits():
+    """Candidates in ranking order: a (the answer, 5 s), b (1 s), c (2 s); the neighbours'
+    plan is [b, c] (3 s)."""
+    from metarec.recommender._active import _with_answer
+
+    candidates, times = np.array([0, 1, 2]), np.array([5.0, 1.0, 2.0])
+    assert _with_answer([1, 2], candidates, times, budget=10.0) == [1, 2, 0]  # 8 s: after
+    assert _with_answer([1, 2], candidates, times, budget=6.0) == [0, 1]  # first, b fits
+    assert _with_answer([1, 2], candidates, times, budget=4.0) == [1, 2]  # it never fits
+    assert _with_answer([0, 1], candidates, times, budget=6.0) == [0, 1]  # already there
+    assert _with_answer([], candidates[:0], times[:0], budget=6.0) == []
+
+
 def test_rank_stored_results():
     rec = Recommender(strategy="a3r", n=4, weights=None).fit(tiny_kb())
     one = rec.rank("D2")
@@ -524,3 +537,13 @@ def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
     assert rec.recommend(metafeatures={**query, "n_instances": rows}).time_note == ""
     left_out = rec.recommend(metafeatures={**query, "n_instances": rows}, exclude=[biggest])
     assert f"({second:,.0f} rows)" in left_out.time_note
+
+
+def test_a_loss_or_a_time_is_refused_as_the_ranking_metric():
+    kb = random_kb(n_datasets=8)
+    kb._runs["log_loss"] = 1.0 - kb._runs["accuracy"]
+    for metric, kind in (("log_loss", "is a loss"), ("fit_time", "is a time")):
+        with pytest.raises(InvalidInputError, match=f"metric: '{metric}' {kind}") as err:
+            Recommender(metric=metric).fit(kb)
+        assert "higher is better: accuracy" in str(err.value)
+        assert err.value.cli_message.startswith(f"--metric: '{metric}'")
