@@ -72,9 +72,9 @@ class OneLineUsageError(click.UsageError):
         click.echo(f"Error: {self.format_message()}{where}", file=file, err=file is None)
 
 
-def _one_line(error: click.UsageError) -> OneLineUsageError:
-    if isinstance(error, OneLineUsageError):
-        return error
+def _one_line(error: click.UsageError) -> click.UsageError:
+    if isinstance(error, (OneLineUsageError, click.exceptions.NoArgsIsHelpError)):
+        return error  # a group without a command: click shows its help as it is
     one = OneLineUsageError(error.format_message(), ctx=error.ctx)
     one.exit_code = error.exit_code
     return one

@@ -19,7 +19,8 @@ DATA_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".arff", ".ar
 
 
 def _expand(sources: tuple[str, ...]) -> list[str]:
-    """Directories stand for the data files they contain (sorted); other sources pass through."""
+    """Directories stand for the data files they contain (sorted); a file must exist; other
+    sources (``sklearn:NAME``, ``openml:ID``) pass through."""
     from pathlib import Path
 
     expanded: list[str] = []
@@ -30,6 +31,9 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
             if not files:
                 raise click.BadParameter(f"no data files in directory {source}", param_hint="DATA")
             expanded.extend(str(p) for p in files)
+        elif not source.startswith(("sklearn:", "openml:")) and not path.exists():
+            # refused before the knowledge base is opened (or created)
+            raise click.BadParameter(f"no such file or folder: {source}", param_hint="DATA")
         else:
             expanded.append(source)
     return expanded

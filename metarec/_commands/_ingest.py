@@ -17,7 +17,9 @@ def _ids(value: str | None, what: str) -> list[int] | None:
         try:
             ids.append(int(part))
         except ValueError:
-            raise click.BadParameter(f"{part!r} is not an OpenML {what} id") from None
+            raise click.BadParameter(
+                f"{part!r} is not an OpenML {what} id", param_hint=f"'--{what}s'"
+            ) from None
     return ids
 
 

@@ -147,11 +147,17 @@ def _format_cell(value: Any) -> str:
 
 
 def _significant(value: float, digits: int) -> str:
-    """``value`` rounded to ``digits`` significant digits, without scientific notation."""
+    """``value`` rounded to ``digits`` significant digits, without scientific notation, and
+    to at most :data:`MAX_DECIMALS` decimals (a smaller value is a rounding error of 0)."""
     if value == 0 or not math.isfinite(value):
         return f"{value:g}"
-    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
-    return f"{round(value, decimals):.{decimals}f}"
+    decimals = min(max(digits - 1 - math.floor(math.log10(abs(value))), 0), MAX_DECIMALS)
+    rounded = round(value, decimals)
+    return "0" if rounded == 0 else f"{rounded:.{decimals}f}"
+
+
+#: Most decimals a table shows (JSON and CSV keep full precision).
+MAX_DECIMALS = 6
 
 
 def format_seconds(value: Any) -> str:
@@ -194,7 +200,8 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
     significant digits.  Other columns keep the generic format.
     """
     lowered = name.lower()
-    if lowered == "time" or lowered.endswith("_time") or lowered.startswith("time_"):
+    is_time = lowered == "time" or lowered.endswith("_time") or lowered.startswith("time_")
+    if is_time and "ratio" not in lowered:  # a ratio of times has no unit
         return format_seconds
     if "accuracy" in lowered:
         return format_percent

@@ -30,7 +30,7 @@ from metarec.automl._search import (
     search,
     search_portfolio,
 )
-from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
+from metarec.exceptions import BenchmarkError, DataError, InvalidInputError, KnowledgeBaseError
 
 __all__ = ["AutoClassifier", "AutoRegressor", "open_run_kb"]
 
@@ -59,6 +59,7 @@ def open_run_kb(kb=None):
     from metarec.storage import KnowledgeBase
     from metarec.storage._builtin import builtin_path, seed_with_builtin
     from metarec.storage._engine import sqlite_path
+    from metarec.storage._kb import refuse_data_file
 
     if isinstance(kb, KnowledgeBase):
         return kb, False
@@ -66,11 +67,19 @@ def open_run_kb(kb=None):
     path = sqlite_path(url)
     if path is not None and (not path.exists() or path.stat().st_size == 0):
         # a new SQLite file: a copy of the built-in one is its fastest start
+        refuse_data_file(path, create=True)
         source = builtin_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, path)
+        except OSError as exc:
+            if tmp.exists():
+                tmp.unlink()
+            raise KnowledgeBaseError(
+                f"cannot create the knowledge base {path}: {exc.strerror or exc}"
+            ) from None
         return KnowledgeBase(url), True
     opened = KnowledgeBase(url)
     return opened, seed_with_builtin(opened)

@@ -154,6 +154,8 @@ def read_file(path: str | os.PathLike) -> pd.DataFrame:
         return _read_text(path, fmt)
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{path} has no rows (empty file)") from exc
+    except DataError:  # already names the file and the problem
+        raise
     except (
         pd.errors.ParserError,
         UnicodeDecodeError,

@@ -121,8 +121,7 @@ def _check_metafeature_rows(reader, start: int, chunk, datasets, seen: dict):
         unknown,
         "dataset",
         lambda i, names=names: (
-            f"unknown dataset {names[i]!r} (create it first: KnowledgeBase.add_dataset "
-            "or import runs for it)"
+            f"unknown dataset {names[i]!r} (import its runs, or a datasets file naming it, first)"
         ),
     )
     duplicate = np.zeros(len(chunk), dtype=bool)

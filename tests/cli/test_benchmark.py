@@ -100,8 +100,9 @@ def test_missing_file_is_a_one_line_error(tmp_path):
         cli,
         ["--db", f"sqlite:///{tmp_path / 'k.sqlite'}", "benchmark", str(tmp_path / "absent.csv")],
     )
-    assert result.exit_code == 1
-    assert "absent.csv" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2  # a bad DATA argument, refused while parsing
+    assert "no such file or folder" in result.output and "absent.csv" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "k.sqlite").exists()
 
 
 def _kb_counts(path):

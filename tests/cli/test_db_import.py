@@ -112,7 +112,8 @@ def test_console_script_version_and_missing_file(tmp_path):
     )
     assert version.returncode == 0 and "metarec" in version.stdout
     result = _invoke(f"sqlite:///{tmp_path / 'kb.sqlite'}", "import", "runs", "nope.csv")
-    assert result.exit_code == 1 and "nope.csv: no such file" in result.output
+    assert result.exit_code == 2 and "'nope.csv' does not exist" in result.output
+    assert not (tmp_path / "kb.sqlite").exists()  # refused before the database is made
 
 
 def test_a_rejected_import_names_the_option_and_python_the_parameter(tmp_path):

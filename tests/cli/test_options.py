@@ -176,6 +176,13 @@ def test_table_formats_by_column_name_and_shows_intervals():
     assert format_seconds(300) == "5.0 min"
     assert format_seconds(float("nan")) == "-"
     assert format_percent(0.92345) == "92.3 %"
+    from metarec._commands._output import _cell_formatter, _significant
+
+    assert _significant(1.11e-16, 3) == "0"  # a rounding error of 0 (a mean regressor's R²)
+    assert _significant(0.0001234, 3) == "0.000123" and _significant(-2.5e-7, 3) == "0"
+    assert _significant(1234.5, 3) == "1234"
+    assert _cell_formatter("time_ratio") is None  # a ratio of times has no unit
+    assert _cell_formatter("time_s") is format_seconds
     frame = pd.DataFrame(
         {
             "algorithm": ["svc[rbf]"],  # brackets are text, not markup

@@ -93,3 +93,40 @@ def test_python_callers_get_python_hints(tmp_path):
         KnowledgeBase(path, create=False)
     assert "metarec db upgrade" in err.value.cli_message
     assert "db upgrade" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["benchmark", "{folder}/nofile.csv"],
+        ["run", "{folder}/nofile.csv", "--budget", "5"],
+        ["import", "runs", "{folder}/nofile.csv"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_writing_command_refused_before_work_makes_no_database(command, tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    db = folder / "kb.sqlite"
+    args = [a.format(folder=folder) for a in command]
+    result = CliRunner().invoke(cli, ["--db", str(db), *args])
+    assert result.exit_code in (1, 2), result.output
+    assert "nofile.csv" in result.output and "Traceback" not in result.output
+    assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "command", [["run", "{data}", "--budget", "5"], ["import", "runs", "{data}"]]
+)
+def test_a_writing_command_does_not_take_over_an_empty_data_file(command, tmp_path):
+    from tests.cli.conftest import synthetic_frame
+
+    data = tmp_path / "small.csv"
+    synthetic_frame(40, 2, seed=0).to_csv(data, index=False)
+    empty = tmp_path / "results.csv"
+    empty.write_bytes(b"")
+    args = [a.format(data=data) for a in command]
+    result = CliRunner().invoke(cli, ["--db", str(empty), *args])
+    assert result.exit_code == 1, result.output
+    assert "results.csv looks like a data file, not a knowledge base" in result.output
+    assert empty.read_bytes() == b""

@@ -22,6 +22,13 @@ def test_help_lists_every_command():
         assert name in result.output
 
 
+def test_a_group_without_a_command_shows_its_help_not_an_error():
+    for args in ([], ["db"], ["import"]):
+        result = CliRunner().invoke(cli, args, prog_name="metarec")
+        assert result.output.startswith(f"Usage: metarec {' '.join(args)}".rstrip() + " ")
+        assert "Error" not in result.output and "Commands:" in result.output
+
+
 def test_every_command_has_help_with_an_example():
     runner = CliRunner()
     for name in COMMANDS:

@@ -588,3 +588,17 @@ def test_a_knowledge_base_is_shared_by_deepcopy_and_pickled_as_its_address(tmp_p
     assert read_only.read_only
     with pytest.raises(KnowledgeBaseError, match="in-memory database cannot be pickled"):
         pickle.dumps(KnowledgeBase("sqlite://"))
+
+
+@pytest.mark.parametrize("name", ["data.csv", "table.parquet", "x.tsv.gz"])
+def test_a_knowledge_base_is_never_created_in_a_data_files_name(tmp_path, name):
+    from metarec.automl import open_run_kb
+
+    path = tmp_path / name
+    with pytest.raises(KnowledgeBaseError, match="looks like a data file"):
+        KnowledgeBase(path)
+    assert not path.exists()
+    path.touch()  # an empty file of that name is not taken over either
+    with pytest.raises(KnowledgeBaseError, match="looks like a data file"):
+        open_run_kb(str(path))
+    assert path.stat().st_size == 0
