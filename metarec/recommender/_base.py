@@ -431,13 +431,15 @@ class BaseRanker(BaseEstimator):
         ----------
         query : mapping of str to float
             The new dataset's metafeatures (names as in the matrix).
-        exclude : iterable of str, default=()
-            Datasets not to use (leave-one-out evaluation).
+        exclude : str or iterable of str, default=()
+            Datasets not to use (leave-one-out evaluation); an unknown name is refused.
         tried : mapping of str to (accuracy, time), optional
-            Results already obtained on the new dataset: dropped from the ranking, and the
-            neighbours re-weighted by agreement with them.
-        budget : float, optional
-            Time budget in seconds: the plan expected to reach the lowest loss within it.
+            Results already obtained on the new dataset (accuracy in [0, 1], seconds):
+            dropped from the ranking; with a finite ``tried_scale`` the neighbours are also
+            re-weighted by agreement with them.
+        budget : float or str, optional
+            Time budget in seconds (or a duration such as ``"10m"``): the plan expected to
+            reach the lowest loss within it.
 
         Returns
         -------

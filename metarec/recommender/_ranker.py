@@ -95,9 +95,10 @@ class Recommender(BaseEstimator):
         library before computing ratios (see the module documentation).
 
     strategy : {"learned", "a3r", "arr", "ar", "ar*"}, default="learned"
-        ``"learned"``: the loss-time planner (:mod:`metarec.recommender._planner`) picks the
-        first ``n_plan`` algorithms from the neighbours' accuracies and times, then the
-        performance model's (:mod:`metarec.recommender._model`) predicted A3R order follows;
+        ``"learned"``: the answer (the best expected accuracy of the performance model,
+        :mod:`metarec.recommender._model`) first, then the loss-time planner's
+        (:mod:`metarec.recommender._planner`) picks from the neighbours' accuracies and
+        times, then the model's predicted A3R order;
         ``"a3r"``: pairwise A3R over the neighbours; ``"arr"``: pairwise ARR with parameter
         ``acc_d`` (Brazdil et al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``:
         average rank of A3R.
@@ -320,9 +321,9 @@ class Recommender(BaseEstimator):
 
         Parameters
         ----------
-        kb : KnowledgeBase, str, path-like or any object with ``runs()``, ``metafeatures()``
-            and ``datasets()``
-            A URL or SQLite path opens that knowledge base (it must exist).  ``runs()``
+        kb : KnowledgeBase, str, path-like or object
+            A knowledge base, the URL or SQLite path of one (it must exist), or any object
+            with ``runs()``, ``metafeatures()`` and ``datasets()``.  ``runs()``
             returns one row per (dataset, algorithm) with columns ``dataset, algorithm``, the
             metric, the time and optionally ``status``, ``n_runs``, ``n_failed``;
             ``metafeatures()`` a wide frame with a ``dataset`` column.
@@ -341,10 +342,10 @@ class Recommender(BaseEstimator):
             from metarec.storage import KnowledgeBase
 
             kb = KnowledgeBase(kb, create=False)
-        elif not all(callable(getattr(kb, m, None)) for m in ("runs", "metafeatures")):
+        elif not all(callable(getattr(kb, m, None)) for m in ("runs", "metafeatures", "datasets")):
             raise InvalidInputError(
-                "kb must be a KnowledgeBase, its URL or SQLite path, or an object with runs() "
-                f"and metafeatures(); got {type(kb).__name__}"
+                "kb must be a KnowledgeBase, its URL or SQLite path, or an object with runs(), "
+                f"metafeatures() and datasets(); got {type(kb).__name__}"
             )
         matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time, task=self.task)
         self.ranker_ = self._make_ranker().fit(matrix)
@@ -415,15 +416,19 @@ class Recommender(BaseEstimator):
             :func:`metarec.metafeatures.extract`.  Give either ``X, y`` or ``metafeatures``.
         metafeatures : mapping of str to float, optional
             The new dataset's metafeatures (names as in the knowledge base).
-        exclude : iterable of str, default=()
-            Datasets of the knowledge base not to use (leave-one-out evaluation).
+        exclude : str or iterable of str, default=()
+            Datasets of the knowledge base not to use (leave-one-out evaluation); an unknown
+            name is refused.
         tried : mapping of str to (accuracy, time), optional
-            Results already obtained on the new dataset.  Tried algorithms are dropped from
-            the ranking and neighbours are re-weighted by agreement with the results
-            (see :func:`metarec.recommender._active.agreement_weights`).
-        budget : float, optional
-            Time budget in seconds: return the plan expected to reach the lowest loss within
-            it (see :func:`metarec.recommender._active.budget_plan`).
+            Results already obtained on the new dataset (accuracy in [0, 1], seconds).
+            Tried algorithms are dropped from the ranking and the rest ordered by their
+            expected gain over the best of them; with a finite ``tried_scale`` the
+            neighbours are also re-weighted by agreement with the results (see
+            :func:`metarec.recommender._active.agreement_weights`).
+        budget : float or str, optional
+            Time budget in seconds (or a duration such as ``"10m"``): return the plan
+            expected to reach the lowest loss within it (see
+            :func:`metarec.recommender._active.budget_plan`).
 
         Returns
         -------
