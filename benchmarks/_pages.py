@@ -46,3 +46,68 @@ def write_page(path: Path | None, title: str, text: str) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"# {title}\n\n{text}\n\n{stamp()}\n")
+
+
+class Recorder:
+    """Everything printed inside ``with Recorder() as out:``, still printed (``out.text``).
+
+    For scripts whose report is their printed tables: the page keeps them as printed.
+    """
+
+    def __enter__(self) -> Recorder:
+        import io
+        import sys
+
+        self._stdout, self._buffer = sys.stdout, io.StringIO()
+        recorder = self
+
+        class _Tee:
+            def write(self, text):
+                recorder._stdout.write(text)
+                return recorder._buffer.write(text)
+
+            def flush(self):
+                recorder._stdout.flush()
+
+            def __getattr__(self, name):  # isatty, fileno, encoding: the real stream's
+                return getattr(recorder._stdout, name)
+
+        sys.stdout = _Tee()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import sys
+
+        sys.stdout = self._stdout
+        self.text = self._buffer.getvalue()
+
+
+def write_report_page(path: Path | None, title: str, intro: str, report: str, command: str):
+    """A page holding a script's printed report as it was printed, with the command."""
+    write_page(
+        path,
+        title,
+        f"{intro}\n\n```text\n{report.rstrip()}\n```\n\nWritten by `{command}`.",
+    )
+
+
+def run_with_page(main, *, title: str, intro: str, script: str) -> None:
+    """Run ``main(argv)``; with ``--markdown PATH`` among the arguments, also write what it
+    printed to that page (:func:`write_report_page`), with the command that made it."""
+    import sys
+
+    argv = list(sys.argv[1:])
+    path = None
+    if "--markdown" in argv:
+        at = argv.index("--markdown")
+        if at + 1 >= len(argv):
+            raise SystemExit("--markdown needs a path")
+        path = Path(argv[at + 1])
+        del argv[at : at + 2]
+    if path is None:
+        main(argv)
+        return
+    with Recorder() as out:
+        main(argv)
+    command = " ".join(["python", f"benchmarks/{script}", *argv, "--markdown", str(path)])
+    write_report_page(path, title, intro, out.text, command)

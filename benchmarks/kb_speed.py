@@ -247,4 +247,14 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _pages import run_with_page
+
+    run_with_page(
+        main,
+        title="Speed of the knowledge base: recommend, rank and import",
+        intro=(
+            "Each command in a fresh process, wall time and peak RSS, medians of `--repeat` runs with the two commands of a ratio alternating: `metarec recommend` on the built-in knowledge base against the floor of any recommendation (the imports, loading the dataset and its metafeatures; target <= 1.3x), then a synthetic knowledge base of datasets x algorithms runs (metafeatures resampled from the built-in one's): `metarec import runs` against a plain four-column `executemany` into SQLite (target <= 3x), the same import again, `recommend` cold and warm (warm <= 1.5x the built-in's, peak RSS <= 400 MiB) and `rank --all` (<= 3 s)."
+        ),
+        script="kb_speed.py",
+    )
