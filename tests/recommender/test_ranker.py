@@ -229,19 +229,6 @@ def test_budget_plan_by_hand():
         rec.recommend(metafeatures=QUERY, budget=0)
 
 
-def test_the_rankings_first_is_in_every_plan_it_fits():
-    """Candidates in ranking order: a (the answer, 5 s), b (1 s), c (2 s); the neighbours'
-    plan is [b, c] (3 s)."""
-    from metarec.recommender._active import _with_answer
-
-    candidates, times = np.array([0, 1, 2]), np.array([5.0, 1.0, 2.0])
-    assert _with_answer([1, 2], candidates, times, budget=10.0) == [1, 2, 0]  # 8 s: after
-    assert _with_answer([1, 2], candidates, times, budget=6.0) == [0, 1]  # first, b fits
-    assert _with_answer([1, 2], candidates, times, budget=4.0) == [1, 2]  # it never fits
-    assert _with_answer([0, 1], candidates, times, budget=6.0) == [0, 1]  # already there
-    assert _with_answer([], candidates[:0], times[:0], budget=6.0) == []
-
-
 def test_rank_stored_results():
     rec = Recommender(strategy="a3r", n=4, weights=None).fit(tiny_kb())
     one = rec.rank("D2")
