@@ -286,15 +286,14 @@ def emit(
     title : str, optional
         Caption of the table (table format only).
     json_extra : mapping, optional
-        Further top-level members of the JSON document; with it the JSON output is an
-        object ``{"results": [...], **json_extra}`` instead of a bare list.
+        Further top-level members of the JSON document, which is always an object
+        ``{"results": [...], **json_extra}`` (the rows under ``results``, as every command
+        prints them).
     """
     frame = _to_frame(data)
     if fmt == "json":
         records = _jsonable(frame)
-        document: Any = (
-            records if json_extra is None else {"results": records, **_jsonable(json_extra)}
-        )
+        document = {"results": records, **_jsonable(dict(json_extra or {}))}
         click.echo(json.dumps(document, indent=2, allow_nan=False))
     elif fmt == "csv":
         click.echo(frame.to_csv(index=False), nl=False)

@@ -12,7 +12,7 @@ from metarec.cli import cli
 
 def _check(url: str):
     result = CliRunner().invoke(cli, ["--db", url, "--format", "json", "db", "check"])
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["results"]
     return result, {row["check"]: (row["status"], row["detail"]) for row in rows}
 
 

@@ -74,7 +74,7 @@ def test_import_metafeatures_and_db_info_and_export(tmp_path):
     assert stored.loc["wine", "n_instances"] == 178 and stored.loc["iris", "snr"] == 2.5
     assert added == stored.notna().sum().sum()  # derived names (log sizes) count too
     info = _invoke(db, "db", "info", "--format", "json")
-    values = {r["name"]: r["value"] for r in json.loads(info.output)}
+    values = {r["name"]: r["value"] for r in json.loads(info.output)["results"]}
     assert (values["runs"], values["datasets"], values["metafeatures"]) == (3, 2, added)
     assert values["revision"] == SCHEMA_REVISION == "0006"
     out = tmp_path / "export"

@@ -31,7 +31,7 @@ def _json(result):
 
 def test_db_info_and_export_of_the_builtin_kb(tmp_path):
     info = {row["name"]: row["value"] for row in _json(_run("db", "info", "--builtin",
-                                                           "--format", "json"))}  # fmt: skip
+                                                           "--format", "json"))["results"]}  # fmt: skip
     assert info["builtin"] is True and info["runs"] > 0
     assert info["datasets"] == info["classification_datasets"] + info["regression_datasets"]
     out = tmp_path / "builtin"

@@ -41,7 +41,7 @@ def test_ingest_openml_prints_a_summary_and_stores_runs(replay, db):
     args = ["--db", url, "ingest", "openml", "--server", replay.url, "--page-size", "2"]
     result = _invoke([*args, "--format", "json"])
     assert result.exit_code == 0, result.output
-    summary = {row["name"]: row["value"] for row in json.loads(result.stdout)}
+    summary = {row["name"]: row["value"] for row in json.loads(result.stdout)["results"]}
     assert summary["runs_added"] == 3
     assert summary["runs_without_time"] == 1
     assert summary["pages"] == 2
@@ -49,7 +49,7 @@ def test_ingest_openml_prints_a_summary_and_stores_runs(replay, db):
     assert len(_reopen(db).runs(aggregate=False)) == 3
 
     again = _invoke([*args, "--format", "json"])
-    summary = {row["name"]: row["value"] for row in json.loads(again.stdout)}
+    summary = {row["name"]: row["value"] for row in json.loads(again.stdout)["results"]}
     assert (summary["runs_added"], summary["runs_present"]) == (0, 3)
 
 
@@ -131,7 +131,7 @@ def test_ingest_aslib_command(tmp_path, db):
     (folder / "feature_values.arff").write_text(QUALITY_FEATURES)
     result = _invoke(["--db", db[0], "ingest", "aslib", str(folder), "--format", "json"])
     assert result.exit_code == 0, result.output
-    summary = {row["name"]: row["value"] for row in json.loads(result.stdout)}
+    summary = {row["name"]: row["value"] for row in json.loads(result.stdout)["results"]}
     assert (summary["scenario"], summary["runs_added"], summary["datasets"]) == ("MINI-WEKA", 6, 2)
     assert len(_reopen(db).runs(aggregate=False)) == 6
 

@@ -33,7 +33,7 @@ def test_surface_json_and_png(tmp_path):
         "json",
     )
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["results"]
     assert [r["metric"] for r in rows] == ["tau", "precision"]
     assert rows[0]["IS(r)"] == 0.0 and rows[1]["IS(r)"] > 0.1
     assert out.read_bytes()[:4] == b"\x89PNG"
@@ -90,7 +90,7 @@ def test_nosimple_table(tmp_path):
     out = tmp_path / "n.png"
     result = _run("nosimple", "--max-added", "100", "-o", str(out), "--format", "json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["results"]
     assert rows[0]["added"] == 0 and rows[-1]["added"] == 100
     assert abs(rows[0]["auc_1"] - 5 / 6) < 1e-12
     assert rows[-1]["auc_2"] > 0.98

@@ -52,7 +52,7 @@ def test_import_runs_with_db_after_the_command(tmp_path):
     assert json.loads(result.stdout)["results"][0]["added"] == 2
     info = _run("db", "info", "--db", db, "--format", "json")
     assert info.exit_code == 0, info.output
-    values = {r["name"]: r["value"] for r in json.loads(info.stdout)}
+    values = {r["name"]: r["value"] for r in json.loads(info.stdout)["results"]}
     assert values["runs"] == 2 and str(db) in values["url"]
 
 
@@ -96,7 +96,7 @@ def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypat
     assert "your KB" in result.stderr.replace("Your KB", "your KB")
     assert "does not exist yet; recommendations use the built-in KB" in result.stderr
     assert "116 classification and 126 regression datasets × 42 algorithms" in result.stderr
-    values = {r["name"]: r["value"] for r in json.loads(result.stdout)}
+    values = {r["name"]: r["value"] for r in json.loads(result.stdout)["results"]}
     assert values["note"].startswith("Your KB")
     assert values["builtin"] is True and values["used_by_recommend"] is True
     assert values["datasets"] == 242 and values["algorithms"] == 42
@@ -113,7 +113,7 @@ def test_db_info_of_an_own_kb_with_runs(real_kb, monkeypatch, tmp_path):
     monkeypatch.setenv("METAREC_HOME", str(home))
     result = _run("db", "info", "--format", "json")
     assert result.exit_code == 0, result.output
-    values = {r["name"]: r["value"] for r in json.loads(result.stdout)}
+    values = {r["name"]: r["value"] for r in json.loads(result.stdout)["results"]}
     assert values["builtin"] is False and values["datasets"] == 5
     assert "built-in" not in result.stderr
 
@@ -208,7 +208,7 @@ def test_table_formats_by_column_name_and_shows_intervals():
     assert "expected_accuracy_low" not in table  # folded into the interval
     assert "0.030 s" in table and "1.08" in table and "4.87" in table
     assert "5 neighbours" in table
-    doc = json.loads(runner.invoke(show, ["--format", "json"]).stdout)
+    doc = json.loads(runner.invoke(show, ["--format", "json"]).stdout)["results"]
     assert doc[0]["expected_accuracy_low"] == 0.901 and doc[0]["expected_time"] == 0.02986
     csv = runner.invoke(show, ["--format", "csv"]).stdout
     assert "0.9234" in csv and "0.02986" in csv
@@ -277,7 +277,7 @@ def test_db_on_the_group_level_too(tmp_path):
     assert _run("import", "--db", db, "runs", runs).exit_code == 0
     info = _run("db", "--db", db, "info", "--format", "json")
     assert info.exit_code == 0, info.output
-    assert {r["name"]: r["value"] for r in json.loads(info.stdout)}["runs"] == 2
+    assert {r["name"]: r["value"] for r in json.loads(info.stdout)["results"]}["runs"] == 2
 
 
 def test_a_narrow_terminal_wraps_text_and_never_cuts_names_or_numbers(monkeypatch, capsys):

@@ -117,7 +117,7 @@ def test_an_exported_knowledge_base_imported_in_order_keeps_its_regression_tasks
 
     def info(db):
         result = _run("--db", db, "db", "info", "--format", "json")
-        return {row["name"]: row["value"] for row in json.loads(result.stdout)}
+        return {row["name"]: row["value"] for row in json.loads(result.stdout)["results"]}
 
     before, after = info(url), info(copy)
     for key in ("datasets", "regression_datasets", "classification_datasets", "runs"):
