@@ -234,7 +234,7 @@ as_classes_option = click.option(
 def duration(ctx, param, value):
     """Click callback of a ``--budget``: ``90``, ``90s``, ``10m``, ``1h`` as seconds (None
     stays None), checked before any work."""
-    from metarec.automl import parse_duration
+    from metarec._duration import parse_duration
     from metarec.exceptions import InvalidInputError
 
     if value is None:

@@ -59,7 +59,7 @@ def open_run_kb(kb=None):
     from metarec.storage import KnowledgeBase
     from metarec.storage._builtin import builtin_path, seed_with_builtin
     from metarec.storage._engine import sqlite_path
-    from metarec.storage._kb import refuse_data_file
+    from metarec.storage._opening import refuse_data_file
 
     if isinstance(kb, KnowledgeBase):
         return kb, False

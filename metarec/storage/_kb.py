@@ -37,6 +37,7 @@ from metarec.storage._opening import (
     missing_file_error,
     peek_state,
     refusal,
+    refuse_data_file,
 )
 from metarec.storage._performance import (
     aggregate_runs,
@@ -707,26 +708,3 @@ def _record_problem(frame, table: str) -> tuple[int, str] | None:
             shown = repr(value) if isinstance(value, str) else str(value)
             return row, f"column {column!r}: {shown} is not a whole number >= 0"
     return None
-
-
-#: Endings of data files: a knowledge base is never created under one of them.
-_DATA_SUFFIXES = (".csv", ".tsv", ".gz", ".parquet", ".arff", ".json", ".txt", ".xlsx")
-
-
-def refuse_data_file(path: Path | None, *, create: bool) -> None:
-    """Refuse to create a knowledge base in a data file's name.
-
-    A SQLite ``path`` that does not exist or is empty, named like a data file (``--db
-    data.csv`` is a slip for a data argument), would silently become a database.
-
-    Raises
-    ------
-    KnowledgeBaseError
-    """
-    if path is None or not create or not path.name.lower().endswith(_DATA_SUFFIXES):
-        return
-    if not path.exists() or path.stat().st_size == 0:
-        raise KnowledgeBaseError(
-            f"{path} looks like a data file, not a knowledge base: it would become a SQLite "
-            "database; a knowledge base is a file such as kb.sqlite"
-        )

@@ -20,7 +20,13 @@ from metarec.storage._engine import (
 )
 from metarec.storage._migrate import HEAD, SchemaState, schema_state
 
-__all__ = ["NoKnowledgeBaseError", "missing_file_error", "peek_state", "refusal"]
+__all__ = [
+    "NoKnowledgeBaseError",
+    "missing_file_error",
+    "peek_state",
+    "refusal",
+    "refuse_data_file",
+]
 
 
 class NoKnowledgeBaseError(KnowledgeBaseError):
@@ -50,6 +56,25 @@ def _said_twice(common: str, python: str, cli: str) -> KnowledgeBaseError:
 
 #: File endings of data files, which a mistyped --db may name.
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".arff", ".gz", ".json", ".xlsx")
+
+
+def refuse_data_file(path: Path | None, *, create: bool) -> None:
+    """Refuse to create a knowledge base in a data file's name.
+
+    A SQLite ``path`` that does not exist or is empty, named like a data file (``--db
+    data.csv`` is a slip for a data argument), would silently become a database.
+
+    Raises
+    ------
+    KnowledgeBaseError
+    """
+    if path is None or not create or not path.name.lower().endswith(_DATA_SUFFIXES):
+        return
+    if not path.exists() or path.stat().st_size == 0:
+        raise KnowledgeBaseError(
+            f"{path} looks like a data file, not a knowledge base: it would become a SQLite "
+            "database; a knowledge base is a file such as kb.sqlite"
+        )
 
 
 def missing_file_error(path: Path, given, shown_url: str) -> NoKnowledgeBaseError:
