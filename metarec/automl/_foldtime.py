@@ -15,6 +15,14 @@ same fit through the origin (the measured over the expected time for one algorit
 fixed cost of the cheap algorithms, which run first, multiply the expectation of an
 expensive one (a fold of 30 ms where 15 ms of fit were expected says nothing of a fit
 expected to take seconds).
+
+A job (one algorithm's folds, one after the other in one worker) also spends time between
+its folds' fits and predictions: sending the fold, scoring it, sending the predictions
+back.  That overhead per fold is :data:`FOLD_OVERHEAD` until a job has finished here, then
+the median over the finished jobs of ``(job wall clock - sum of its fold times) / folds``
+(at least 0, at most 1 s): on a many-fold protocol (leave-one-out, 10 x 10 CV) it is paid
+hundreds of times, and a fixed guess either skips algorithms that fit or admits ones that
+do not.
 """
 
 from __future__ import annotations
@@ -25,8 +33,11 @@ import numpy as np
 
 __all__ = ["FoldTimes", "FOLD_OVERHEAD"]
 
-#: Per-fold overhead of a job besides the fit (sending the fold, predicting, scoring).
+#: Per-fold overhead of a job besides the fit and the prediction (sending the fold,
+#: scoring), in seconds, until a finished job has measured it.
 FOLD_OVERHEAD = 0.05
+#: Largest per-fold overhead taken from a job's measurement, in seconds.
+MAX_OVERHEAD = 1.0
 
 
 @dataclass
@@ -42,14 +53,32 @@ class FoldTimes:
         ``c``, seconds.
     factor : float
         ``f``.
+    overheads : list of float
+        Per finished job that measured it: its overhead per fold, in seconds.
     """
 
     walls: dict[str, tuple[float, float]] = field(default_factory=dict)
     cost: float = 0.0
     factor: float = 1.0
+    overheads: list[float] = field(default_factory=list)
 
-    def record(self, algorithm: str, folds, expected: float) -> None:
-        """Take an algorithm's finished folds into the calibration (failed ones are ignored)."""
+    @property
+    def overhead(self) -> float:
+        """Seconds a fold of a job costs besides its fit and prediction (see the module doc)."""
+        if not self.overheads:
+            return FOLD_OVERHEAD
+        return float(np.clip(np.median(self.overheads), 0.0, MAX_OVERHEAD))
+
+    def record(self, algorithm: str, folds, expected: float, *, job_wall=None) -> None:
+        """Take an algorithm's finished folds into the calibration (failed ones are ignored).
+
+        ``job_wall``: the job's wall clock from its first fold's start to its end, in
+        seconds (None: not measured); with every fold ok, it measures the overhead per fold.
+        """
+        if job_wall is not None and folds and all(r.status == "ok" for r in folds):
+            spent = sum(r.fit_wall_time + r.predict_wall_time for r in folds)
+            if np.isfinite(job_wall) and np.isfinite(spent):
+                self.overheads.append(max(float(job_wall - spent) / len(folds), 0.0))
         walls = [r.fit_wall_time + r.predict_wall_time for r in folds if r.status == "ok"]
         if not walls or not np.isfinite(expected) or expected <= 0 or np.mean(walls) <= 0:
             return
@@ -71,5 +100,5 @@ class FoldTimes:
         return self.cost + expected * self.factor
 
     def job_seconds(self, expected: float, n_folds: int) -> float:
-        """Expected seconds of ``n_folds`` folds, each with :data:`FOLD_OVERHEAD`."""
-        return n_folds * (self.fold_seconds(expected) + FOLD_OVERHEAD)
+        """Expected seconds of ``n_folds`` folds, each with its :attr:`overhead`."""
+        return n_folds * (self.fold_seconds(expected) + self.overhead)

@@ -700,7 +700,9 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
         state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
     if status == "ok":
         state.accuracy[algorithm] = float(np.mean(accuracies))
-    state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time)
+    started = getattr(task, "started", None)  # set by the local pool: the job's wall clock
+    wall = time.perf_counter() - started if started is not None else None
+    state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time, job_wall=wall)
     trial = state.trials[algorithm]
     state.trials[algorithm] = replace(
         trial,

@@ -71,6 +71,39 @@ def _calibrated(expected_and_walls):
     return times
 
 
+def test_the_overhead_per_fold_is_measured_on_finished_jobs():
+    from metarec.automl._foldtime import FOLD_OVERHEAD, MAX_OVERHEAD, FoldTimes
+    from metarec.benchmark._folds import FoldRecord
+
+    def folds(*walls):  # fit + predict wall of each fold (0.75 + 0.25 of it)
+        return [
+            FoldRecord(i, "ok", None, w * 0.75, w * 0.25, w * 0.75, w * 0.25)
+            for i, w in enumerate(walls)
+        ]
+
+    times = FoldTimes()
+    assert times.overhead == FOLD_OVERHEAD  # nothing measured yet: the prior
+    times.record("a", folds(0.1, 0.3), 0.2)  # no wall clock (a cluster's job): no measurement
+    assert times.overheads == [] and times.job_seconds(0.0, 10) == pytest.approx(
+        10 * (times.cost + FOLD_OVERHEAD)
+    )
+    times.record("b", folds(0.1, 0.3), 0.2, job_wall=0.42)  # 0.02 s between 2 folds
+    assert times.overhead == pytest.approx(0.01)
+    times.record("c", folds(0.2, 0.2, 0.2), 0.2, job_wall=0.63)  # 0.01 s a fold
+    times.record("d", folds(0.5), 0.5, job_wall=0.6)  # 0.1 s: the median is 0.01
+    assert times.overheads == pytest.approx([0.01, 0.01, 0.1])
+    assert times.overhead == pytest.approx(0.01)
+    expected = 150 * (times.fold_seconds(0.05) + 0.01)  # leave-one-out on 150 rows
+    assert times.job_seconds(0.05, 150) == pytest.approx(expected)
+    # a failed fold's wall says nothing of the overhead; a clock below the folds' is 0
+    failed = [*folds(0.1), FoldRecord(1, "error", "boom", 0.0, 0.0, 0.0, 0.0)]
+    times.record("e", failed, 0.1, job_wall=5.0)
+    times.record("f", folds(0.4), 0.4, job_wall=0.3)
+    assert times.overheads == pytest.approx([0.01, 0.01, 0.1, 0.0])
+    slow = FoldTimes(overheads=[5.0])  # a stalled machine: at most MAX_OVERHEAD
+    assert slow.overhead == MAX_OVERHEAD
+
+
 def test_expected_times_are_rescaled_by_the_measured_folds():
     from metarec.automl._foldtime import FOLD_OVERHEAD, FoldTimes
 
@@ -86,7 +119,7 @@ def test_expected_times_are_rescaled_by_the_measured_folds():
         assert times.factor == pytest.approx(2.0)
         assert times.fold_seconds(3.0) == pytest.approx(6.05)
         assert times.fold_seconds(float("nan")) == pytest.approx(0.05)
-        assert times.job_seconds(3.0, 4) == pytest.approx(4 * (6.05 + FOLD_OVERHEAD))
+        assert times.job_seconds(3.0, 4) == pytest.approx(4 * (6.05 + FOLD_OVERHEAD))  # prior
     # the cheap algorithms' fixed cost does not inflate an expensive one's expectation:
     # folds of 30 ms where 10 ms were expected, fits otherwise as expected
     cheap = _calibrated([(0.01, 0.03), (0.012, 0.032), (0.2, 0.22), (0.5, 0.52)])
