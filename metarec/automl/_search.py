@@ -39,6 +39,8 @@ __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESS
 METRICS = ("accuracy", "balanced_accuracy", "roc_auc", "tau")
 #: Metrics of a regression search: ``accuracy`` is the success rate, R² clipped at 0.
 REGRESSION_METRICS = ("accuracy", "r2")
+#: Why a job still running when a signal stopped the search has fewer folds.
+INTERRUPTED = "interrupted"
 #: Seconds kept for the work after the search (storing the folds, saving the model).
 END_MARGIN = 1.0
 #: Seconds to score and store one fold's run in the knowledge base at the end.
@@ -432,6 +434,7 @@ class _Loop:
         self.known = set(recommender.algorithms_)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
+        self.running: dict = {}  # algorithm -> its job on a worker, until it ends
         self.planned = self._first_plan()
 
     def _first_plan(self) -> list[str]:
@@ -566,13 +569,16 @@ class _Loop:
             limit = max(FOLD_SLACK * per_fold, MIN_FOLD_LIMIT, 0.1 * self.settings.budget)
             limit = limit if np.isfinite(limit) else None
             spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=limit)
-            return JobTask(
+            task = JobTask(
                 spec, self.splits, start=first_missing, deadline=self.deadline - self.reserve()
             )
+            self.running[algorithm] = task
+            return task
         return None
 
     def on_job(self, task) -> None:
         """Record a finished job's folds; the next plan takes them into account."""
+        self.running.pop(task.spec.algorithm.name, None)
         _record_job(
             self.state, task, self.codes, self.n_classes, self.settings, self.n_folds, self.start
         )
@@ -581,7 +587,11 @@ class _Loop:
 
     def run(self, pool, check):
         """Run jobs until the plan is done or the time is up; the signal that stopped it, or
-        None."""
+        None.
+
+        When a signal stops it, the folds a running job had finished are kept (stored, and
+        reused by the next call) and its trial is stopped, not complete.
+        """
         try:
             pool.run([], on_job=self.on_job, check=check, more=self.next_task)
         except BaseException as stop:
@@ -591,6 +601,13 @@ class _Loop:
                 raise
             import signal
 
+            for task in self.running.values():
+                if task.folds:
+                    _record_job(
+                        self.state, task, self.codes, self.n_classes, self.settings,
+                        self.n_folds, self.start, stopped=INTERRUPTED,
+                    )  # fmt: skip
+            self.running.clear()
             return getattr(stop, "signum", signal.SIGINT)
         return None
 
@@ -670,7 +687,11 @@ def _record_stored(state: _State, algorithm: str, folds: dict, n_folds: int, sta
     state.tried_version += 1
 
 
-def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start) -> None:
+def _record_job(
+    state: _State, task, codes, n_classes, settings, n_folds, start, *, stopped=None
+) -> None:
+    """Record a job's folds in ``state``; ``stopped``: it was stopped before its last fold
+    (the reason), so its trial is not complete whatever its folds."""
     from metarec.benchmark._folds import JobResult, fold_metrics
 
     spec = task.spec
@@ -695,13 +716,16 @@ def _record_job(state: _State, task, codes, n_classes, settings, n_folds, start)
             status, message = "timeout", record.error or BUDGET_STOP
         elif record.status == "error" and status == "ok":
             status, message = "error", record.error or "error"
+    if stopped is not None and status == "ok" and task.start + len(task.folds) < n_folds:
+        status = "timeout"
+        message = f"{stopped} after {task.start + len(task.folds)} of {n_folds} folds"
     kept = tuple(r for r in task.folds if not (r.status == "timeout" and _budget_artefact(r.error)))
     if kept:
         state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
     if status == "ok":
         state.accuracy[algorithm] = float(np.mean(accuracies))
     started = getattr(task, "started", None)  # set by the local pool: the job's wall clock
-    wall = time.perf_counter() - started if started is not None else None
+    wall = time.perf_counter() - started if started is not None and stopped is None else None
     state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time, job_wall=wall)
     trial = state.trials[algorithm]
     state.trials[algorithm] = replace(

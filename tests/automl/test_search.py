@@ -717,3 +717,39 @@ def test_a_named_y_is_the_same_content_as_the_file_with_that_target(tmp_path):
     assert auto._dataset(table.drop(columns="label"), y).fingerprint != from_file.fingerprint
     clash = auto._dataset(table.drop(columns="label"), table["label"].rename("a"))
     assert clash.target == "__metarec_target__"
+
+
+def test_a_signal_keeps_the_folds_a_running_job_finished_and_leaves_it_incomplete(tmp_path):
+    import signal
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    X, y = _frame(n=6000)  # leave-one-out: 6,000 folds, far more than the seconds below
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    first_check = []
+
+    def check():  # Ctrl-C a few seconds in, while the job runs
+        first_check.append(time.perf_counter())
+        if time.perf_counter() - first_check[0] > 6.0:
+            raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    result = search(
+        ds,
+        kb,
+        RunSettings(budget=600.0, protocol="loo"),
+        deadline=start + 600.0,
+        start=start,
+        recommender=_Fixed([("majority", 0.5, 0.001)]),
+        portfolio=default_portfolio().select(["majority"]),
+        check=check,
+    )
+    assert result.interrupted == signal.SIGINT
+    (trial,) = result.trials
+    assert trial.status == "timeout" and not np.isfinite(trial.selection_score)
+    done = int(trial.message.split()[2])
+    assert trial.message == f"interrupted after {done} of 6000 folds" and 0 < done < 6000
+    assert len(trial.fold_scores) == done and result.best is None and result.model is None
+    # the finished folds are stored (the next call resumes from them), in order
+    runs = kb.runs(aggregate=False, datasets=["toy"])
+    assert len(runs) == result.runs_stored == done
+    assert sorted(runs["fold"]) == list(range(done))
