@@ -178,3 +178,24 @@ def test_tied_with_by_hand():
     assert tied_with([0.8, 0.9], [0.7, 0.8, 0.9])
     assert not tied_with([0.8, 0.9], [0.7, 0.8, 0.9], z=0.5)
     assert tied_with([0.9], [0.1])
+
+
+def test_the_time_kept_for_storing_grows_with_a_fold_s_rows_and_classes():
+    from metarec.automl._search import (
+        STORE_CELL,
+        STORE_CLASS,
+        STORE_ONE_ROW,
+        STORE_SECONDS,
+        store_seconds,
+    )
+
+    # 0.001 + c * (0.001 + 5e-7 * rows) with 10 classes: digits' cv10 folds (180 rows), a
+    # fold of 40,000 rows, one of 100, and leave-one-out's one row
+    got = store_seconds([180, 40000, 100, 1], 10)
+    assert got == pytest.approx([0.001 + 10 * (0.001 + 5e-7 * 180), 0.211, 0.0115, 0.0005])
+    assert store_seconds([40000], 2)[0] == pytest.approx(0.001 + 2 * (0.001 + 0.02))
+    # regression (no classes) counts one
+    assert store_seconds([100], 0)[0] == pytest.approx(
+        STORE_SECONDS + STORE_CLASS + 100 * STORE_CELL
+    )
+    assert store_seconds([1, 1], 3).tolist() == [STORE_ONE_ROW, STORE_ONE_ROW]

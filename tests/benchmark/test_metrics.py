@@ -140,3 +140,39 @@ def test_export_builtin_round_trips_through_the_builtin_loader(tmp_path):
     assert back["roc_auc"].to_numpy() == pytest.approx([0.8, 0.6], rel=1e-6)
     assert copy.metafeatures().loc[0, "n_instances"] == 10.0
     assert copy.algorithms().loc[0, "library"] == "scikit-learn==1.0"
+
+
+def test_balanced_accuracy_and_log_loss_agree_with_scikit_learn_on_any_fold():
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score, log_loss
+
+    rng = np.random.default_rng(0)
+    folds = [(np.array([2]), np.array([1]))]  # leave-one-out: one row, predicted wrong
+    folds += [(np.array([1, 1, 1]), np.array([1, 0, 1]))]  # one true class
+    folds += [(np.array([0, 0, 1, 1]), np.array([0, 2, 1, 1]))]  # class 2 only predicted
+    folds += [(rng.integers(0, 4, 50), rng.integers(0, 4, 50)) for _ in range(5)]
+    for y_test, y_pred in folds:
+        proba = rng.dirichlet(np.ones(4), size=y_test.size)
+        proba[0, y_test[0]] = 0.0  # a true class given probability 0: clipped at 1e-15
+        proba /= proba.sum(axis=1, keepdims=True)
+        metrics = score_predictions(y_test, y_pred, proba, None, n_classes=4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            expected = balanced_accuracy_score(y_test, y_pred)
+        assert metrics["balanced_accuracy"] == pytest.approx(expected, abs=1e-15)
+        clipped = np.clip(proba, EPS, 1.0)
+        clipped /= clipped.sum(axis=1, keepdims=True)
+        expected = log_loss(y_test, clipped, labels=np.arange(4))
+        assert metrics["log_loss"] == pytest.approx(expected, rel=1e-12)
+    # by hand: recalls 1/2 (class 0) and 2/2 (class 1); the predicted-only class 2 is left out
+    metrics = score_predictions(
+        np.array([0, 0, 1, 1]), np.array([0, 2, 1, 1]), None, None, n_classes=3
+    )
+    assert metrics["balanced_accuracy"] == pytest.approx(0.75)
+    assert (
+        score_predictions(np.array([2]), np.array([1]), None, None, n_classes=3)[
+            "balanced_accuracy"
+        ]
+        == 0.0
+    )
