@@ -280,6 +280,7 @@ class _AutoSearch(BaseEstimator):
                     progress=progress,
                     name=name,
                     pool=pool,
+                    critical=signals.critical,
                 )
         self._set_fitted(result, ds)
         if result.interrupted is not None:

@@ -20,6 +20,7 @@ with the best CV score shrunk toward the knowledge base's expectation
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -239,6 +240,7 @@ def search(
     progress: Callable[..., None] | None = None,
     name: str | None = None,
     pool=None,
+    critical: Callable[[], Any] | None = None,
 ) -> SearchResult:
     """Evaluate algorithms on ``ds`` in the recommended order until the budget is spent.
 
@@ -264,6 +266,10 @@ def search(
     pool : WorkerPool or DaskPool, optional
         Where the folds run: one :func:`open_pool` started for ``portfolio`` (the caller
         closes it); by default one is started here and closed at the end.
+    critical : callable, optional
+        ``critical()`` is a context manager that defers a stopping signal to its end
+        (:class:`metarec.benchmark._signals._Signals`'s): recording a finished job runs
+        inside one, so a signal never leaves a job half recorded.
 
     Returns
     -------
@@ -285,6 +291,7 @@ def search(
             return _search(
                 ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick,
                 pool.n_workers, name if name is not None else run_name(ds, kb.datasets())[0],
+                critical=critical,
             )  # fmt: skip
     finally:
         if own:
@@ -344,8 +351,9 @@ def run_name(ds, stored) -> tuple[str, str | None]:
 
 
 def _search(
-    ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers, name
-):
+    ds, kb, settings, pool, portfolio, deadline, start, recommender, check, tick, n_workers, name,
+    *, critical=None,
+):  # fmt: skip
     from metarec.data import task_family
     from metarec.recommender._cache import fitted_recommender
 
@@ -358,6 +366,8 @@ def _search(
         ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
         _stored_folds(kb, name, settings), deadline, start, tick, n_workers,
     )  # fmt: skip
+    if critical is not None:
+        loop.critical = critical
     interrupted = loop.run(pool, check)
     state, notes = loop.state, []
     order = _eligible(state)
@@ -444,7 +454,9 @@ class _Loop:
         self.known = set(recommender.algorithms_)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
-        self.running: dict = {}  # algorithm -> its job on a worker, until it ends
+        self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
+        self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
+        self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted
         self.planned = self._first_plan()
 
     def _first_plan(self) -> list[str]:
@@ -534,9 +546,12 @@ class _Loop:
         refit is counted when it is admitted (:meth:`next_task`), so that a slow first
         choice does not take the time of the quick ones before it has run.
         """
-        cost = self.store_cost
-        storing = sum(float(cost[f.fold]) for r in self.state.results for f in r.folds)
-        storing = storing if self.settings.store else 0.0
+        results = self.state.results
+        for result in results[self._results_counted :]:  # only the results new since last time
+            folds = np.fromiter((f.fold for f in result.folds), dtype=int)
+            self._stored_seconds += float(self.store_cost[folds].sum())
+        self._results_counted = len(results)
+        storing = self._stored_seconds if self.settings.store else 0.0
         return self.kept_refit() + 0.3 + END_MARGIN + storing
 
     def next_task(self):
@@ -588,12 +603,18 @@ class _Loop:
         return None
 
     def on_job(self, task) -> None:
-        """Record a finished job's folds; the next plan takes them into account."""
-        self.running.pop(task.spec.algorithm.name, None)
-        _record_job(
-            self.state, task, self.codes, self.n_classes, self.settings, self.n_folds, self.start
-        )
-        self.state.tried_version += 1
+        """Record a finished job's folds; the next plan takes them into account.
+
+        A stopping signal waits for the end of the recording: the job is then recorded, and
+        no longer running, so it is neither lost nor recorded twice.
+        """
+        with self.critical():
+            _record_job(
+                self.state, task, self.codes, self.n_classes, self.settings, self.n_folds,
+                self.start,
+            )  # fmt: skip
+            self.running.pop(task.spec.algorithm.name, None)
+            self.state.tried_version += 1
         self.tick(1)
 
     def run(self, pool, check):

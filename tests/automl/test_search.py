@@ -575,7 +575,7 @@ def test_the_parents_own_model_work_runs_on_one_thread(tmp_path, monkeypatch):
 
     seen = {}
 
-    def spy(*args):
+    def spy(*args, **kwargs):
         seen.update({p["filepath"]: p["num_threads"] for p in threadpool_info()})
         return "searched"
 
@@ -753,3 +753,72 @@ def test_a_signal_keeps_the_folds_a_running_job_finished_and_leaves_it_incomplet
     runs = kb.runs(aggregate=False, datasets=["toy"])
     assert len(runs) == result.runs_stored == done
     assert sorted(runs["fold"]) == list(range(done))
+
+
+def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
+    from metarec.automl._search import _codes, _Loop
+    from metarec.benchmark import _folds
+    from metarec.benchmark._signals import _Signals
+
+    X, y = _frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = _codes(ds)
+    settings = RunSettings(budget=60.0, metric="balanced_accuracy")  # scored while recorded
+    start = time.perf_counter()
+    loop = _Loop(
+        ds, "toy", codes, labels, settings, default_portfolio().select(["majority"]),
+        _Fixed([("majority", 0.5, 0.001)]), {}, {}, start + 60, start,
+        lambda n=1, total=None: None, 1,
+    )  # fmt: skip
+    signals = _Signals()  # its handler called by hand below: no handler is installed
+    loop.critical = signals.critical
+
+    class Pool:  # finishes the job's 5 folds, then hands it to on_job as the worker pool does
+        def run(self, tasks, *, on_job, check, more):
+            task = more()
+            task.started = time.perf_counter()
+            for i, (_, test) in enumerate(task.splits):
+                out = {"y_pred": np.zeros(len(test), int), "proba": None, "decision": None,
+                       "classes": np.arange(2), "fit_time": 0.001, "fit_wall_time": 0.001,
+                       "predict_time": 0.0, "predict_wall_time": 0.0}  # fmt: skip
+                task.folds.append(_folds.ok_fold(task.spec, i, test, out))
+            on_job(task)
+
+    real, scored = _folds.fold_metrics, []
+
+    def fold_metrics(*args, **kwargs):  # Ctrl-C while the third fold is scored
+        scored.append(1)
+        if len(scored) == 3:
+            signals._handle(2, None)
+        return real(*args, **kwargs)
+
+    _folds.fold_metrics = fold_metrics
+    try:
+        assert loop.run(Pool(), check=signals.check) == 2
+    finally:
+        _folds.fold_metrics = real
+    trial = loop.state.trials["majority"]
+    assert trial.status == "ok" and len(trial.fold_scores) == 5  # recorded whole, once
+    assert len(loop.state.results) == 1 and len(loop.state.results[0].folds) == 5
+    assert loop.running == {}
+
+
+def test_a_search_measures_each_job_s_wall_clock(tmp_path, monkeypatch):
+    from metarec.automl._foldtime import FoldTimes
+
+    walls = []
+    record = FoldTimes.record
+
+    def spy(self, algorithm, folds, expected, *, job_wall=None):
+        walls.append(
+            (algorithm, job_wall, sum(f.fit_wall_time + f.predict_wall_time for f in folds))
+        )
+        return record(self, algorithm, folds, expected, job_wall=job_wall)
+
+    monkeypatch.setattr(FoldTimes, "record", spy)
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    fixed = _Fixed([("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01)])
+    _search(kb, fixed)
+    assert {a for a, _, _ in walls} >= {"gaussian_nb", "majority"}
+    # the job's wall clock, from its first fold's start to its end, holds its folds' times
+    assert all(wall is not None and wall >= spent for _, wall, spent in walls)
