@@ -455,6 +455,7 @@ class _Loop:
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
+        self.running_store: dict[str, float] = {}  # algorithm -> seconds to store its folds
         self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
         self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted
         self.planned = self._first_plan()
@@ -551,7 +552,9 @@ class _Loop:
             folds = np.fromiter((f.fold for f in result.folds), dtype=int)
             self._stored_seconds += float(self.store_cost[folds].sum())
         self._results_counted = len(results)
-        storing = self._stored_seconds if self.settings.store else 0.0
+        # and the folds of the jobs still running, all stored at the end however they end
+        running = sum(self.running_store.values())
+        storing = self._stored_seconds + running if self.settings.store else 0.0
         return self.kept_refit() + 0.3 + END_MARGIN + storing
 
     def next_task(self):
@@ -575,6 +578,8 @@ class _Loop:
             first_missing = next(i for i in range(n_folds) if i not in folds)
             per_fold = state.times.fold_seconds(trial.expected_time_high)
             need = state.times.job_seconds(trial.expected_time_high, n_folds - first_missing)
+            own = float(self.store_cost[first_missing:].sum()) if self.settings.store else 0.0
+            need += own  # storing its folds at the end
             # and its own refit, should it become the best, beyond the one kept already
             refit = self.refit_seconds(state.times.fold_seconds(trial.expected_time))
             refit = max(refit - self.kept_refit(), 0.0) if np.isfinite(refit) else 0.0
@@ -596,9 +601,13 @@ class _Loop:
             limit = limit if np.isfinite(limit) else None
             spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=limit)
             task = JobTask(
-                spec, self.splits, start=first_missing, deadline=self.deadline - self.reserve()
+                spec,
+                self.splits,
+                start=first_missing,
+                deadline=self.deadline - self.reserve() - own,
             )
             self.running[algorithm] = task
+            self.running_store[algorithm] = own
             return task
         return None
 
@@ -614,6 +623,7 @@ class _Loop:
                 self.start,
             )  # fmt: skip
             self.running.pop(task.spec.algorithm.name, None)
+            self.running_store.pop(task.spec.algorithm.name, None)
             self.state.tried_version += 1
         self.tick(1)
 
@@ -640,6 +650,7 @@ class _Loop:
                         self.n_folds, self.start, stopped=INTERRUPTED,
                     )  # fmt: skip
             self.running.clear()
+            self.running_store.clear()
             return getattr(stop, "signum", signal.SIGINT)
         return None
 

@@ -822,3 +822,30 @@ def test_a_search_measures_each_job_s_wall_clock(tmp_path, monkeypatch):
     assert {a for a, _, _ in walls} >= {"gaussian_nb", "majority"}
     # the job's wall clock, from its first fold's start to its end, holds its folds' times
     assert all(wall is not None and wall >= spent for _, wall, spent in walls)
+
+
+def test_a_running_job_s_storing_is_kept_from_its_admission():
+    from metarec.automl._search import END_MARGIN, _codes, _Loop, store_seconds
+
+    X, y = _frame(n=300)
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = _codes(ds)
+    start = time.perf_counter()
+    loop = _Loop(
+        ds, "toy", codes, labels, RunSettings(budget=60.0, protocol="loo"),
+        default_portfolio().select(["majority", "gaussian_nb"]),
+        _Fixed([("majority", 0.5, 0.001), ("gaussian_nb", 0.8, 0.001)]), {}, {}, start + 60,
+        start, lambda n=1, total=None: None, 2,
+    )  # fmt: skip
+    assert loop.reserve() == pytest.approx(0.3 + END_MARGIN)  # nothing admitted yet
+    first = loop.next_task()
+    own = store_seconds(np.ones(300), 2).sum()  # 300 one-row folds: 0.15 s
+    assert own == pytest.approx(0.15)
+    assert loop.reserve() == pytest.approx(0.3 + END_MARGIN + own)
+    assert first.deadline == pytest.approx(start + 60 - 0.3 - END_MARGIN - own)
+    second = loop.next_task()  # its deadline keeps both jobs' storing
+    assert second.deadline == pytest.approx(start + 60 - 0.3 - END_MARGIN - 2 * own)
+    assert loop.reserve() == pytest.approx(0.3 + END_MARGIN + 2 * own)
+    # without storing nothing is kept for it
+    loop.settings = RunSettings(budget=60.0, protocol="loo", store=False)
+    assert loop.reserve() == pytest.approx(0.3 + END_MARGIN)
