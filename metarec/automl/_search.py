@@ -31,6 +31,7 @@ import numpy as np
 from metarec.automl._foldtime import FoldTimes
 from metarec.automl._refit import refit_answer
 from metarec.automl._select import choose, posterior_scores, single_best
+from metarec.automl._storing import store_folds, store_seconds, stored_folds
 from metarec.benchmark._workers import BUDGET_STOP
 from metarec.exceptions import BenchmarkError
 
@@ -44,16 +45,6 @@ REGRESSION_METRICS = ("accuracy", "r2")
 INTERRUPTED = "interrupted"
 #: Seconds kept for the work after the search (storing the folds, saving the model).
 END_MARGIN = 1.0
-#: Seconds kept to score and store one fold's run in the knowledge base at the end (half
-#: again the costs measured): a fold of several test rows (its ROC AUC and Tau, then the
-#: insert) ...
-STORE_SECONDS = 0.001
-#: ... and per class (a one-vs-rest AUC each) ...
-STORE_CLASS = 0.001
-#: ... and per test row and class (sorting the scores, the probabilities' losses); a fold of
-#: one test row (leave-one-out: no ROC AUC or Tau to compute) costs ``STORE_ONE_ROW``.
-STORE_CELL = 5e-7
-STORE_ONE_ROW = 0.0005
 #: A fold running this many times longer than its (calibrated) expected time is stopped ...
 FOLD_SLACK = 5.0
 #: ... but never before this many seconds (nor before a tenth of the budget).
@@ -364,7 +355,7 @@ def _search(
         recommender = fitted_recommender(kb, task=task_family(ds.task))
     loop = _Loop(
         ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
-        _stored_folds(kb, name, settings), deadline, start, tick, n_workers,
+        stored_folds(kb, name, settings), deadline, start, tick, n_workers,
     )  # fmt: skip
     if critical is not None:
         loop.critical = critical
@@ -398,7 +389,9 @@ def _search(
         notes.append("no algorithm finished every fold within the budget")
     runs_stored = 0
     if settings.store:
-        runs_stored = _store(kb, name, ds, codes, loop.n_classes, state, settings, metafeatures)
+        runs_stored = store_folds(
+            kb, name, ds, codes, loop.n_classes, state, settings, metafeatures
+        )
     return SearchResult(
         dataset=name,
         fingerprint=ds.fingerprint,
@@ -455,7 +448,6 @@ class _Loop:
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
-        self.running_store: dict[str, float] = {}  # algorithm -> seconds to store its folds
         self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
         self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted
         self.planned = self._first_plan()
@@ -553,7 +545,7 @@ class _Loop:
             self._stored_seconds += float(self.store_cost[folds].sum())
         self._results_counted = len(results)
         # and the folds of the jobs still running, all stored at the end however they end
-        running = sum(self.running_store.values())
+        running = sum(float(self.store_cost[t.start :].sum()) for t in self.running.values())
         storing = self._stored_seconds + running if self.settings.store else 0.0
         return self.kept_refit() + 0.3 + END_MARGIN + storing
 
@@ -607,7 +599,6 @@ class _Loop:
                 deadline=self.deadline - self.reserve() - own,
             )
             self.running[algorithm] = task
-            self.running_store[algorithm] = own
             return task
         return None
 
@@ -623,7 +614,6 @@ class _Loop:
                 self.start,
             )  # fmt: skip
             self.running.pop(task.spec.algorithm.name, None)
-            self.running_store.pop(task.spec.algorithm.name, None)
             self.state.tried_version += 1
         self.tick(1)
 
@@ -650,21 +640,8 @@ class _Loop:
                         self.n_folds, self.start, stopped=INTERRUPTED,
                     )  # fmt: skip
             self.running.clear()
-            self.running_store.clear()
             return getattr(stop, "signum", signal.SIGINT)
         return None
-
-
-def store_seconds(test_rows, n_classes: int) -> np.ndarray:
-    """Seconds kept to score and store folds of ``test_rows`` rows at the end of a search.
-
-    ``STORE_SECONDS + c * (STORE_CLASS + STORE_CELL * rows)`` for ``c`` classes (1 for
-    regression), ``STORE_ONE_ROW`` for a fold of one row.
-    """
-    rows = np.asarray(test_rows, dtype=float)
-    classes = max(int(n_classes), 1)
-    several = STORE_SECONDS + classes * (STORE_CLASS + STORE_CELL * rows)
-    return np.where(rows > 1, several, STORE_ONE_ROW)
 
 
 def _leaderboard_key(trial: Trial):
@@ -684,43 +661,6 @@ def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
         row = stored.iloc[0].drop(labels=["dataset"]).to_dict()
         return {k: float(v) for k, v in row.items()}
     return dict(extract(ds.X, ds.y, task=ds.task, random_state=seed))
-
-
-def _stored_folds(kb, name: str, settings: RunSettings) -> dict:
-    """``algorithm -> {fold: (status, score, fit time, accuracy)}`` stored with this protocol and seed.
-
-    Folds that failed with an error are deterministic and reused as failures; only a prefix
-    of folds can be resumed (folds run in order), so a gap ends what is reused.
-    """
-    if name not in set(kb.datasets()["name"]):
-        return {}
-    runs = kb.runs(aggregate=False, datasets=[name])
-    if not len(runs) or settings.metric not in runs.columns:
-        return {}
-    mine = runs[
-        (runs["source"] == "benchmark")
-        & (runs["protocol"] == settings.protocol)
-        & (runs["seed"] == settings.random_state)
-        & runs["status"].isin(["ok", "error"])
-    ]
-    out: dict[str, dict[int, tuple[str, float, float, float]]] = {}
-    for row in mine.itertuples(index=False):
-        score = getattr(row, settings.metric)
-        accuracy = row.accuracy
-        out.setdefault(row.algorithm, {})[int(row.fold)] = (
-            row.status,
-            float(score),
-            float(row.fit_time),
-            float(accuracy),
-        )
-    for algorithm, folds in out.items():
-        prefix = {}
-        for index in range(len(folds) + 1):
-            if index not in folds:
-                break
-            prefix[index] = folds[index]
-        out[algorithm] = prefix
-    return out
 
 
 def _record_stored(state: _State, algorithm: str, folds: dict, n_folds: int, start) -> None:
@@ -779,7 +719,7 @@ def _record_job(
         state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
     if status == "ok":
         state.accuracy[algorithm] = float(np.mean(accuracies))
-    started = getattr(task, "started", None)  # set by the local pool: the job's wall clock
+    started = task.started  # set by the local pool (not by a Dask cluster's): its wall clock
     wall = time.perf_counter() - started if started is not None and stopped is None else None
     state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time, job_wall=wall)
     trial = state.trials[algorithm]
@@ -814,41 +754,6 @@ def _eligible(state: _State) -> list[str]:
         state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
     order = choose(posterior, np.array([t.fit_time for t in complete]))
     return [complete[i].algorithm for i in order]
-
-
-def _store(kb, name, ds, codes, n_classes, state, settings, metafeatures) -> int:
-    """Store the folds run now (with the dataset, algorithms and metafeatures)."""
-    import pandas as pd
-
-    from metarec.benchmark import default_portfolio
-    from metarec.benchmark._runner import (
-        SOURCE,
-        _nosimple,
-        _rows,
-        machine_description,
-        register_algorithm,
-        register_dataset,
-    )
-
-    if not state.results:
-        return 0
-    portfolio = default_portfolio(task="all")
-    register_dataset(kb, name, ds)
-    for result in state.results:
-        register_algorithm(kb, portfolio[result.algorithm])
-    if not len(kb.metafeatures(datasets=[name])):
-        kb.import_metafeatures(pd.DataFrame([{"dataset": name, **metafeatures}]))
-    machine = machine_description()
-    nosimple = _nosimple(state.results, codes, n_classes) if n_classes else {}
-    rows = [
-        row
-        for result in state.results
-        for row in _rows(result, nosimple, codes, n_classes, machine)
-    ]
-    report = kb.import_runs(
-        pd.DataFrame(rows), source=SOURCE, protocol=settings.protocol, on_conflict="keep"
-    )
-    return int(report.added)
 
 
 def check_dataset(ds, settings: RunSettings) -> None:

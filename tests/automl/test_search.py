@@ -825,7 +825,8 @@ def test_a_search_measures_each_job_s_wall_clock(tmp_path, monkeypatch):
 
 
 def test_a_running_job_s_storing_is_kept_from_its_admission():
-    from metarec.automl._search import END_MARGIN, _codes, _Loop, store_seconds
+    from metarec.automl._search import END_MARGIN, _codes, _Loop
+    from metarec.automl._storing import store_seconds
 
     X, y = _frame(n=300)
     ds = load_dataset(X.assign(target=y), target="target", name="toy")

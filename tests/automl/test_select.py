@@ -181,7 +181,7 @@ def test_tied_with_by_hand():
 
 
 def test_the_time_kept_for_storing_grows_with_a_fold_s_rows_and_classes():
-    from metarec.automl._search import (
+    from metarec.automl._storing import (
         STORE_CELL,
         STORE_CLASS,
         STORE_ONE_ROW,
