@@ -209,6 +209,40 @@ def test_gap_closed_by_hand():
     np.testing.assert_allclose(gap_closed([4.0, 1.0], 4.0), [0.0, 0.75])
 
 
+def _losses(method_losses, sbs_losses):
+    rows = []
+    for i, (m, b) in enumerate(zip(method_losses, sbs_losses, strict=True)):
+        rows.append({"method": "metarec", "dataset": f"d{i}", "top1_loss": m})
+        rows.append({"method": "single best", "dataset": f"d{i}", "top1_loss": b})
+    return pd.DataFrame(rows)
+
+
+def test_gap_closed_interval_by_hand():
+    from metarec.recommender._evaluate import gap_closed_interval
+
+    # every dataset closes half of its gap: every resample does too
+    low, high = gap_closed_interval(_losses([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]), "metarec")
+    assert (low, high) == pytest.approx((0.5, 0.5))
+    # two datasets: resamples {d0, d0} close 1, {d1, d1} 0, {d0, d1} 1/2 (means 1 and 2),
+    # with probabilities 1/4, 1/4, 1/2: the 5 % and 95 % quantiles are 0 and 1
+    per_dataset = _losses([0.0, 2.0], [2.0, 2.0])
+    assert gap_closed_interval(per_dataset, "metarec") == pytest.approx((0.0, 1.0))
+    # a 40 % interval lies inside the middle value's mass
+    assert gap_closed_interval(per_dataset, "metarec", confidence=0.4) == pytest.approx((0.5, 0.5))
+    # the single best is the oracle everywhere: no gap in any resample
+    low, high = gap_closed_interval(_losses([1.0, 0.0], [0.0, 0.0]), "metarec")
+    assert np.isnan(low) and np.isnan(high)
+    # a dataset one method lacks is left out of the pairs
+    uneven = pd.concat(
+        [per_dataset, pd.DataFrame([{"method": "single best", "dataset": "d9", "top1_loss": 50.0}])]
+    )
+    assert gap_closed_interval(uneven, "metarec") == pytest.approx((0.0, 1.0))
+    with pytest.raises(InvalidInputError, match="'AR'"):
+        gap_closed_interval(per_dataset, "AR")
+    with pytest.raises(InvalidInputError, match="confidence"):
+        gap_closed_interval(per_dataset, "metarec", confidence=1.0)
+
+
 def test_summary_reports_gap_closed_against_the_single_best_baseline():
     rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
     summary = evaluate_recommender(tiny_kb(), rec, n_random=5).summary.set_index("method")
