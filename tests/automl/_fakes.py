@@ -1,0 +1,80 @@
+"""Shared test data and a stand-in recommender of the automl tests."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from metarec.automl import RunSettings
+from metarec.automl._search import search
+from metarec.benchmark import default_portfolio
+from metarec.data import load_dataset
+from metarec.recommender import RankedAlgorithm, Ranking
+
+
+def toy_frame(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "c": rng.choice(["red", "green", "blue"], size=n),
+        }
+    )
+    y = np.where(X["a"] + 0.5 * X["b"] + rng.normal(scale=0.5, size=n) > 0, "yes", "no")
+    return X, y
+
+
+class FixedRecommender:
+    """A stand-in recommender with a fixed ranking (expected time per fold in seconds)."""
+
+    def __init__(self, rows, run_order=(), plan=None):
+        # run_order: of an unbudgeted ranking; plan: the algorithms of a budgeted one
+        self.rows, self.run_order, self.budget_plan = rows, tuple(run_order), plan
+        self.algorithms_ = np.array([r[0] for r in rows])
+        # one other dataset on which each algorithm scored its expected accuracy
+        self.datasets_ = np.array(["other"])
+        self.accuracy_ = np.array([[r[1] for r in rows]])
+        self.present_ = np.ones_like(self.accuracy_, dtype=bool)
+        self.calls = []
+
+    def recommend(self, *, metafeatures, tried=None, budget=None):
+        self.calls.append((dict(tried or {}), budget))
+        rows = self.rows
+        if budget is not None and self.budget_plan is not None:
+            rows = [r for name in self.budget_plan for r in rows if r[0] == name]
+        return Ranking(
+            tuple(
+                RankedAlgorithm(
+                    name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t
+                )
+                for i, (name, acc, t) in enumerate(rows)
+            ),
+            run_order=self.run_order if budget is None else (),
+        )
+
+
+def toy_search(kb, recommender, budget=60.0, **settings):
+    X, y = toy_frame()
+    frame = X.assign(target=y)
+    ds = load_dataset(frame, target="target", name="toy")
+    portfolio = default_portfolio().select(["majority", "gaussian_nb", "knn"])
+    start = time.perf_counter()
+    return search(
+        ds,
+        kb,
+        RunSettings(budget=budget, **settings),
+        deadline=start + budget,
+        start=start,
+        recommender=recommender,
+        portfolio=portfolio,
+    )
+
+
+def regression_dataset(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    y = 30 + 12 * X["a"] - 4 * X["b"] + rng.normal(scale=0.5, size=n)
+    return X, y.to_numpy()
