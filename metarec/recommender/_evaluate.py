@@ -81,6 +81,7 @@ __all__ = [
     "mean_interval_loss",
     "gap_closed",
     "gap_closed_interval",
+    "difference_interval",
     "evaluate_transfer",
 ]
 
@@ -456,6 +457,36 @@ def gap_closed(loss, sbs_loss, oracle_loss=0.0):
     return closed if loss.ndim else float(closed)
 
 
+def _paired_losses(per_dataset, method: str, other: str, column: str) -> np.ndarray:
+    """``(n_datasets, 2)``: ``column`` of ``method`` and ``other`` on the datasets of both."""
+    if column not in per_dataset.columns:
+        raise InvalidInputError(f"no column {column!r} in per_dataset")
+    wide = per_dataset.pivot_table(index="dataset", columns="method", values=column)
+    for name in (method, other):
+        if name not in wide.columns:
+            raise InvalidInputError(f"no {column!r} of method {name!r} in per_dataset")
+    return wide[[method, other]].dropna().to_numpy(dtype=float)
+
+
+def _resampled_means(pairs, confidence, n_resamples, random_state) -> np.ndarray:
+    """Means of both columns of ``pairs`` over bootstrap resamples of its rows."""
+    if not 0 < confidence < 1:
+        raise InvalidInputError(f"confidence must be in (0, 1); got {confidence!r}")
+    if int(n_resamples) < 1:
+        raise InvalidInputError(f"n_resamples must be >= 1; got {n_resamples!r}")
+    rng = np.random.default_rng(random_state)
+    rows = rng.integers(0, len(pairs), size=(int(n_resamples), len(pairs)))
+    return pairs[rows].mean(axis=1)
+
+
+def _percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    if values.size == 0:
+        return float("nan"), float("nan")
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
 def gap_closed_interval(
     per_dataset,
     method: str,
@@ -506,28 +537,61 @@ def gap_closed_interval(
     .. [1] Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap, chapter
        13 (percentile intervals). Chapman & Hall.
     """
-    if not 0 < confidence < 1:
-        raise InvalidInputError(f"confidence must be in (0, 1); got {confidence!r}")
-    if int(n_resamples) < 1:
-        raise InvalidInputError(f"n_resamples must be >= 1; got {n_resamples!r}")
-    wide = per_dataset.pivot_table(index="dataset", columns="method", values=loss)
-    for name in (method, baseline):
-        if name not in wide.columns:
-            raise InvalidInputError(f"no {loss!r} of method {name!r} in per_dataset")
-    pairs = wide[[method, baseline]].dropna().to_numpy(dtype=float)
+    pairs = _paired_losses(per_dataset, method, baseline, loss)
     if len(pairs) == 0:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(random_state)
-    rows = rng.integers(0, len(pairs), size=(int(n_resamples), len(pairs)))
-    means = pairs[rows].mean(axis=1)  # (n_resamples, 2): method, baseline
+    means = _resampled_means(pairs, confidence, n_resamples, random_state)
     with np.errstate(divide="ignore", invalid="ignore"):
         closed = (means[:, 1] - means[:, 0]) / means[:, 1]
-    closed = closed[means[:, 1] > 0]
-    if closed.size == 0:
-        return float("nan"), float("nan")
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(closed, [tail, 1.0 - tail])
-    return float(low), float(high)
+    return _percentile_interval(closed[means[:, 1] > 0], confidence)
+
+
+def difference_interval(
+    per_dataset,
+    method: str,
+    other: str,
+    *,
+    column: str,
+    confidence: float = 0.9,
+    n_resamples: int = 2000,
+    random_state=0,
+):
+    """Mean paired difference ``method - other`` of ``column`` with a bootstrap interval.
+
+    The same paired resampling of datasets as :func:`gap_closed_interval`, of the mean
+    difference (negative: ``method`` has the smaller loss).
+
+    Parameters
+    ----------
+    per_dataset : pandas.DataFrame
+        :attr:`EvaluationResult.per_dataset`.
+    method, other : str
+        The two methods compared on the datasets both were scored on.
+    column : str
+        The figure compared, e.g. ``"mil_1s"``.
+    confidence : float, default=0.9
+        Coverage of the interval, in (0, 1).
+    n_resamples : int, default=2000
+        Bootstrap resamples.
+    random_state : int, numpy Generator or None, default=0
+        Seed of the resampling.
+
+    Returns
+    -------
+    difference, low, high : float
+        The mean difference and the interval's ends (NaN without common datasets).
+
+    References
+    ----------
+    .. [1] Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap, chapter
+       13 (percentile intervals). Chapman & Hall.
+    """
+    pairs = _paired_losses(per_dataset, method, other, column)
+    if len(pairs) == 0:
+        return float("nan"), float("nan"), float("nan")
+    means = _resampled_means(pairs, confidence, n_resamples, random_state)
+    low, high = _percentile_interval(means[:, 0] - means[:, 1], confidence)
+    return float(np.mean(pairs[:, 0] - pairs[:, 1])), low, high
 
 
 def add_gap_closed(summary):

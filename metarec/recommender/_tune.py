@@ -271,7 +271,11 @@ def _with_former(result, former):
         top3_gap_closed=gap_closed(row["top3_loss"].to_numpy(), sbs.top3_loss),
     )
     summary = pd.concat([result.summary, row], ignore_index=True)
-    return dataclasses.replace(result, summary=summary)
+    mine = former.per_dataset[former.per_dataset["method"] == "metarec"]
+    per_dataset = pd.concat(
+        [result.per_dataset, mine.assign(method="former default")], ignore_index=True
+    )
+    return dataclasses.replace(result, summary=summary, per_dataset=per_dataset)
 
 
 def _show(value):

@@ -110,6 +110,12 @@ def test_tuning_never_sees_heldout_results():
         assert set(result.heldout[name].per_dataset["dataset"]) == set(heldout)
         methods = set(result.heldout[name].summary["method"])
         assert {"metarec", "former default", "global AR*", "single best"} <= methods
+        # the former default's rows are there per dataset too, with its summary's means
+        per = result.heldout[name].per_dataset
+        former = per[per["method"] == "former default"]
+        assert set(former["dataset"]) == set(heldout)
+        summary = result.heldout[name].summary.set_index("method")
+        assert former["mil_1s"].mean() == pytest.approx(summary.loc["former default", "mil_1s"])
     assert len(result.table) == 4
     key = result.table[["never_worse", "wins"]].to_numpy()
     assert all(tuple(a) >= tuple(b) for a, b in zip(key, key[1:], strict=False))
@@ -241,6 +247,24 @@ def test_gap_closed_interval_by_hand():
         gap_closed_interval(per_dataset, "AR")
     with pytest.raises(InvalidInputError, match="confidence"):
         gap_closed_interval(per_dataset, "metarec", confidence=1.0)
+
+
+def test_difference_interval_by_hand():
+    from metarec.recommender._evaluate import difference_interval
+
+    # the same difference on every dataset: the interval is that point
+    per_dataset = _losses([1.0, 2.0, 3.0], [2.0, 3.0, 4.0])
+    assert difference_interval(
+        per_dataset, "metarec", "single best", column="top1_loss"
+    ) == pytest.approx((-1.0, -1.0, -1.0))
+    # two datasets with differences -2 and 0: resample means -2, 0 (1/4 each) and -1 (1/2)
+    per_dataset = _losses([0.0, 2.0], [2.0, 2.0])
+    difference, low, high = difference_interval(
+        per_dataset, "metarec", "single best", column="top1_loss"
+    )
+    assert (difference, low, high) == pytest.approx((-1.0, -2.0, 0.0))
+    with pytest.raises(InvalidInputError, match="'mil_1s'"):
+        difference_interval(per_dataset, "metarec", "single best", column="mil_1s")
 
 
 def test_summary_reports_gap_closed_against_the_single_best_baseline():
