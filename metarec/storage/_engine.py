@@ -80,13 +80,34 @@ def _check_sqlite_file(path: Path, shown_url: str) -> None:
     size = path.stat().st_size
     if size == 0:
         return
-    with path.open("rb") as handle:
-        header = handle.read(16)
-    if header != b"SQLite format 3\x00":
-        raise KnowledgeBaseError(
-            f"{path} is not a metarec knowledge base: it is not a SQLite database "
-            "(wrong file header); give another file with --db or METAREC_DB"
+    # The header is read by SQLite, never with open() and close(): closing any descriptor
+    # of a file drops every POSIX lock this process holds on it, the locks of its open
+    # SQLite connections included.  Another process then finds the database unused,
+    # checkpoints it and deletes its WAL under those connections (the next read here fails
+    # with "database disk image is malformed", a write could corrupt the file: "How To
+    # Corrupt An SQLite Database File", section 2.2).  SQLite's own close of a file this
+    # process has open elsewhere keeps the descriptor until the last lock is released.
+    from urllib.parse import quote
+
+    # read-only; immutable where the folder cannot be written (no -wal / -shm made there)
+    query = "immutable=1" if sqlite_read_only_mode(path) == "immutable" else "mode=ro"
+    try:
+        probe = sqlite3.connect(
+            f"file:{quote(str(path.resolve()))}?{query}", uri=True, timeout=BUSY_TIMEOUT_S
         )
+    except sqlite3.Error:
+        return  # unreadable here: the real connection says why
+    try:
+        probe.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise KnowledgeBaseError(
+                f"{path} is not a metarec knowledge base: it is not a SQLite database "
+                "(wrong file header); give another file with --db or METAREC_DB"
+            ) from None
+        # locked, or a WAL file it cannot read here: the real connection says why
+    finally:
+        probe.close()
 
 
 def _writable(path: Path) -> bool:

@@ -406,3 +406,28 @@ def test_problems_carry_their_row_column_and_message(tmp_path):
     assert first.message in first and first.startswith("<DataFrame>, row 2, column 'accuracy'")
     assert (second.row, second.column, second.message) == (2, "accuracy", "'abc' is not a number")
     assert report.to_dict()["problems"] == [str(first), str(second)]
+
+
+def test_opening_a_knowledge_base_again_keeps_the_locks_of_this_process(tmp_path):
+    """Opening a KB checks its file header.  Read with open() and close(), that dropped the
+    POSIX locks of this process's open connections to the file: another process closing its
+    own connection then took itself for the last one, checkpointed and deleted the WAL
+    under them, and the next open here failed with "database disk image is malformed"."""
+    path = tmp_path / "kb.sqlite"
+    url = f"sqlite:///{path}"
+    kb = KnowledgeBase(url)
+    kb.add_algorithm("first")
+    with kb.engine.connect() as held:  # a connection this process keeps open
+        held.exec_driver_sql("SELECT count(*) FROM algorithms").fetchone()
+        KnowledgeBase(url).count("algorithms")  # opened again: the header is checked
+        code = f"from metarec.storage import KnowledgeBase; KnowledgeBase({url!r}).add_algorithm('second')"
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+        # the other process saw this one's connection: it left the WAL in place
+        assert path.with_name("kb.sqlite-wal").exists()
+        names = set(KnowledgeBase(url).algorithms()["name"])
+    assert names == {"first", "second"}
+    kb.engine.dispose()
+    # a file that is not SQLite is still refused by its header, before any other work
+    (tmp_path / "notes.sqlite").write_text("not a database at all, just text\n")
+    with pytest.raises(KnowledgeBaseError, match="not a SQLite database"):
+        KnowledgeBase(f"sqlite:///{tmp_path / 'notes.sqlite'}")
