@@ -140,6 +140,10 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     built-in datasets, algorithms, runs and metafeatures are imported through the ordinary
     import path, in the knowledge base's own schema.
 
+    A dataset the knowledge base already holds (its metafeatures saved, say) is never
+    overwritten: a built-in dataset of the same name is left out with its metafeatures,
+    and its runs are taken only when the two fingerprints agree (the same content).
+
     Returns
     -------
     bool
@@ -147,17 +151,29 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     """
     if kb.has_runs():
         return False
-    _fill(kb, resource_files())
+    _fill(kb, resource_files(), held=kb.datasets())
     return True
 
 
-def _fill(kb, files: dict[str, Path]) -> None:
+def _fill(kb, files: dict[str, Path], held=None) -> None:
+    """Import the built-in files into ``kb``, leaving out the datasets ``held`` names."""
     import pandas as pd
 
-    kb.add_datasets(pd.read_parquet(files["datasets"]))
+    datasets = pd.read_parquet(files["datasets"])
+    runs, metafeatures = files["runs"], files["metafeatures"]
+    if held is not None and len(held):
+        mine = dict(zip(held["name"], held["fingerprint"], strict=True))
+        theirs = dict(zip(datasets["name"], datasets["fingerprint"], strict=True))
+        other = {n for n in mine if n in theirs and (pd.isna(mine[n]) or mine[n] != theirs[n])}
+        datasets = datasets.loc[~datasets["name"].isin(list(mine))]
+        runs = pd.read_parquet(runs)
+        runs = runs.loc[~runs["dataset"].isin(list(other))]
+        metafeatures = pd.read_parquet(metafeatures)
+        metafeatures = metafeatures.loc[~metafeatures["dataset"].isin(list(mine))]
+    kb.add_datasets(datasets)
     kb.add_algorithms(pd.read_parquet(files["algorithms"]))
-    kb.import_runs(files["runs"])
-    kb.import_metafeatures(files["metafeatures"])
+    kb.import_runs(runs)
+    kb.import_metafeatures(metafeatures)
 
 
 def _load(files: dict[str, Path], path: Path) -> None:

@@ -119,3 +119,33 @@ def test_regression_part_ranks_regressors_only():
     query = kb.metafeatures().set_index("dataset").loc["boston_housing"].dropna().to_dict()
     ranking = model.recommend(metafeatures=query, exclude=["boston_housing"])
     assert "mean" not in ranking.algorithms[:10]  # the floor every regressor must beat
+
+
+def test_seeding_never_overwrites_a_dataset_the_knowledge_base_holds(tmp_path):
+    """A KB with datasets but no runs (metafeatures saved) is filled with the built-in one:
+    a namesake of other content keeps its record and metafeatures and gets none of the
+    built-in runs; one of the same content (fingerprint) keeps its record and gets them."""
+    from metarec.storage._builtin import seed_with_builtin
+
+    builtin = open_builtin()
+    theirs = builtin.datasets().set_index("name")
+    builtin_runs = builtin.runs(aggregate=False)
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.add_dataset("iris", source="file", source_id="/data/iris.csv", fingerprint="f" * 64)
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "n_instances": [99.0]}))
+    same = "wine_recognition"
+    kb.add_dataset(
+        same, source="file", source_id="/data/wine.csv", fingerprint=theirs.loc[same, "fingerprint"]
+    )
+    assert seed_with_builtin(kb)
+    stored = kb.datasets().set_index("name")
+    assert sorted(stored.index) == sorted(theirs.index)
+    assert stored.loc["iris", "fingerprint"] == "f" * 64
+    assert stored.loc["iris", "source_id"] == "/data/iris.csv"
+    assert stored.loc[same, "source_id"] == "/data/wine.csv"
+    assert kb.metafeatures().set_index("dataset").loc["iris", "n_instances"] == 99.0
+    runs = kb.runs(aggregate=False)
+    assert "iris" not in set(runs["dataset"])
+    assert (runs["dataset"] == same).sum() == (builtin_runs["dataset"] == same).sum() > 0
+    assert len(runs) == len(builtin_runs) - (builtin_runs["dataset"] == "iris").sum()
+    assert not seed_with_builtin(kb)  # it holds runs now: left as it is
