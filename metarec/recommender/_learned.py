@@ -473,6 +473,10 @@ class LearnedRanker(BaseRanker):
         z = self.log_sr_[idx] - self._log_time(idx) / float(self.n)
         return pairwise_log_score(z, m, w)
 
+    def _score_name(self, tried: bool) -> str:
+        """The expected loss with ``tried=`` too: from the best accuracy already reached."""
+        return self.score_name
+
     def _strategy_order(self, query, idx, w, excluded, keep, tried, evidence, *, run=True):
         return learned_order(self, query, idx, w, excluded, keep, tried, evidence, run=run)
 

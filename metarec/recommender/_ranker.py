@@ -492,7 +492,7 @@ class Recommender(BaseEstimator):
             raise InvalidInputError("recommend needs X and y, or metafeatures=")
         import pandas as pd
 
-        from metarec.data import is_numeric_column
+        from metarec.data import infer_task, is_numeric_column
         from metarec.metafeatures import extract
 
         target = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())
@@ -504,12 +504,11 @@ class Recommender(BaseEstimator):
                 )
             return extract(X, y, task="regression")
         present = target.dropna()
-        if is_numeric_column(present):
-            values = present.to_numpy(dtype=float)
-            if np.any(values != np.round(values)):
-                raise InvalidInputError(
-                    "y looks continuous but this Recommender ranks classifiers; use "
-                    "Recommender(task='regression'), or give y as class labels (strings)"
-                )
-        # integer codes are labels here, however many distinct values they have
+        # the rule load_dataset decides a task by: a fractional value, or integers with many
+        # distinct values (sklearn:diabetes' target), are a regression target
+        if infer_task(present) == "regression":
+            raise InvalidInputError(
+                "y looks continuous but this Recommender ranks classifiers; use "
+                "Recommender(task='regression'), or give y as class labels (strings)"
+            )
         return extract(X, y, task="binary" if present.nunique() <= 2 else "multiclass")

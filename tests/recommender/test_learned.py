@@ -164,6 +164,10 @@ def test_tried_on_the_learned_strategy():
     after = rec.recommend(metafeatures=q, tried={done: (0.99, 1.0)})
     assert done not in after.algorithms and len(after) == len(first) - 1
     assert after.tried == (done,)
+    # its score is still the expected loss (from the best accuracy already reached)
+    assert first.score_name == after.score_name == "expected_loss"
+    scores = after.to_frame()["score"].to_numpy()
+    assert np.all(np.diff(scores) <= 1e-12)
     # each neighbour starts from its own result of the tried algorithm and its clock: the
     # planner's first pick is what plan_first gives from that state
     from metarec.recommender._planner import plan_first

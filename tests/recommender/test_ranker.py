@@ -501,6 +501,12 @@ def test_recommend_checks_the_target_against_the_task():
     X = pd.DataFrame({"x": np.arange(40.0)})
     with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
         model.recommend(X, X["x"] * 1.5)
+    # whole numbers with many distinct values (40 of 40) are a regression target too, as
+    # load_dataset decides; few distinct codes are class labels, and so is any code as text
+    with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
+        model.recommend(X, X["x"].astype(int) * 7)
+    assert len(model.recommend(X, (X["x"] % 3).astype(int))) > 0
+    assert len(model.recommend(X, (X["x"].astype(int) * 7).astype(str))) > 0
 
 
 def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
