@@ -53,6 +53,12 @@ def main(argv=None) -> None:
     parser.add_argument("--first", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument(
+        "--scaling",
+        default="2500,10000,40000",
+        help="comma-separated row counts (first rows of the data) at which the first ones are "
+        "measured again; empty: none",
+    )
     args = parser.parse_args(argv)
     import io
 
@@ -108,6 +114,11 @@ def main(argv=None) -> None:
     )
     print(text)
     print(summary)
+    sizes = [int(v) for v in args.scaling.split(",") if v.strip()]
+    scaling = _scaling(
+        data, sizes, [r[1] for r in rows], {r[1]: r[5] for r in rows}, args, url, env,
+        recommender, index,
+    )  # fmt: skip
     write_page(
         args.markdown,
         "Expected times of the first recommendations on a large dataset",
@@ -119,8 +130,82 @@ def main(argv=None) -> None:
         "base's times are cv10 fits (90 % of a dataset's rows), so the expectation compared "
         "is the runtime model's for a dataset of "
         f"{args.rows * HOLDOUT_TRAIN:,.0f} / 0.9 rows; the table's own expectation for the "
-        f"whole data is beside it.\n\n{summary}\n\n{text}\n\n"
+        f"whole data is beside it.\n\n{summary}\n\n{text}\n\n{scaling}"
         "Written by `python benchmarks/large_expectations.py`.",
+    )
+
+
+def _scaling(data, sizes, algorithms, measured_full, args, url, env, recommender, index) -> str:
+    """The same algorithms on the first ``sizes`` rows of the data: where the model departs.
+
+    The knowledge base's largest dataset bounds the sizes its times were measured on; the
+    local exponent between two sizes is ``log(t2 / t1) / log(n2 / n1)`` of the measured fit
+    times, beside the runtime model's over the same step.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from metarec.recommender._runtime import size_features
+    from metarec.storage import KnowledgeBase
+
+    if not sizes:
+        return ""
+    frame = pd.read_csv(data)
+    sizes = sorted(n for n in sizes if n < args.rows)
+    measured = {}
+    for n in sizes:
+        path = data.with_name(f"first-{n}.csv")
+        frame.head(n).to_csv(path, index=False)
+        _metarec(
+            "--db", url, "benchmark", path, "--target", "target", "--algorithms",
+            ",".join(algorithms), "--protocol", "holdout", "--timeout", args.timeout, "-j", "1",
+            env=env,
+        )  # fmt: skip
+        runs = KnowledgeBase(url).runs(aggregate=False)
+        runs = runs.loc[runs["dataset"].astype(str).str.startswith(path.stem)]
+        for algorithm in algorithms:
+            run = runs.loc[runs["algorithm"] == algorithm].iloc[-1]
+            ok = run["status"] == "ok"
+            measured[algorithm, n] = float(run["fit_time"]) if ok else float("nan")
+    sizes = [*sizes, args.rows]
+    for algorithm in algorithms:
+        measured[algorithm, args.rows] = measured_full[algorithm]
+    trained = np.array(sizes, dtype=float) * HOLDOUT_TRAIN / CV10_TRAIN
+    n_features = np.full(len(sizes), args.columns)
+    expected = recommender.runtime_.predict(size_features(trained, n_features, [2] * len(sizes)))
+    largest = float(np.nanmax(recommender.n_instances_))
+    rows = []
+    for algorithm in algorithms:
+        e = expected[:, index[algorithm]]
+        t = np.array([measured[algorithm, n] for n in sizes])
+        steps = np.log(np.array(sizes[1:]) / np.array(sizes[:-1]))
+        local = np.concatenate([[np.nan], np.log(t[1:] / t[:-1]) / steps])
+        model = np.concatenate([[np.nan], np.log(e[1:] / e[:-1]) / steps])
+        for k, n in enumerate(sizes):
+            ratio = t[k] / e[k]
+            rows.append(
+                [
+                    algorithm, n, e[k], t[k], ratio, "yes" if 1 / 3 <= ratio <= 3 else "no",
+                    local[k], model[k],
+                ]
+            )  # fmt: skip
+    table = markdown_table(
+        [
+            "algorithm", "rows", "expected", "measured fit time", "measured / expected",
+            "within x3", "measured exponent (from the row above)", "model's exponent",
+        ],
+        rows,
+    )  # fmt: skip
+    print(table)
+    return (
+        "## The same algorithms on the first rows of the data\n\n"
+        f"Each of the first {len(algorithms)} measured the same way on the first "
+        f"{', '.join(f'{n:,}' for n in sizes[:-1])} rows of the data (one `metarec benchmark "
+        "--protocol holdout` call per size), against the runtime model's expectation for "
+        "that size. The largest dataset of the built-in knowledge base has "
+        f"{largest:,.0f} rows: above it the model extrapolates. The exponents are the "
+        "local slopes of log time over log rows from the size in the row above.\n\n"
+        f"{table}\n\n"
     )
 
 
