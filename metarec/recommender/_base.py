@@ -334,13 +334,15 @@ class BaseRanker(BaseEstimator):
         rows = value("n_instances")
         has = model.n_datasets_ > 0
         fallback = evidence.expected_time
+        width = model.width_
         if rows > 0:
             x = size_features([rows], [value("n_features")], [value("n_classes")])
             predicted = model.predict(x)[0]
             expected = np.where(has, predicted, fallback)
+            width = model.interval_width(x)[0]  # wider beyond the sizes the KB has times of
         else:
             expected = fallback
-        width = np.where(np.isfinite(model.width_), model.width_, np.nan)
+        width = np.where(np.isfinite(width), width, np.nan)
         evidence.time_note = self._extrapolation_note(rows, excluded)
         evidence.expected_time = expected
         evidence.time_low = expected * np.exp(-width)
@@ -357,8 +359,8 @@ class BaseRanker(BaseEstimator):
         return (
             f"Expected times are extrapolated: {rows:,.0f} rows is {rows / largest:,.0f}x the "
             f"largest dataset the knowledge base has times for ({largest:,.0f} rows), so a "
-            "fit can take several times its expectation and the 80 % intervals, calibrated "
-            "on the knowledge base's sizes, do not promise coverage there."
+            "fit can take several times its expectation; the 80 % intervals are widened "
+            "with the distance, as measured on extrapolations of the development histories."
         )
 
     def _calibration_rows(self) -> np.ndarray:

@@ -207,3 +207,30 @@ def test_bad_input_and_unfitted_use_are_refused():
         RuntimeModel(alpha=np.nan).fit(X, [1.0, 2.0])
     with pytest.raises(InvalidInputError, match="size features"):
         RuntimeModel().fit(X[:, :3], [1.0, 2.0])
+
+
+def test_the_interval_widens_beyond_the_largest_fitted_dataset():
+    """``kappa`` per unit of log rows past each algorithm's own largest dataset; none inside."""
+    rng = np.random.default_rng(5)
+    n = rng.integers(100, 900, 40).astype(float)
+    n[0] = 1000.0
+    X = size_features(n, [5] * 40, [2] * 40)
+    T = np.exp(X @ [-5, 1.0, 0, 0] + rng.normal(0, 0.3, 40))[:, None].repeat(2, axis=1)
+    T[0, 1] = np.nan  # the second algorithm has no time on the largest dataset
+    model = RuntimeModel(extrapolation_width=0.5).fit(X, T)
+    second_largest = n[1:].max()
+    np.testing.assert_allclose(model.max_log_rows_, np.log([1000.0, second_largest]))
+    query = size_features([500.0, 1000.0 * np.e**2], [5, 5], [2, 2])
+    width = model.interval_width(query)
+    np.testing.assert_allclose(width[0], model.width_)  # within the fitted sizes: as it was
+    assert width[1, 0] == pytest.approx(model.width_[0] + 0.5 * 2.0)  # e^2 times the largest
+    beyond = np.log(1000.0 * np.e**2) - np.log(second_largest)
+    assert width[1, 1] == pytest.approx(model.width_[1] + 0.5 * beyond)
+    expected, low, high = model.predict(query, interval=True)
+    np.testing.assert_allclose(np.log(high / expected), width)
+    np.testing.assert_allclose(np.log(expected / low), width)
+    flat = RuntimeModel(extrapolation_width=0.0).fit(X, T)
+    np.testing.assert_allclose(flat.interval_width(query), np.tile(flat.width_, (2, 1)))
+    for bad in (-0.1, np.nan, "wide", True):
+        with pytest.raises(InvalidInputError, match="extrapolation_width"):
+            RuntimeModel(extrapolation_width=bad).fit(X, T)
