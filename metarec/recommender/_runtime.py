@@ -48,15 +48,14 @@ coverage is exact for exchangeable datasets only; it is measured leave-one-datas
 (``benchmarks/runtime_model.py``).
 
 A dataset larger than every one an algorithm was fitted on is not exchangeable with them:
-fitted on the smaller half of each development history's datasets, the interval above
-covers only 20-53 % of the larger datasets' times.  Beyond the largest fitted dataset the
+fitted on the smaller half of a development history's datasets, the interval above covers
+far fewer than 80 % of the larger datasets' times.  Beyond the largest fitted dataset the
 half-width therefore grows by ``kappa`` (``extrapolation_width``) per unit of ``log n`` past
-it, ``q_a + kappa * max(0, log n - log n_max,a)``.  ``kappa`` = 0.55 is the smallest value
-(in steps of 0.05) whose interval covers at least 80 % of the larger datasets' times on
-every history in both extrapolation splits of ``benchmarks/runtime_model.py`` (fitted on
-the datasets up to the median size, predicting the largest quarter and tenth; measured
-there, the 0.5 to 0.55 needed by realworld-dev and the built-in KB sets it, TabZilla needs
-0.3).
+it, ``q_a + kappa * max(0, log n - log n_max,a)``.  The default ``kappa`` is the smallest
+value (in steps of 0.05) whose interval covers at least 80 % of the larger datasets' times
+on every history in both extrapolation splits of ``benchmarks/runtime_model.py`` (fitted on
+the datasets up to the median size, predicting the largest quarter and tenth), which
+measures the coverage with and without it.
 
 References
 ----------
