@@ -39,6 +39,23 @@ TARGET = "__metarec_target__"
 ENSEMBLE_DEFAULTS = {"classification": 3, "regression": 1}
 
 
+def _link_new(tmp, path) -> bool:
+    """Put the file ``tmp`` at ``path`` unless a file is there; whether it was put there."""
+    import errno
+
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    except OSError as exc:  # a file system without hard links: renamed, if still free
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        if path.exists():
+            return False
+        os.replace(tmp, path)
+    return True
+
+
 def open_run_kb(kb=None):
     """The knowledge base a search reads and grows; filled with the built-in one if empty.
 
@@ -65,22 +82,26 @@ def open_run_kb(kb=None):
         return kb, False
     url = resolve_db_url(None if kb is None else str(kb))
     path = sqlite_path(url)
-    if path is not None and (not path.exists() or path.stat().st_size == 0):
-        # a new SQLite file: a copy of the built-in one is its fastest start
+    if path is not None and not path.exists():
+        # a new SQLite file: a copy of the built-in one is its fastest start.  The copy is
+        # linked into place only if no file is there yet: replacing one would pull it from
+        # under another process that created it meanwhile and opened it (its writes would
+        # go to the replaced file and be lost); that process's file is used instead.
         refuse_data_file(path, create=True)
         source = builtin_path()
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, tmp)
-            os.replace(tmp, path)
+            created = _link_new(tmp, path)
         except OSError as exc:
-            if tmp.exists():
-                tmp.unlink()
             raise KnowledgeBaseError(
                 f"cannot create the knowledge base {path}: {exc.strerror or exc}"
             ) from None
-        return KnowledgeBase(url), True
+        finally:
+            tmp.unlink(missing_ok=True)
+        if created:
+            return KnowledgeBase(url), True
     opened = KnowledgeBase(url)
     return opened, seed_with_builtin(opened)
 

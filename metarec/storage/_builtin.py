@@ -141,8 +141,10 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     import path, in the knowledge base's own schema.
 
     A dataset the knowledge base already holds (its metafeatures saved, say) is never
-    overwritten: a built-in dataset of the same name is left out with its metafeatures,
-    and its runs are taken only when the two fingerprints agree (the same content).
+    overwritten: of a built-in dataset of the same name, the runs and (where the knowledge
+    base has none for it) the metafeatures are taken only when the two fingerprints agree
+    (the same content), and its record never.  So a fill interrupted after its datasets
+    were stored is completed by the next one.
 
     Returns
     -------
@@ -151,12 +153,14 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     """
     if kb.has_runs():
         return False
-    _fill(kb, resource_files(), held=kb.datasets())
+    described = kb.metafeatures()
+    _fill(kb, resource_files(), held=kb.datasets(), described=set(described.get("dataset", ())))
     return True
 
 
-def _fill(kb, files: dict[str, Path], held=None) -> None:
-    """Import the built-in files into ``kb``, leaving out the datasets ``held`` names."""
+def _fill(kb, files: dict[str, Path], held=None, described=frozenset()) -> None:
+    """Import the built-in files into ``kb`` around the datasets it holds (``held``) and
+    those it has metafeatures of (``described``)."""
     import pandas as pd
 
     datasets = pd.read_parquet(files["datasets"])
@@ -169,7 +173,8 @@ def _fill(kb, files: dict[str, Path], held=None) -> None:
         runs = pd.read_parquet(runs)
         runs = runs.loc[~runs["dataset"].isin(list(other))]
         metafeatures = pd.read_parquet(metafeatures)
-        metafeatures = metafeatures.loc[~metafeatures["dataset"].isin(list(mine))]
+        keep_own = other | (set(mine) & set(described))
+        metafeatures = metafeatures.loc[~metafeatures["dataset"].isin(list(keep_own))]
     kb.add_datasets(datasets)
     kb.add_algorithms(pd.read_parquet(files["algorithms"]))
     kb.import_runs(runs)

@@ -86,6 +86,22 @@ class ChunkSource:
         return "line 1 (header)" if self.kind == "text" else "columns"
 
 
+def _plain_columns(frame, label: str):
+    """A Parquet chunk with durations in seconds; dates refused (times are seconds)."""
+    import pandas as pd
+
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_timedelta64_dtype(column.dtype):
+            frame[name] = column.dt.total_seconds()
+        elif pd.api.types.is_datetime64_any_dtype(column.dtype):
+            raise ImportRejectedError(
+                f"{label}: column {str(name)!r} holds dates and times; metarec's columns hold "
+                "numbers (times in seconds) and names"
+            )
+    return frame
+
+
 def _duplicated(names) -> list[str]:
     """Names occurring more than once (after stripping blanks), in order of first repeat."""
     seen: set[str] = set()
@@ -201,9 +217,22 @@ def _precision() -> dict:
     return {"float_precision": "round_trip"} if major < 3 else {}
 
 
+#: pandas' default missing-value strings (documented with ``read_csv``'s ``na_values``):
+#: missing in number columns, but text in name columns (a dataset may be called "NA").
+_DEFAULT_NA = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+
+
+#: The column of the empty field after a separator ending every data row.
+_TRAILING = "\x00trailing"
+
+
 def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     import pandas as pd
 
+    _check_utf8(path, label)
     header = pd.read_csv(path, sep=sep, nrows=0, compression="infer")
     columns = [str(c).strip() for c in header.columns]
     raw_names = {str(c).strip(): c for c in header.columns}
@@ -211,8 +240,21 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     first = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str, compression="infer")
     written = [] if first.empty else first.iloc[0].fillna("").tolist()
     dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
+    # names are text, "NA" and "None" included; only an empty cell is missing there
+    na_values = {
+        raw: [""] if str(raw).strip() in string_columns else list(_DEFAULT_NA)
+        for raw in header.columns
+    }
+    trailing = _trailing_separator(path, label, sep, len(header.columns))
+    _check_last_line(path, label, sep, len(header.columns))
 
     _PRECISION = _precision()
+
+    names = None
+    if trailing:  # the empty last field gets a column of its own, checked empty, dropped
+        names = [*header.columns, _TRAILING]
+        dtype[_TRAILING] = str
+        na_values[_TRAILING] = [""]
 
     def frames():
         try:
@@ -222,15 +264,99 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
                 chunksize=chunksize,
                 compression="infer",
                 dtype=dtype,
+                keep_default_na=False,
+                na_values=na_values,
+                header=0,
+                names=names,
                 **_PRECISION,
                 skipinitialspace=True,
             )
             with reader:
-                yield from reader
+                for chunk in reader:
+                    if trailing:
+                        filled = chunk[_TRAILING].notna().to_numpy()
+                        if filled.any():
+                            at = int(filled.argmax())
+                            raise ImportRejectedError(
+                                f"{label}, line {int(chunk.index[at]) + 2}: "
+                                f"{len(header.columns) + 1} fields, the header names "
+                                f"{len(header.columns)} (extra: {chunk[_TRAILING].iloc[at]!r})"
+                            )
+                        chunk = chunk.drop(columns=_TRAILING)
+                    yield chunk
         except _read_errors() as exc:
             raise _unreadable(label, exc) from None
 
     return ChunkSource(label, "text", columns, None, frames, _duplicated(written))
+
+
+def _check_utf8(path: Path, label: str) -> None:
+    """Refuse a file that is not UTF-8 text, naming the line of its first foreign byte."""
+    import codecs
+
+    from pandas.io.common import get_handle
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with get_handle(path, "rb", compression="infer", is_text=False) as handle:
+        while block := handle.handle.read(1 << 20):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                line += block.count(b"\n", 0, max(exc.start, 0))
+                byte = block[exc.start : exc.start + 1].hex() if exc.start < len(block) else ""
+                raise ImportRejectedError(
+                    f"{label}, line {line}: the file is not UTF-8 text (byte 0x{byte}); "
+                    "save it as UTF-8 (e.g. from Latin-1: iconv -f latin1 -t utf-8)"
+                ) from None
+            line += block.count(b"\n")
+
+
+def _trailing_separator(path: Path, label: str, sep: str, n_header: int) -> bool:
+    """Whether the data rows end with one separator more than the header (an empty field).
+
+    Such a file (a separator at the end of every data row) is read as the header says; a
+    first data row with more non-empty fields than the header is refused, naming them.
+    """
+    import pandas as pd
+
+    try:
+        row = pd.read_csv(
+            path, sep=sep, header=None, skiprows=1, nrows=1, dtype=str,
+            keep_default_na=False, compression="infer",
+        )  # fmt: skip
+    except pd.errors.EmptyDataError:
+        return False
+    if row.empty or row.shape[1] <= n_header:
+        return False
+    extra = [str(v).strip() for v in row.iloc[0, n_header:]]
+    if any(extra):
+        raise ImportRejectedError(
+            f"{label}, line 2: {row.shape[1]} fields, the header names {n_header} "
+            f"(extra: {', '.join(repr(v) for v in extra)})"
+        )
+    return True
+
+
+def _check_last_line(path: Path, label: str, sep: str, n_header: int) -> None:
+    """Refuse an uncompressed file cut off in its last row (fewer fields, no final newline)."""
+    import csv
+
+    if _split_suffix(path)[1] is not None:
+        return  # compressed: a cut-off archive fails to decompress instead
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        handle.seek(max(0, size - (1 << 16)))
+        tail = handle.read()
+    if not tail or tail.endswith((b"\n", b"\r")) or b"\n" not in tail:
+        return
+    last = tail.rsplit(b"\n", 1)[1].decode("utf-8", errors="replace")
+    fields = next(csv.reader([last], delimiter=sep), [])
+    if 0 < len(fields) < n_header:
+        raise ImportRejectedError(
+            f"{label}: the last line has {len(fields)} of the header's {n_header} fields and "
+            "no line end: the file looks cut off"
+        )
 
 
 def _parquet_source(path, label, chunksize) -> ChunkSource:
@@ -241,7 +367,7 @@ def _parquet_source(path, label, chunksize) -> ChunkSource:
 
     def frames():
         for batch in handle.iter_batches(batch_size=chunksize):
-            yield batch.to_pandas()
+            yield _plain_columns(batch.to_pandas(), label)
 
     return ChunkSource(
         label, "parquet", columns, handle.metadata.num_rows, frames, _duplicated(columns)

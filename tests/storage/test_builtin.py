@@ -149,3 +149,21 @@ def test_seeding_never_overwrites_a_dataset_the_knowledge_base_holds(tmp_path):
     assert (runs["dataset"] == same).sum() == (builtin_runs["dataset"] == same).sum() > 0
     assert len(runs) == len(builtin_runs) - (builtin_runs["dataset"] == "iris").sum()
     assert not seed_with_builtin(kb)  # it holds runs now: left as it is
+    # the namesake of the same content had no metafeatures: it gets the built-in ones
+    described = kb.metafeatures().set_index("dataset")
+    assert described.loc[same, "n_instances"] == theirs.loc[same, "n_instances"]
+
+
+def test_a_fill_interrupted_after_its_datasets_is_completed_by_the_next(tmp_path):
+    """Killed after the datasets were stored (before the runs and metafeatures), the fill
+    leaves the built-in datasets' own records: the next fill takes their runs and
+    metafeatures (same fingerprints) instead of leaving them out."""
+    from metarec.storage._builtin import seed_with_builtin
+
+    builtin = open_builtin()
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.add_datasets(pd.read_parquet(resource_files()["datasets"]))  # what the kill left
+    assert kb.count("runs") == 0 and kb.count("metafeatures") == 0
+    assert seed_with_builtin(kb)
+    assert kb.count("runs") == builtin.count("runs")
+    assert kb.count("metafeatures") == builtin.count("metafeatures")

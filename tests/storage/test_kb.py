@@ -602,3 +602,34 @@ def test_a_knowledge_base_is_never_created_in_a_data_files_name(tmp_path, name):
     with pytest.raises(KnowledgeBaseError, match="looks like a data file"):
         open_run_kb(str(path))
     assert path.stat().st_size == 0
+
+
+def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced(
+    tmp_path, monkeypatch
+):
+    """Two first runs at once both copy the built-in KB; the one that comes second must not
+    replace the file the first already writes to (its rows would be lost)."""
+    import shutil
+
+    from metarec.automl import open_run_kb
+
+    path = tmp_path / "kb.sqlite"
+    url = f"sqlite:///{path}"
+    copy = shutil.copyfile
+    other = {}
+
+    def copy_while_another_process_creates_it(source, target):
+        copy(source, path)  # the other process's copy lands first, and it writes to it
+        other["kb"] = KnowledgeBase(url)
+        other["kb"].import_runs(
+            pd.DataFrame(
+                {"dataset": ["mine"], "algorithm": ["knn"], "accuracy": [0.9], "time": [1.0]}
+            )
+        )
+        return copy(source, target)
+
+    monkeypatch.setattr(shutil, "copyfile", copy_while_another_process_creates_it)
+    kb, seeded = open_run_kb(str(path))
+    assert not seeded  # it found the other's knowledge base, with runs
+    assert "mine" in set(kb.runs()["dataset"]) and "mine" in set(other["kb"].runs()["dataset"])
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
