@@ -619,6 +619,8 @@ class KnowledgeBase:
         ``datasets`` and ``algorithms``, as ``<directory>/<table>.<format>``;
         :meth:`import_datasets`, :meth:`import_algorithms`, :meth:`import_runs` and
         :meth:`import_metafeatures`, in that order, rebuild the knowledge base from them.
+        The four are read in one transaction: written while other processes write, they
+        hold one moment's contents, so that they import back.
 
         Returns
         -------
@@ -631,12 +633,13 @@ class KnowledgeBase:
             )
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        frames = {
-            "datasets": self.datasets(),
-            "algorithms": self.algorithms(),
-            "runs": self.runs(aggregate=False),
-            "metafeatures": self.metafeatures(),
-        }
+        with self._reads.snapshot():  # the four tables of one moment, writers or not
+            frames = {
+                "datasets": self.datasets(),
+                "algorithms": self.algorithms(),
+                "runs": self.runs(aggregate=False),
+                "metafeatures": self.metafeatures(),
+            }
         written = {}
         for name, frame in frames.items():
             path = directory / f"{name}.{format}"

@@ -7,6 +7,7 @@ aggregated runs come from the performance matrix, the per-run rows are joined in
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 
 from metarec.exceptions import KnowledgeBaseError
@@ -34,6 +35,36 @@ class Reads:
         self.engine = engine
         self._tables = tables
         self.url = url
+        self._pinned = None  # the connection of a snapshot, while one is open
+
+    @contextlib.contextmanager
+    def _connection(self):
+        """The snapshot's connection while one is open, else a new one (closed after)."""
+        if self._pinned is not None:
+            yield self._pinned
+            return
+        with self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def snapshot(self):
+        """Every read inside sees the same committed state (one read transaction).
+
+        SQLite gives a transaction a snapshot from its first read on (in WAL mode, writers
+        go on meanwhile); other databases read at ``REPEATABLE READ``.
+        """
+        if self._pinned is not None:  # already in one
+            yield
+            return
+        with database_errors(self.url, "read"), self.engine.connect() as conn:
+            if conn.dialect.name != "sqlite":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                self._pinned = conn
+                try:
+                    yield
+                finally:
+                    self._pinned = None
 
     def _read(self, statement, columns: Iterable[str]):
         """Run a query; return its rows as a DataFrame built from the driver's plain tuples.
@@ -55,7 +86,7 @@ class Reads:
     def _fetch(self, statement, batch: int = FETCH_BATCH):
         """Yield the rows of ``statement`` as lists of plain driver tuples, ``batch`` at a time."""
         with database_errors(self.url, "read"):
-            with self.engine.connect() as conn:
+            with self._connection() as conn:
                 result = conn.execute(statement)
                 cursor = result.cursor  # the DBAPI cursor: plain tuples, no Row objects
                 try:
@@ -91,7 +122,7 @@ class Reads:
 
     def data_version(self) -> str:
         """See :meth:`KnowledgeBase.data_version`."""
-        with database_errors(self.url, "read"), self.engine.connect() as conn:
+        with database_errors(self.url, "read"), self._connection() as conn:
             return str(read_version(conn) or "")
 
     def count(self, table: str) -> int:
@@ -100,12 +131,12 @@ class Reads:
 
         if table not in self._tables:
             raise KnowledgeBaseError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
-        with database_errors(self.url, "read"), self.engine.connect() as conn:
+        with database_errors(self.url, "read"), self._connection() as conn:
             return int(conn.execute(select(func.count()).select_from(self._tables[table])).scalar())
 
     def has_runs(self) -> bool:
         """See :meth:`KnowledgeBase.has_runs`."""
-        with database_errors(self.url, "read"), self.engine.connect() as conn:
+        with database_errors(self.url, "read"), self._connection() as conn:
             return conn.exec_driver_sql("SELECT 1 FROM runs LIMIT 1").first() is not None
 
     def datasets(self):
@@ -224,7 +255,7 @@ class Reads:
             perf.c.predict_time,
         )
         with database_errors(self.url, "read"):
-            with self.engine.connect() as conn:
+            with self._connection() as conn:
                 n = int(conn.execute(select(func.count()).select_from(perf)).scalar())
         ints = np.zeros((3, n), dtype=np.int64)
         floats = np.full((3, n), np.nan)

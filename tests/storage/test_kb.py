@@ -253,6 +253,40 @@ def test_export_then_import_in_order_rebuilds_every_table(kb, tmp_path):
         assert (again.added, again.present, again.updated) == (0, len(kb.datasets()), 0)
 
 
+def test_an_export_holds_one_moment_while_another_process_writes(tmp_path, monkeypatch):
+    """A dataset written (by another connection) while the export reads: in none of the
+    four files, or in all it belongs to; the export imports back in order either way."""
+    path = tmp_path / "kb.sqlite"
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    kb.import_runs(_runs())
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "snr": [3.0]}))
+    other = KnowledgeBase(f"sqlite:///{path}")
+    reads = type(kb._reads)
+    original = reads.runs
+
+    def runs_while_another_writes(self, **kwargs):
+        frame = original(self, **kwargs)
+        other.import_runs(
+            pd.DataFrame(
+                {"dataset": ["late"], "algorithm": ["knn"], "accuracy": [0.5], "time": [1.0]}
+            )
+        )
+        other.import_metafeatures(pd.DataFrame({"dataset": ["late"], "snr": [1.0]}))
+        return frame
+
+    monkeypatch.setattr(reads, "runs", runs_while_another_writes)
+    written = kb.export(tmp_path / "out", format="csv")
+    monkeypatch.setattr(reads, "runs", original)
+    assert "late" in set(kb.metafeatures()["dataset"])  # it was written meanwhile
+    for name in ("datasets", "runs", "metafeatures"):
+        column = "name" if name == "datasets" else "dataset"
+        assert "late" not in set(pd.read_csv(written[name])[column]), name
+    fresh = KnowledgeBase(f"sqlite:///{tmp_path / 'fresh.sqlite'}")
+    for name in ("datasets", "algorithms", "runs", "metafeatures"):
+        getattr(fresh, f"import_{name}")(written[name])
+    assert fresh.count("runs") == kb.count("runs") - 1
+
+
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
