@@ -351,15 +351,18 @@ class _Session:
                     raise
                 self.problems.append(f"dataset {data_id}: no qualities ({exc})")
         translated = translate_openml_qualities(qualities) if qualities else {}
-        n_instances = translated.get("n_instances")
-        n_features = translated.get("n_features")
+        counts = {}
+        for key in ("n_instances", "n_features"):
+            value = translated.get(key)
+            counts[key] = _count(value)
+            if value is not None and counts[key] is None:
+                self.problems.append(f"dataset {data_id}: {key} {value!r} is not a count; left out")
         self.kb.add_dataset(
             name,
             source=SOURCE,
             source_id=str(data_id),
             task=_task_kind(qualities, task.task_type if task else ""),
-            n_instances=None if n_instances is None else int(n_instances),
-            n_features=None if n_features is None else int(n_features),
+            **counts,
         )
         if fetched and translated:
             frame = pd.DataFrame([{"dataset": name, **translated}])
@@ -476,3 +479,14 @@ def ingest_openml(
         if len(page) < size:
             break
     return session.report()
+
+
+def _count(value) -> int | None:
+    """A row or column count from a server's quality, or None when it cannot be one."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(number) and 0 <= number < 2.0**63 and number == math.floor(number)):
+        return None
+    return int(number)

@@ -326,9 +326,16 @@ class KnowledgeBase:
         from sqlalchemy import select, update
 
         table = self._tables[table_name]
-        for name, _ in rows:
+        for name, values in rows:
             if not name.strip():
                 raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
+            for key in ("n_instances", "n_features"):
+                count = values.get(key)
+                if count is not None and not 0 <= count <= _MAX_COUNT:
+                    raise KnowledgeBaseError(
+                        f"{table_name[:-1]} {name!r}: {key} {count} is not a count a database "
+                        f"column holds (0 to {_MAX_COUNT:,})"
+                    )
         with database_errors(self.url, f"write {table_name} to"):
             with write_transaction(self.engine) as conn:
                 changed = False
@@ -710,4 +717,15 @@ def _record_problem(frame, table: str) -> tuple[int, str] | None:
             value = frame[column].iloc[row]
             shown = repr(value) if isinstance(value, str) else str(value)
             return row, f"column {column!r}: {shown} is not a whole number >= 0"
+        huge = np.flatnonzero(given & (values >= 2.0**63).to_numpy())
+        if huge.size:
+            row = int(huge[0])
+            return row, (
+                f"column {column!r}: {frame[column].iloc[row]} is beyond the largest count a "
+                f"database column holds ({_MAX_COUNT:,})"
+            )
     return None
+
+
+#: The largest whole number a signed 64-bit database column holds.
+_MAX_COUNT = 2**63 - 1

@@ -95,6 +95,11 @@ def _metafeature_header(reader) -> None:
             "dataset column and one column per metafeature",
             [f"{reader.label}: missing required column 'dataset'"],
         )
+    if len(reader.columns) < 2:
+        raise ImportRejectedError(
+            f"{reader.label}, {reader.header_where}: no metafeature column besides 'dataset'; "
+            "metafeature files are wide: a dataset column and one column per metafeature"
+        )
     reserved = [c for c in reader.columns if c in RESERVED_METAFEATURES or len(c) > 255]
     if reserved:
         raise ImportRejectedError(

@@ -294,6 +294,7 @@ def test_an_export_holds_one_moment_while_another_process_writes(tmp_path, monke
         ({"task": ["binary"]}, "no 'name' column"),
         ({"name": ["a", ""], "task": ["binary"] * 2}, "line 3: column .name.: a name is required"),
         ({"name": ["a", "a"]}, "line 3: column 'name': 'a' is repeated"),
+        ({"name": ["a"], "n_instances": [1e30]}, "line 2: column 'n_instances': 1e\\+30 is beyond"),
         ({"name": ["a"], "task": ["clustering"]}, "line 2: column 'task': unknown task"),
         ({"name": ["a"], "n_instances": [1.5]}, "column 'n_instances': 1.5 is not a whole"),
         ({"name": ["a"], "n_features": [-1]}, "column 'n_features': -1 is not a whole"),
@@ -667,3 +668,16 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced
     assert not seeded  # it found the other's knowledge base, with runs
     assert "mine" in set(kb.runs()["dataset"]) and "mine" in set(other["kb"].runs()["dataset"])
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_counts_a_database_cannot_hold_are_refused(kb):
+    with pytest.raises(KnowledgeBaseError, match="n_instances 9223372036854775808 is not a count"):
+        kb.add_dataset("huge", n_instances=2**63)
+    assert "huge" not in set(kb.datasets()["name"])
+
+
+def test_a_metafeature_file_without_metafeatures_is_refused(kb, tmp_path):
+    path = tmp_path / "mf.csv"
+    path.write_text("dataset\niris\n")
+    with pytest.raises(ImportRejectedError, match="no metafeature column besides 'dataset'"):
+        kb.import_metafeatures(path)
