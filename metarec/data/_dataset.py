@@ -159,6 +159,8 @@ def prepare_frame(
     y = frame.iloc[:, position]
     X = frame.drop(columns=frame.columns[position])
     missing_target = y.isna().to_numpy().copy()
+    if not is_numeric_column(y) and not as_classes and task is None:
+        _check_stray_text(y, target_name, where)
     if is_numeric_column(y):
         values = y.to_numpy(dtype="float64", na_value=np.nan)
         if task == "regression" or (not as_classes and infer_task(y) == "regression"):
@@ -294,6 +296,30 @@ def _file_stem(path: Path) -> str:
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return Path(name).stem
+
+
+def _check_stray_text(y: pd.Series, target_name: str, where: str) -> None:
+    """Refuse a target of numbers with a few text cells (a spreadsheet's ``#DIV/0!``).
+
+    Read as text, such a column would make every number a class of its own; when at least
+    nine in ten given values are numbers and those numbers are a regression target, the
+    first text value is named instead.
+    """
+    given = y.dropna()
+    numbers = pd.to_numeric(given, errors="coerce")
+    stray = numbers.isna().to_numpy()
+    if not stray.any() or stray.mean() > 0.1 or infer_task(numbers.dropna()) != "regression":
+        return
+    first = int(np.flatnonzero(stray)[0])
+    row = int(given.index[first]) + 1
+    more = int(stray.sum()) - 1
+    raise DataError(
+        f"{where}: target column {target_name!r} holds numbers except "
+        f"{given.iloc[first]!r} (data row {row})"
+        + (f" and {more} more" if more else "")
+        + ": a regression target is numbers throughout; fix or empty those cells, or give "
+        "--task classification to take every value as a class label"
+    )
 
 
 def load_dataset(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -70,12 +71,21 @@ def check_unique_columns(names, where: str) -> None:
         )
 
 
+#: An ARFF ``date`` attribute (not read by liac-arff): read as a string attribute.
+_ARFF_DATE = re.compile(
+    r"""^(\s*@attribute\s+(?:'[^']*'|"[^"]*"|\S+)\s+)date\b.*$""", re.IGNORECASE | re.MULTILINE
+)
+
+
 def _read_arff(path: Path, compressed: bool) -> pd.DataFrame:
     import arff  # liac-arff
 
     opener = gzip.open if compressed else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        decoded = arff.load(handle)
+    _check_utf8(path)
+    with opener(path, "rt", encoding="utf-8-sig") as handle:  # a byte-order mark is skipped
+        text = handle.read()
+    # dates are kept as their text (a categorical feature), as liac-arff has no date type
+    decoded = arff.loads(_ARFF_DATE.sub(r"\1string", text))
     names = [name for name, _ in decoded["attributes"]]
     check_unique_columns(names, str(path))
     frame = pd.DataFrame(decoded["data"], columns=names)
@@ -102,7 +112,41 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         kwargs.update(_semicolon_dialect(path))
         header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
     check_unique_columns(header.iloc[0].tolist() if len(header) else [], str(path))
+    if _trailing_separator(path, kwargs, header.shape[1]):
+        kwargs["index_col"] = False
     return pd.read_csv(path, **kwargs)
+
+
+def _trailing_separator(path: Path, kwargs: dict, n_header: int) -> bool:
+    """Whether the first data row ends with one separator more than the header (an empty
+    field, written by some exporters at the end of every row): then the columns are read as
+    the header names them (pandas would take the first column for the index).  More
+    non-empty fields than the header are refused, naming them."""
+    try:
+        row = pd.read_csv(
+            path, header=None, skiprows=1, nrows=1, dtype=str, keep_default_na=False, **kwargs
+        )
+    except (pd.errors.EmptyDataError, pd.errors.ParserError):
+        return False
+    if row.empty or row.shape[1] <= n_header:
+        return False
+    extra = [str(v).strip() for v in row.iloc[0, n_header:]]
+    if any(extra):
+        raise DataError(
+            f"{path}, line 2: {row.shape[1]} fields, the header names {n_header} "
+            f"(extra: {', '.join(repr(v) for v in extra)})"
+        )
+    return True
+
+
+def _check_utf8(path: Path) -> None:
+    """Refuse a file that is not UTF-8 text, naming the line of its first foreign byte."""
+    from metarec._textfiles import NOT_UTF8, non_utf8
+
+    found = non_utf8(path)
+    if found is not None:
+        line, byte, encoding = found
+        raise DataError(f"{path}, line {line}: " + NOT_UTF8.format(byte=byte, encoding=encoding))
 
 
 def _semicolon_dialect(path: Path) -> dict:
@@ -116,9 +160,17 @@ def _semicolon_dialect(path: Path) -> dict:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    check_unique_columns(pq.read_schema(path).names, str(path))
+    schema = pq.read_schema(path)
+    check_unique_columns(schema.names, str(path))
+    nested = [f for f in schema if pa.types.is_nested(f.type)]
+    if nested:
+        raise DataError(
+            f"{path}: column {nested[0].name!r} holds {nested[0].type} (lists or records); "
+            "a data column holds numbers, text, booleans or categories, one value a cell"
+        )
     return pd.read_parquet(path)
 
 
@@ -151,6 +203,7 @@ def read_file(path: str | os.PathLike) -> pd.DataFrame:
             return _read_parquet(path)
         if fmt == ".arff":
             return _read_arff(path, compressed)
+        _check_utf8(path)
         return _read_text(path, fmt)
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{path} has no rows (empty file)") from exc

@@ -88,7 +88,14 @@ def target_distribution(data: PreparedData, out: Collector) -> None:
 
 # --------------------------------------------------------------- shared preparation
 def _unit(values: np.ndarray) -> np.ndarray:
-    """Columns min-max scaled to [0, 1] (a constant column becomes 0)."""
+    """Columns min-max scaled to [0, 1] (a constant column becomes 0).
+
+    Each column is first divided by its largest absolute value (min-max scaling does not
+    change under it), so that values near the float limits (``1e308`` and ``-1e308``) do
+    not overflow the span.
+    """
+    scale = np.max(np.abs(values), axis=0)
+    values = values / np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
     low = values.min(axis=0)
     span = values.max(axis=0) - low
     return (values - low) / np.where(span > 0, span, 1.0)

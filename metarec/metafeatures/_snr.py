@@ -101,7 +101,8 @@ def model_snr(data: PreparedData, out: Collector) -> None:
       squared count (value ``sum_i C_ii^2``, finite, large).
     * regression: ridge regression (alpha=1) on the same matrix;
       ``SNR = sum y^2 / sum (y - y_hat)^2`` (uncentred, as the paper writes it), capped at
-      1e12 when the residuals vanish.
+      1e12 when the residuals vanish; computed on ``y`` divided by its largest magnitude
+      (the ratio does not change, and a target near the float limit does not overflow).
 
     NaN when fewer than two folds can be formed (every class has a single row, or fewer than
     two rows), or for a target that is identically zero.
@@ -139,6 +140,10 @@ def model_snr(data: PreparedData, out: Collector) -> None:
     from sklearn.linear_model import Ridge
 
     y = data.y_values if rows is None else data.y_values[rows]
+    # divided by its largest magnitude: the ratio is the same (ridge's predictions scale with
+    # y), and a target near the float limit (1e308) does not overflow its squares
+    scale = float(np.max(np.abs(y))) if y.size else 0.0
+    y = y / (scale if np.isfinite(scale) and scale > 0 else 1.0)
     predicted_values = np.empty(n, dtype="float64")
     for train, test in folds:
         predicted_values[test] = Ridge(alpha=1.0).fit(x[train], y[train]).predict(x[test])

@@ -292,24 +292,14 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
 
 def _check_utf8(path: Path, label: str) -> None:
     """Refuse a file that is not UTF-8 text, naming the line of its first foreign byte."""
-    import codecs
+    from metarec._textfiles import NOT_UTF8, non_utf8
 
-    from pandas.io.common import get_handle
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    line = 1
-    with get_handle(path, "rb", compression="infer", is_text=False) as handle:
-        while block := handle.handle.read(1 << 20):
-            try:
-                decoder.decode(block)
-            except UnicodeDecodeError as exc:
-                line += block.count(b"\n", 0, max(exc.start, 0))
-                byte = block[exc.start : exc.start + 1].hex() if exc.start < len(block) else ""
-                raise ImportRejectedError(
-                    f"{label}, line {line}: the file is not UTF-8 text (byte 0x{byte}); "
-                    "save it as UTF-8 (e.g. from Latin-1: iconv -f latin1 -t utf-8)"
-                ) from None
-            line += block.count(b"\n")
+    found = non_utf8(path)
+    if found is not None:
+        line, byte, encoding = found
+        raise ImportRejectedError(
+            f"{label}, line {line}: " + NOT_UTF8.format(byte=byte, encoding=encoding)
+        )
 
 
 def _trailing_separator(path: Path, label: str, sep: str, n_header: int) -> bool:

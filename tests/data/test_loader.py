@@ -397,3 +397,66 @@ def test_a_semicolon_csv_with_decimal_commas_is_read(tmp_path):
     dots = tmp_path / "dots.csv"
     dots.write_text("a;b;label\n1.5;2;x\n2.5;3;y\n3.5;1;x\n4.0;2;y\n")
     assert load_dataset(dots).X["a"].tolist() == [1.5, 2.5, 3.5, 4.0]
+
+
+ARFF = """@relation r
+@attribute x numeric
+@attribute seen date "yyyy-MM-dd"
+@attribute class {a,b}
+@data
+1,2020-01-01,a
+2,2020-01-02,b
+3,2020-01-03,a
+4,2020-01-04,b
+"""
+
+
+def test_arff_with_a_byte_order_mark_and_a_date_attribute_is_read(tmp_path):
+    path = tmp_path / "d.arff"
+    path.write_bytes(b"\xef\xbb\xbf" + ARFF.replace("\n", "\r\n").encode())
+    ds = load_dataset(path)
+    assert ds.n_instances == 4 and ds.y.tolist() == ["a", "b", "a", "b"]
+    assert ds.X["seen"].tolist() == ["2020-01-01", "2020-01-02", "2020-01-03", "2020-01-04"]
+    assert ds.X["x"].tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_a_separator_ending_every_row_is_read_as_the_header_says(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]},\n" for i in range(20)))
+    ds = load_dataset(path, target="label")
+    assert ds.X.columns.tolist() == ["a", "b"] and ds.X["a"].tolist() == list(range(20))
+    assert set(ds.y) == {"x", "y"}
+    path.write_text("a,b,label\n1,2,x,oops\n3,4,y,\n")
+    with pytest.raises(DataError, match=r"line 2: 4 fields, the header names 3 \(extra: 'oops'\)"):
+        load_dataset(path)
+
+
+def test_a_file_that_is_not_utf8_names_the_line_and_a_likely_encoding(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes("a,label\n1,x\n2,caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(
+        DataError, match=r"line 3: the file is not UTF-8 text \(byte 0xe9\).*latin1"
+    ):
+        load_dataset(path)
+    path.write_bytes("a,label\n1,x\n".encode("utf-16"))
+    with pytest.raises(DataError, match=r"line 1: .*\(byte 0xff\).*iconv -f utf-16"):
+        load_dataset(path)
+
+
+def test_parquet_lists_and_records_are_refused_naming_the_column(tmp_path):
+    frame = pd.DataFrame({"a": [1, 2, 3, 4], "tags": [[1], [2, 3], [], [4]], "y": list("abab")})
+    frame.to_parquet(tmp_path / "d.parquet")
+    with pytest.raises(DataError, match="column 'tags' holds list<"):
+        load_dataset(tmp_path / "d.parquet")
+
+
+def test_a_numeric_target_with_a_stray_text_cell_is_named_not_taken_for_classes(tmp_path):
+    values = [f"{1.5 * i}" for i in range(40)]
+    values[6] = "#DIV/0!"
+    frame = pd.DataFrame({"x": range(40), "y": values})
+    with pytest.raises(DataError, match=r"'y' holds numbers except '#DIV/0!' \(data row 7\):"):
+        load_dataset(frame, target="y")
+    # every value a label on request; a text target of many labels stays classes
+    assert load_dataset(frame, target="y", task="classification").task == "multiclass"
+    words = frame.assign(y=[f"w{i % 5}" for i in range(40)])
+    assert load_dataset(words, target="y").task == "multiclass"

@@ -114,3 +114,18 @@ def test_smoothness_when_every_row_has_the_same_inputs():
     # the tree joins 29 pairs of the 30 targets (scaled to [0, 1]): at least 1/29 apart
     assert values["s1_output_distribution"] >= 1 / 29 - 1e-12
     assert values["s2_input_distribution"] == 0.0  # every input is the same point
+
+
+def test_a_target_near_the_float_limit_gives_the_metafeatures_of_its_scaled_copy():
+    """Min-max scaling and the uncentred SNR do not change when the target is scaled: a
+    target of 1e308 and -1e308 gives the same values as the same target divided by 1e300."""
+    from metarec.metafeatures import extract
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    y = X["a"] * 2 + rng.normal(scale=0.5, size=60)
+    y = y / y.abs().max()
+    huge = extract(X, y * 1e308, task="regression")
+    plain = extract(X, y * 1e8, task="regression")
+    for name in ("l1_mean_abs_residual", "l2_mean_squared_residual", "snr"):
+        assert np.isfinite(huge[name]) and huge[name] == pytest.approx(plain[name], rel=1e-9)

@@ -1,0 +1,40 @@
+"""Checks of text files shared by the data readers and the knowledge base's import readers."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+__all__ = ["non_utf8", "NOT_UTF8"]
+
+#: What a reader says after the file and line: ``.format(byte=..., encoding=...)``.
+NOT_UTF8 = (
+    "the file is not UTF-8 text (byte 0x{byte}); save it as UTF-8 "
+    "(e.g. iconv -f {encoding} -t utf-8)"
+)
+
+
+def non_utf8(path: Path) -> tuple[int, str, str] | None:
+    """The first byte of ``path`` that is not UTF-8: ``(line, byte in hex, likely encoding)``.
+
+    Compressed files (by their suffix) are read decompressed.  ``None`` when the whole file
+    is UTF-8 (a byte-order mark included).  The likely encoding is UTF-16 when the file
+    starts with its byte-order mark, else Latin-1 (what spreadsheets and R write in Western
+    locales).
+    """
+    from pandas.io.common import get_handle
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line, head = 1, b""
+    with get_handle(path, "rb", compression="infer", is_text=False) as handles:
+        while block := handles.handle.read(1 << 20):
+            head = head or block[:2]
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                at = max(exc.start, 0)
+                line += block.count(b"\n", 0, at)
+                guess = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "latin1"
+                return line, block[at : at + 1].hex(), guess
+            line += block.count(b"\n")
+    return None
