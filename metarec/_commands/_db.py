@@ -76,8 +76,11 @@ def upgrade(ctx, backup_path, no_backup):
     kb = KnowledgeBase.open_for_upgrade(url, backup=backup)
     report = kb.last_upgrade
     kb.close()
-    if report is None:
+    if report is None or (report.from_revision is not None and not report.migrated):
+        # (a copy made while another process migrated the same file is said too)
         echo_note(f"{kb.url} is at schema revision {kb.revision}: nothing to upgrade.")
+        if report is not None and report.backup is not None:
+            echo_note(f"A copy made before it was found upgraded is at {report.backup}.")
     elif report.from_revision is None:
         echo_note(f"Created a knowledge base at {kb.url} (schema revision {kb.revision}).")
     else:

@@ -129,7 +129,7 @@ def openml_command(
         echo_note(f"Note: {line}")
     if len(report.problems) > 10:
         echo_note(f"Note: ... and {len(report.problems) - 10} more problems")
-    if report.runs_without_time:
+    if report.runs_without_time and not no_time:  # with "none" no time was asked for
         echo_note(
             f"Note: {report.runs_without_time} run(s) have no {time_measure} on OpenML; "
             "they were kept without a time."

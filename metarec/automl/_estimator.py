@@ -39,23 +39,6 @@ TARGET = "__metarec_target__"
 ENSEMBLE_DEFAULTS = {"classification": 3, "regression": 1}
 
 
-def _link_new(tmp, path) -> bool:
-    """Put the file ``tmp`` at ``path`` unless a file is there; whether it was put there."""
-    import errno
-
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        return False
-    except OSError as exc:  # a file system without hard links: renamed, if still free
-        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-            raise
-        if path.exists():
-            return False
-        os.replace(tmp, path)
-    return True
-
-
 def open_run_kb(kb=None):
     """The knowledge base a search reads and grows; filled with the built-in one if empty.
 
@@ -73,6 +56,7 @@ def open_run_kb(kb=None):
     import shutil
 
     from metarec._config import resolve_db_url
+    from metarec._files import link_new
     from metarec.storage import KnowledgeBase
     from metarec.storage._builtin import builtin_path, seed_with_builtin
     from metarec.storage._engine import sqlite_path
@@ -93,7 +77,7 @@ def open_run_kb(kb=None):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, tmp)
-            created = _link_new(tmp, path)
+            created = link_new(tmp, path)
         except OSError as exc:
             raise KnowledgeBaseError(
                 f"cannot create the knowledge base {path}: {exc.strerror or exc}"

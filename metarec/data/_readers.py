@@ -141,7 +141,7 @@ def _trailing_separator(path: Path, kwargs: dict, n_header: int) -> bool:
 
 def _check_utf8(path: Path) -> None:
     """Refuse a file that is not UTF-8 text, naming the line of its first foreign byte."""
-    from metarec._textfiles import NOT_UTF8, non_utf8
+    from metarec._files import NOT_UTF8, non_utf8
 
     found = non_utf8(path)
     if found is not None:

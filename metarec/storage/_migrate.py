@@ -187,11 +187,13 @@ def backup_sqlite(source: Path, target: Path) -> None:
     """
     from urllib.parse import quote
 
+    from metarec._files import link_new
     from metarec.storage._engine import BUSY_TIMEOUT_S
 
     if target.exists():
         raise KnowledgeBaseError(f"cannot back up to {target}: the file exists")
-    partial = target.with_name(target.name + ".partial")
+    # this process's own partial file: two upgrades at once never write or delete each other's
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
         reader = sqlite3.connect(
             f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
@@ -205,7 +207,16 @@ def backup_sqlite(source: Path, target: Path) -> None:
                 copy.close()
         finally:
             reader.close()
-        os.replace(partial, target)
+        placed = link_new(partial, target)  # never over a copy another process finished
+        partial.unlink(missing_ok=True)
+        if not placed:
+            raise FileExistsError(target)
+    except FileExistsError:
+        partial.unlink(missing_ok=True)
+        raise KnowledgeBaseError(
+            f"cannot back up to {target}: another process wrote that copy meanwhile (an "
+            "upgrade of the same file at the same time?); run the upgrade again"
+        ) from None
     except (OSError, sqlite3.Error) as exc:
         partial.unlink(missing_ok=True)
         reason = getattr(exc, "strerror", None) or exc

@@ -292,7 +292,7 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
 
 def _check_utf8(path: Path, label: str) -> None:
     """Refuse a file that is not UTF-8 text, naming the line of its first foreign byte."""
-    from metarec._textfiles import NOT_UTF8, non_utf8
+    from metarec._files import NOT_UTF8, non_utf8
 
     found = non_utf8(path)
     if found is not None:

@@ -1,11 +1,13 @@
-"""Checks of text files shared by the data readers and the knowledge base's import readers."""
+"""File operations shared across the package: text files' encoding, new files put in place."""
 
 from __future__ import annotations
 
 import codecs
+import errno
+import os
 from pathlib import Path
 
-__all__ = ["non_utf8", "NOT_UTF8"]
+__all__ = ["non_utf8", "NOT_UTF8", "link_new"]
 
 #: What a reader says after the file and line: ``.format(byte=..., encoding=...)``.
 NOT_UTF8 = (
@@ -38,3 +40,29 @@ def non_utf8(path: Path) -> tuple[int, str, str] | None:
                 return line, block[at : at + 1].hex(), guess
             line += block.count(b"\n")
     return None
+
+
+def link_new(source: Path, target: Path) -> bool:
+    """Put the finished file ``source`` at ``target`` unless a file is there already.
+
+    A hard link is atomic and never replaces: a file another process put at ``target``
+    meanwhile (and may have opened) stays.  On a file system without hard links the file
+    is renamed into place if ``target`` is still free (a narrower window).  ``source`` is
+    left as it is.
+
+    Returns
+    -------
+    bool
+        Whether ``source`` was put at ``target`` (False: a file was there).
+    """
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        if target.exists():
+            return False
+        os.replace(source, target)
+    return True
