@@ -119,13 +119,16 @@ def sqlite_read_only_mode(path: Path) -> str | None:
     """The read-only mode a reader must use for the SQLite file ``path``, or ``None``.
 
     ``"immutable"`` when the file's folder is not writable (no ``-wal``/``-shm`` can be made
-    there), ``"ro"`` when only the file is not writable, ``None`` when both are writable or
-    the file does not exist.
+    there) and no ``-shm`` file is there, ``"ro"`` when only the file is not writable, or when
+    a readable ``-shm`` file is there (its owner writes it now, in WAL mode: an immutable
+    reader would miss the rows in the WAL, or meet pages changing under it), ``None`` when
+    both are writable or the file does not exist.
     """
     if not path.is_file():
         return None
     if not _writable(path.parent):
-        return "immutable"
+        shm = path.with_name(path.name + "-shm")
+        return "ro" if shm.is_file() and os.access(shm, os.R_OK) else "immutable"
     if not _writable(path):
         return "ro"
     return None

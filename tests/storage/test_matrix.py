@@ -356,6 +356,16 @@ def test_read_only_open_reads_and_refuses_writes(tmp_path, monkeypatch):
     assert auto.read_only and auto.count("runs") == 50
     auto.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite"]
+    # its owner writes it meanwhile (WAL mode: a -shm beside it): read through the WAL, not
+    # immutable, so the owner's new rows are seen
+    owner = KnowledgeBase(f"sqlite:///{path}")
+    owner.import_runs(_runs(5, 7))
+    assert (tmp_path / "kb.sqlite-shm").is_file()
+    assert _engine.sqlite_read_only_mode(path) == "ro"
+    reader = KnowledgeBase(f"sqlite:///{path}", create=False, read_only=None)
+    assert reader.read_only and reader.count("runs") == owner.count("runs") > 50
+    reader.close()
+    owner.close()
 
 
 # ------------------------------------------------------------------------------ conflicts
