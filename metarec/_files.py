@@ -31,6 +31,9 @@ def non_utf8(path: Path) -> tuple[int, str, str] | None:
     with get_handle(path, "rb", compression="infer", is_text=False) as handles:
         while block := handles.handle.read(1 << 20):
             head = head or block[:2]
+            if block.isascii() and not decoder.getstate()[0]:
+                line += block.count(b"\n")  # ASCII is UTF-8: nothing to decode
+                continue
             try:
                 decoder.decode(block)
             except UnicodeDecodeError as exc:
