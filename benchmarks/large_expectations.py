@@ -75,7 +75,12 @@ def main(argv=None) -> None:
     first = table.head(args.first)
     recommender = fitted_recommender(open_builtin(), task="classification")
     equivalent = args.rows * HOLDOUT_TRAIN / CV10_TRAIN
-    scaled = recommender.runtime_.predict(size_features([equivalent], [args.columns], [2]))[0]
+    scaled, low, high = (
+        v[0]
+        for v in recommender.runtime_.predict(
+            size_features([equivalent], [args.columns], [2]), interval=True
+        )
+    )
     index = {str(name): j for j, name in enumerate(recommender.algorithms_)}
     url = f"sqlite:///{work / 'measured.sqlite'}"
     _metarec("--db", url, "db", "upgrade", env=env)
@@ -87,36 +92,42 @@ def main(argv=None) -> None:
         )  # fmt: skip
         runs = KnowledgeBase(url).runs(aggregate=False)
         run = runs.loc[runs["algorithm"] == row.algorithm].iloc[-1]
-        expected = float(scaled[index[row.algorithm]])
+        j = index[row.algorithm]
+        expected = float(scaled[j])
         measured = float(run["fit_time"]) if run["status"] == "ok" else float("nan")
         ratio = measured / expected
+        inside = "yes" if low[j] <= measured <= high[j] else "no"
         rows.append(
             [
                 rank, row.algorithm, row.expected_time,
                 f"{row.expected_time_low:.3g}-{row.expected_time_high:.3g}", expected,
-                measured, run["status"], ratio, "yes" if 1 / 3 <= ratio <= 3 else "no",
+                f"{low[j]:.3g}-{high[j]:.3g}", measured, run["status"], ratio,
+                "yes" if 1 / 3 <= ratio <= 3 else "no", inside,
             ]
         )  # fmt: skip
         print(rows[-1], flush=True)
     columns = [
         "rank", "algorithm", f"expected ({args.rows:,} rows)", "80 % interval",
-        "expected (holdout's training rows)", "measured fit time", "status",
-        "measured / expected", "within x3",
+        "expected (holdout's training rows)", "80 % interval (holdout's training rows)",
+        "measured fit time", "status", "measured / expected", "within x3",
+        "inside the interval",
     ]  # fmt: skip
     text = markdown_table(columns, rows)
-    over = sum(r[6] == "timeout" for r in rows)
-    within = sum(r[8] == "yes" for r in rows)
+    over = sum(r[7] == "timeout" for r in rows)
+    within = sum(r[9] == "yes" for r in rows)
+    inside = sum(r[10] == "yes" for r in rows)
     summary = (
         f"- first {len(rows)} on {args.rows:,} x {args.columns}: "
         f"{', '.join(r[1] for r in rows)}\n"
         f"- over the {args.timeout:g} s limit: {over} of {len(rows)}\n"
-        f"- measured within a factor 3 of the expectation: {within} of {len(rows)}"
+        f"- measured within a factor 3 of the expectation: {within} of {len(rows)}\n"
+        f"- measured inside the 80 % interval: {inside} of {len(rows)}"
     )
     print(text)
     print(summary)
     sizes = [int(v) for v in args.scaling.split(",") if v.strip()]
     scaling = _scaling(
-        data, sizes, [r[1] for r in rows], {r[1]: r[5] for r in rows}, args, url, env,
+        data, sizes, [r[1] for r in rows], {r[1]: r[6] for r in rows}, args, url, env,
         recommender, index,
     )  # fmt: skip
     write_page(
@@ -172,7 +183,9 @@ def _scaling(data, sizes, algorithms, measured_full, args, url, env, recommender
         measured[algorithm, args.rows] = measured_full[algorithm]
     trained = np.array(sizes, dtype=float) * HOLDOUT_TRAIN / CV10_TRAIN
     n_features = np.full(len(sizes), args.columns)
-    expected = recommender.runtime_.predict(size_features(trained, n_features, [2] * len(sizes)))
+    expected, low, high = recommender.runtime_.predict(
+        size_features(trained, n_features, [2] * len(sizes)), interval=True
+    )
     largest = float(np.nanmax(recommender.n_instances_))
     rows = []
     for algorithm in algorithms:
@@ -183,16 +196,19 @@ def _scaling(data, sizes, algorithms, measured_full, args, url, env, recommender
         model = np.concatenate([[np.nan], np.log(e[1:] / e[:-1]) / steps])
         for k, n in enumerate(sizes):
             ratio = t[k] / e[k]
+            lo, hi = low[k, index[algorithm]], high[k, index[algorithm]]
             rows.append(
                 [
-                    algorithm, n, e[k], t[k], ratio, "yes" if 1 / 3 <= ratio <= 3 else "no",
+                    algorithm, n, e[k], f"{lo:.3g}-{hi:.3g}", t[k], ratio,
+                    "yes" if 1 / 3 <= ratio <= 3 else "no", "yes" if lo <= t[k] <= hi else "no",
                     local[k], model[k],
                 ]
             )  # fmt: skip
     table = markdown_table(
         [
-            "algorithm", "rows", "expected", "measured fit time", "measured / expected",
-            "within x3", "measured exponent (from the row above)", "model's exponent",
+            "algorithm", "rows", "expected", "80 % interval", "measured fit time",
+            "measured / expected", "within x3", "inside the interval",
+            "measured exponent (from the row above)", "model's exponent",
         ],
         rows,
     )  # fmt: skip
