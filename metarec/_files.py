@@ -7,7 +7,7 @@ import errno
 import os
 from pathlib import Path
 
-__all__ = ["non_utf8", "NOT_UTF8", "link_new"]
+__all__ = ["non_utf8", "NOT_UTF8", "link_new", "trailing_separator"]
 
 #: What a reader says after the file and line: ``.format(byte=..., encoding=...)``.
 NOT_UTF8 = (
@@ -43,6 +43,50 @@ def non_utf8(path: Path) -> tuple[int, str, str] | None:
                 return line, block[at : at + 1].hex(), guess
             line += block.count(b"\n")
     return None
+
+
+def trailing_separator(path: Path, n_header: int, **read_csv) -> bool | str:
+    """Whether the first data row ends with one separator more than the header.
+
+    Some exporters end every data row with a separator, an empty last field: such a file
+    is read as its header names the columns (pandas would take the first column for the
+    index).
+
+    Parameters
+    ----------
+    path : Path
+        A delimited text file, its first line the header.
+    n_header : int
+        The fields of the header.
+    **read_csv
+        The separator and the other options the caller reads the file with.
+
+    Returns
+    -------
+    bool or str
+        True: the first data row has more fields than the header, all the extra ones
+        empty; False: no more fields than the header (or no data row, or one pandas cannot
+        parse, which the caller's own read reports); a str: the extra fields are not empty,
+        and the str says so (``"N fields, the header names M (extra: ...)"``), for the
+        caller's error after the file and line.
+    """
+    import pandas as pd
+
+    try:
+        row = pd.read_csv(
+            path, header=None, skiprows=1, nrows=1, dtype=str, keep_default_na=False, **read_csv
+        )
+    except (pd.errors.EmptyDataError, pd.errors.ParserError):
+        return False
+    if row.empty or row.shape[1] <= n_header:
+        return False
+    extra = [str(v).strip() for v in row.iloc[0, n_header:]]
+    if any(extra):
+        return (
+            f"{row.shape[1]} fields, the header names {n_header} "
+            f"(extra: {', '.join(repr(v) for v in extra)})"
+        )
+    return True
 
 
 def link_new(source: Path, target: Path) -> bool:

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from metarec._files import link_new, non_utf8
+from metarec._files import link_new, non_utf8, trailing_separator
 
 
 def test_link_new_puts_a_file_only_where_none_is(tmp_path, monkeypatch):
@@ -60,3 +60,27 @@ def test_a_backup_never_replaces_one_another_process_finished(tmp_path, monkeypa
         _migrate.backup_sqlite(source, target)
     assert target.read_text() == "their copy"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a,b\n1,2,\n3,4,\n", True),  # every row ends with a separator
+        ("a,b\n1,2\n3,4\n", False),
+        ("a,b\n", False),  # no data row
+        ("a,b\n1,2,x\n", "3 fields, the header names 2 (extra: 'x')"),
+        ("a,b\n1,2, ,y\n", "4 fields, the header names 2 (extra: '', 'y')"),
+    ],
+)
+def test_trailing_separator_tells_an_empty_last_field_from_extra_values(tmp_path, text, expected):
+    path = tmp_path / "data.csv"
+    path.write_text(text)
+    assert trailing_separator(path, 2, sep=",") == expected
+
+
+def test_trailing_separator_reads_a_compressed_file_with_its_separator(tmp_path):
+    path = tmp_path / "data.tsv.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write("a\tb\tc\n1\t2\t3\t\n")
+    assert trailing_separator(path, 3, sep="\t", compression="infer") is True
+    assert trailing_separator(path, 4, sep="\t", compression="infer") is False

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from metarec._files import trailing_separator
 from metarec.exceptions import DataError
 
 __all__ = [
@@ -112,31 +113,12 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         kwargs.update(_semicolon_dialect(path))
         header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
     check_unique_columns(header.iloc[0].tolist() if len(header) else [], str(path))
-    if _trailing_separator(path, kwargs, header.shape[1]):
+    trailing = trailing_separator(path, header.shape[1], **kwargs)
+    if isinstance(trailing, str):
+        raise DataError(f"{path}, line 2: {trailing}")
+    if trailing:
         kwargs["index_col"] = False
     return pd.read_csv(path, **kwargs)
-
-
-def _trailing_separator(path: Path, kwargs: dict, n_header: int) -> bool:
-    """Whether the first data row ends with one separator more than the header (an empty
-    field, written by some exporters at the end of every row): then the columns are read as
-    the header names them (pandas would take the first column for the index).  More
-    non-empty fields than the header are refused, naming them."""
-    try:
-        row = pd.read_csv(
-            path, header=None, skiprows=1, nrows=1, dtype=str, keep_default_na=False, **kwargs
-        )
-    except (pd.errors.EmptyDataError, pd.errors.ParserError):
-        return False
-    if row.empty or row.shape[1] <= n_header:
-        return False
-    extra = [str(v).strip() for v in row.iloc[0, n_header:]]
-    if any(extra):
-        raise DataError(
-            f"{path}, line 2: {row.shape[1]} fields, the header names {n_header} "
-            f"(extra: {', '.join(repr(v) for v in extra)})"
-        )
-    return True
 
 
 def _check_utf8(path: Path) -> None:

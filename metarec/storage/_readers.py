@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metarec._files import trailing_separator
 from metarec.exceptions import ImportRejectedError
 
 __all__ = ["ChunkSource", "open_source", "DEFAULT_CHUNKSIZE", "SUPPORTED_SUFFIXES"]
@@ -245,7 +246,9 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
         raw: [""] if str(raw).strip() in string_columns else list(_DEFAULT_NA)
         for raw in header.columns
     }
-    trailing = _trailing_separator(path, label, sep, len(header.columns))
+    trailing = trailing_separator(path, len(header.columns), sep=sep, compression="infer")
+    if isinstance(trailing, str):
+        raise ImportRejectedError(f"{label}, line 2: {trailing}")
     _check_last_line(path, label, sep, len(header.columns))
 
     _PRECISION = _precision()
@@ -300,32 +303,6 @@ def _check_utf8(path: Path, label: str) -> None:
         raise ImportRejectedError(
             f"{label}, line {line}: " + NOT_UTF8.format(byte=byte, encoding=encoding)
         )
-
-
-def _trailing_separator(path: Path, label: str, sep: str, n_header: int) -> bool:
-    """Whether the data rows end with one separator more than the header (an empty field).
-
-    Such a file (a separator at the end of every data row) is read as the header says; a
-    first data row with more non-empty fields than the header is refused, naming them.
-    """
-    import pandas as pd
-
-    try:
-        row = pd.read_csv(
-            path, sep=sep, header=None, skiprows=1, nrows=1, dtype=str,
-            keep_default_na=False, compression="infer",
-        )  # fmt: skip
-    except pd.errors.EmptyDataError:
-        return False
-    if row.empty or row.shape[1] <= n_header:
-        return False
-    extra = [str(v).strip() for v in row.iloc[0, n_header:]]
-    if any(extra):
-        raise ImportRejectedError(
-            f"{label}, line 2: {row.shape[1]} fields, the header names {n_header} "
-            f"(extra: {', '.join(repr(v) for v in extra)})"
-        )
-    return True
 
 
 def _check_last_line(path: Path, label: str, sep: str, n_header: int) -> None:
