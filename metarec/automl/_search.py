@@ -12,8 +12,18 @@ started only when its expected time for the folds still to run (the recommender'
 fit time on a dataset of this size, per fold, calibrated on the folds measured so far:
 :class:`metarec.automl._foldtime.FoldTimes`) fits in what is left after keeping time for the
 final refit; when everything fits, the shortest run first.  A job whose folds cannot end in
-time at their pace is stopped, and a fold still running when the time is up is killed.  The
-answer is the algorithm
+time at their pace is stopped, and a fold still running when the time is up is killed.
+
+The expected time an algorithm is admitted on is the top of its 80 % interval as calibrated
+on the knowledge base's own sizes (the runtime model's leave-one-out residuals), also beyond
+them.  The interval a recommendation shows widens past the largest dataset each algorithm
+has a time for (the runtime model's ``extrapolation_width``, in
+:mod:`metarec.recommender._runtime`), so that it covers the times of larger datasets; the
+search corrects the same extrapolation
+error by measuring it (the calibration on this dataset's finished folds), and a fold far
+slower than expected is stopped.  Counting the error both ways would skip exactly the
+algorithms a large dataset needs and leave the budget unused (``benchmarks/run_large.py``
+measures it).  The answer is the algorithm
 with the best CV score shrunk toward the knowledge base's expectation
 (:func:`metarec.automl._select.posterior_scores`), refitted on every row.
 """
@@ -110,7 +120,9 @@ class Trial:
         The recommender's expectation of the accuracy, with its 80 % interval (NaN when the
         search selects by another metric: the expectation is then no prior for it).
     expected_time, expected_time_high : float
-        The recommender's expected fit time of one fold, and the top of its 80 % interval.
+        The recommender's expected fit time of one fold, and the top of its 80 % interval
+        as calibrated on the knowledge base's sizes (what admission tests: see the module
+        documentation).
     selection_score : float
         The CV mean shrunk toward the expectation: what chooses the answer (NaN: not
         eligible).
@@ -408,6 +420,21 @@ def _search(
     )
 
 
+def in_range_spread(recommender) -> dict[str, float]:
+    """Per algorithm, the top of its expected time's interval over the expectation, as
+    calibrated on the knowledge base's own sizes (``exp`` of the runtime model's ``width_``);
+    empty for a recommender without a runtime model."""
+    width = getattr(getattr(recommender, "runtime_", None), "width_", None)
+    if width is None:
+        return {}
+    names = [str(a) for a in recommender.algorithms_]
+    width = np.asarray(width, dtype=float).reshape(-1)
+    if width.size != len(names):
+        return {}
+    with np.errstate(over="ignore"):
+        return dict(zip(names, np.exp(width).tolist(), strict=True))
+
+
 class _Loop:
     """One search's plan and the callbacks of the worker pool: what to run next, each result.
 
@@ -445,6 +472,7 @@ class _Loop:
         n_train = float(np.mean([len(train) for train, _ in self.splits]))
         self.refit_scale = len(codes) / max(n_train, 1.0)
         self.known = set(recommender.algorithms_)
+        self.spread = in_range_spread(recommender)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
@@ -471,7 +499,7 @@ class _Loop:
                 expected_score_low=row.expected_accuracy_low if expects else nan,
                 expected_score_high=row.expected_accuracy_high if expects else nan,
                 expected_time=row.expected_time if row else nan,
-                expected_time_high=row.expected_time_high if row else nan,
+                expected_time_high=self.admission_time(row) if row else nan,
             )
         self.tick(0, total=len(planned))
         # algorithms whose every fold is stored: results without fitting anything
@@ -500,7 +528,7 @@ class _Loop:
         if budget is None:
             return rows
         state, n_folds = self.state, self.n_folds
-        needs = [state.times.job_seconds(r.expected_time_high, n_folds) for r in rows]
+        needs = [state.times.job_seconds(self.admission_time(r), n_folds) for r in rows]
         if sum(needs) <= budget * self.n_workers:
             # everything is expected to fit: shortest first (stable: ties in the recommended
             # order), so that an expensive fit slower than expected loses only its own time
@@ -522,6 +550,14 @@ class _Loop:
                 fit = trial.fit_time if np.isfinite(trial.fit_time) else 0.0
                 out[trial.algorithm] = (float(np.clip(accuracy, 0, 1)), float(fit))
         return out
+
+    def admission_time(self, row) -> float:
+        """The top of a ranking row's expected-time interval as calibrated on the knowledge
+        base's sizes: the row's own top without the widening beyond them."""
+        high, spread = row.expected_time_high, self.spread.get(row.algorithm)
+        if spread is None or np.isnan(high):
+            return high
+        return min(high, row.expected_time * spread)
 
     def refit_seconds(self, fold_seconds: float) -> float:
         """Seconds kept for refitting on every row an algorithm of ``fold_seconds`` a fold."""

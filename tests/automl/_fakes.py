@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -30,9 +31,15 @@ def toy_frame(n=240, seed=0):
 class FixedRecommender:
     """A stand-in recommender with a fixed ranking (expected time per fold in seconds)."""
 
-    def __init__(self, rows, run_order=(), plan=None):
-        # run_order: of an unbudgeted ranking; plan: the algorithms of a budgeted one
+    def __init__(self, rows, run_order=(), plan=None, time_high=None, spread=None):
+        # run_order: of an unbudgeted ranking; plan: the algorithms of a budgeted one;
+        # time_high: {algorithm: top of the interval shown} (default: the expected time);
+        # spread: the runtime model's in-range top over the expectation, one for every
+        # algorithm (default: no runtime model)
         self.rows, self.run_order, self.budget_plan = rows, tuple(run_order), plan
+        self.time_high = dict(time_high or {})
+        if spread is not None:
+            self.runtime_ = SimpleNamespace(width_=np.full(len(rows), np.log(spread)))
         self.algorithms_ = np.array([r[0] for r in rows])
         # one other dataset on which each algorithm scored its expected accuracy
         self.datasets_ = np.array(["other"])
@@ -48,7 +55,18 @@ class FixedRecommender:
         return Ranking(
             tuple(
                 RankedAlgorithm(
-                    name, 1.0, i + 1, acc, t, 5, 0, acc - 0.1, acc + 0.1, "planner", t, t
+                    name,
+                    1.0,
+                    i + 1,
+                    acc,
+                    t,
+                    5,
+                    0,
+                    acc - 0.1,
+                    acc + 0.1,
+                    "planner",
+                    t,
+                    self.time_high.get(name, t),
                 )
                 for i, (name, acc, t) in enumerate(rows)
             ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import replace
 
@@ -126,6 +127,43 @@ def test_a_slow_first_choice_does_not_hold_back_time_for_its_refit_before_it_run
     )
     assert trials["gaussian_nb"].status == trials["majority"].status == "ok"
     assert result.model is not None and result.best == "gaussian_nb"
+
+
+def test_admission_tests_the_interval_as_calibrated_on_the_knowledge_base_s_sizes(tmp_path):
+    """knn's interval shown for a dataset far larger than the knowledge base's is widened to
+    1,000 s a fold; within the knowledge base's sizes its top is twice the expected 0.02 s.
+    The search admits it on the latter (0.2 s for its folds) and measures; on the widened
+    top it would skip it (5,000 s)."""
+    rows = [("gaussian_nb", 0.8, 0.01), ("knn", 0.9, 0.02), ("majority", 0.5, 0.01)]
+    fixed = FixedRecommender(rows, time_high={"knn": 1000.0}, spread=2.0)
+    trials = {t.algorithm: t for t in toy_search(
+        KnowledgeBase(f"sqlite:///{tmp_path / 'a.sqlite'}"), fixed, budget=20.0).trials}  # fmt: skip
+    assert trials["knn"].status == "ok" and len(trials["knn"].fold_scores) == 5
+    assert trials["knn"].expected_time_high == pytest.approx(0.04)
+    # never above the top shown (within the knowledge base's sizes the two are the same)
+    assert trials["gaussian_nb"].expected_time_high == pytest.approx(0.01)
+    # without a runtime model to tell the in-range interval, the top shown is the one tested
+    shown = FixedRecommender(rows, time_high={"knn": 1000.0})
+    trials = {t.algorithm: t for t in toy_search(
+        KnowledgeBase(f"sqlite:///{tmp_path / 'b.sqlite'}"), shown, budget=20.0).trials}  # fmt: skip
+    assert trials["knn"].status == "skipped"
+    # 5 folds of 1,000 s, times this dataset's calibration (at least 0.5)
+    need = re.match(r"expected up to ([0-9.e+]+) s for 5 folds", trials["knn"].message)
+    assert need and float(need.group(1)) >= 2500
+
+
+def test_in_range_spread_reads_the_runtime_model_of_a_fitted_recommender():
+    from types import SimpleNamespace
+
+    from metarec.automl._search import in_range_spread
+
+    rec = SimpleNamespace(
+        algorithms_=np.array(["a", "b"]), runtime_=SimpleNamespace(width_=np.log([2.0, 3.0]))
+    )
+    assert in_range_spread(rec) == pytest.approx({"a": 2.0, "b": 3.0})
+    assert in_range_spread(SimpleNamespace(algorithms_=np.array(["a"]))) == {}
+    rec.runtime_.width_ = np.log([2.0])  # not one per algorithm: not used
+    assert in_range_spread(rec) == {}
 
 
 def test_integer_column_labels_and_a_nullable_boolean_with_a_gap_are_learned(tmp_path):
