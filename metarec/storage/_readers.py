@@ -219,7 +219,9 @@ def _precision() -> dict:
 
 
 #: pandas' default missing-value strings (documented with ``read_csv``'s ``na_values``):
-#: missing in number columns, but text in name columns (a dataset may be called "NA").
+#: missing in every column but the name columns (a dataset may be called "NA").
+#: Columns whose values name a dataset or an algorithm: only an empty cell is missing there.
+_NAME_COLUMNS = frozenset({"dataset", "algorithm", "name"})
 _DEFAULT_NA = (
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
     "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
@@ -241,9 +243,10 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     first = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str, compression="infer")
     written = [] if first.empty else first.iloc[0].fillna("").tolist()
     dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
-    # names are text, "NA" and "None" included; only an empty cell is missing there
+    # names are text, "NA" and "None" included; only an empty cell is missing there (in
+    # other text columns, such as an error or a source, "NA" is missing as R writes it)
     na_values = {
-        raw: [""] if str(raw).strip() in string_columns else list(_DEFAULT_NA)
+        raw: [""] if str(raw).strip() in _NAME_COLUMNS & set(string_columns) else list(_DEFAULT_NA)
         for raw in header.columns
     }
     trailing = trailing_separator(path, len(header.columns), sep=sep, compression="infer")

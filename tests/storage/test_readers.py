@@ -72,6 +72,28 @@ def test_names_that_pandas_reads_as_missing_are_names(kb, tmp_path):
         kb.import_runs(_write(tmp_path, HEADER + ",knn,0.9,1\n", "empty.csv"))
 
 
+def test_na_as_r_writes_it_is_missing_in_the_other_text_columns(kb, tmp_path):
+    """R's write.csv writes a missing value as NA: text, not a value, in every column but the
+    names (two runs with source NA are not one run repeated with other values)."""
+    text = (
+        "dataset,algorithm,accuracy,time,error,machine,source,source_run_id\n"
+        "wine,knn,0.9,1,NA,NA,NA,NA\nwine,lda,0.8,1,NA,NA,NA,NA\nNA,knn,0.7,1,NA,NA,NA,NA\n"
+    )
+    report = kb.import_runs(_write(tmp_path, text))
+    assert report.added == 3 and report.rejected == 0
+    runs = kb.runs(aggregate=False).set_index(["dataset", "algorithm"])
+    for key in (("wine", "knn"), ("wine", "lda"), ("NA", "knn")):
+        row = runs.loc[key]
+        assert [row["error"], row["machine"], row["source"], row["source_run_id"]] == [None] * 4
+    kb.import_datasets(
+        _write(
+            tmp_path, "name,task,n_instances,fingerprint,source\nwine,binary,178,NA,NA\n", "d.csv"
+        )
+    )
+    wine = kb.datasets().set_index("name").loc["wine"]
+    assert wine["task"] == "binary" and wine["fingerprint"] is None and wine["source"] is None
+
+
 def test_a_file_that_is_not_utf8_names_the_line(kb, tmp_path):
     before = _runs(kb)
     text = HEADER + "wine,knn,0.9,1\ncaf\u00e9,knn,0.9,1\n"
