@@ -242,8 +242,10 @@ def recommend(
     with status("Fitting the recommender (cached per KB version)"):
         model = _recommender(kb, k, n, metric, method, strategy, task=family)
     with status(f"Computing the metafeatures of {dataset.name} and ranking"):
-        # --as-classes: integer codes are labels, whatever their number (as text, so said)
-        y = dataset.y.astype(str).where(dataset.y.notna()) if as_classes else dataset.y
+        # a classification target (--as-classes, --task classification, or so loaded): its
+        # integer codes are labels, whatever their number (as text, so said)
+        labels = as_classes or family != "regression"
+        y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
         ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
     frame = task_columns(_with_library(ranking.to_frame(), kb), family)
     not_installed = _not_installed(frame["algorithm"])

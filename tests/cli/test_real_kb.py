@@ -213,6 +213,10 @@ def test_recommend_as_classes_takes_integer_codes_as_labels(real_kb, tmp_path):
     result = _run("recommend", data, "--as-classes", "--db", url, "--format", "json")
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["results"]) == 3
+    # --task classification says the same: the codes are labels
+    told = _run("recommend", data, "--task", "classification", "--db", url, "--format", "json")
+    assert told.exit_code == 0, told.output
+    assert json.loads(told.stdout)["results"] == json.loads(result.stdout)["results"]
 
 
 def test_rank_of_a_regression_dataset_uses_regression_results_only(real_kb):
