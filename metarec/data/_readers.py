@@ -117,8 +117,27 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
     if isinstance(trailing, str):
         raise DataError(f"{path}, line 2: {trailing}")
     if trailing:
+        _check_trailing_empty(path, header.shape[1], kwargs)
         kwargs["index_col"] = False
     return pd.read_csv(path, **kwargs)
+
+
+def _check_trailing_empty(path: Path, n_header: int, kwargs: dict) -> None:
+    """Refuse a value after the separator that ends every data row, naming its line: read
+    as the header names the columns, pandas would drop it."""
+    options = {k: v for k, v in kwargs.items() if k != "na_values"}
+    # (a row with more fields still is refused by the read itself, which names its line)
+    last = pd.read_csv(
+        path, header=None, skiprows=1, names=list(range(n_header + 1)), usecols=[n_header],
+        dtype=str, keep_default_na=False, **options,
+    )[n_header]  # fmt: skip
+    filled = last.fillna("").str.strip().to_numpy() != ""
+    if filled.any():
+        at = int(filled.argmax())
+        raise DataError(
+            f"{path}, line {at + 2}: {n_header + 1} fields, the header names {n_header} "
+            f"(extra: {last.iloc[at]!r})"
+        )
 
 
 def _check_utf8(path: Path) -> None:

@@ -429,6 +429,14 @@ def test_a_separator_ending_every_row_is_read_as_the_header_says(tmp_path):
     path.write_text("a,b,label\n1,2,x,oops\n3,4,y,\n")
     with pytest.raises(DataError, match=r"line 2: 4 fields, the header names 3 \(extra: 'oops'\)"):
         load_dataset(path)
+    # a value in a later row is refused too, naming its line (read as the header says,
+    # pandas would drop it); so is a row with two more fields than the header
+    path.write_text("a,b,label\n1,2,x,\n3,4,y,\n5,6,x,7\n")
+    with pytest.raises(DataError, match=r"line 4: 4 fields, the header names 3 \(extra: '7'\)"):
+        load_dataset(path)
+    path.write_text("a,b,label\n1,2,x,\n3,4,y,,7\n")
+    with pytest.raises(DataError, match=r"Expected 4 fields in line 3, saw 5"):
+        load_dataset(path)
 
 
 def test_a_file_that_is_not_utf8_names_the_line_and_a_likely_encoding(tmp_path):
