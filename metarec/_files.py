@@ -42,6 +42,10 @@ def non_utf8(path: Path) -> tuple[int, str, str] | None:
                 guess = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "latin1"
                 return line, block[at : at + 1].hex(), guess
             line += block.count(b"\n")
+    pending = decoder.getstate()[0]  # a sequence begun but cut off by the end of the file
+    if pending:
+        guess = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "latin1"
+        return line, pending[:1].hex(), guess
     return None
 
 

@@ -39,6 +39,11 @@ def test_non_utf8_names_the_line_the_byte_and_a_likely_encoding(tmp_path):
     assert non_utf8(packed) == (3, "e9", "latin1")  # read decompressed
     path.write_bytes("a,b\n".encode("utf-16"))
     assert non_utf8(path) == (1, "ff", "utf-16")
+    # the last byte of the file, no line end after it: a sequence the end cuts off
+    path.write_bytes("a,b\n1,2\n3,caf\u00e9".encode("latin-1"))
+    assert non_utf8(path) == (3, "e9", "latin1")
+    path.write_bytes("a,b\n1,2\n3,caf\u00e9".encode())  # the same, UTF-8: whole
+    assert non_utf8(path) is None
 
 
 def test_a_backup_never_replaces_one_another_process_finished(tmp_path, monkeypatch):
