@@ -272,8 +272,8 @@ class KnowledgeBase:
             "source": source,
             "source_id": None if source_id is None else str(source_id),
             "task": task,
-            "n_instances": None if n_instances is None else int(n_instances),
-            "n_features": None if n_features is None else int(n_features),
+            "n_instances": n_instances,
+            "n_features": n_features,
             "fingerprint": fingerprint,
         }
         self._upsert("datasets", [(str(name), values)])
@@ -316,9 +316,6 @@ class KnowledgeBase:
                 k: (None if v is None or (not isinstance(v, str) and pd.isna(v)) else v)
                 for k, v in values.items()
             }
-            for key in ("n_instances", "n_features"):
-                if values.get(key) is not None:
-                    values[key] = int(values[key])
             rows.append((str(record["name"]), values))
         self._upsert(table_name, rows)
 
@@ -330,12 +327,8 @@ class KnowledgeBase:
             if not name.strip():
                 raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
             for key in ("n_instances", "n_features"):
-                count = values.get(key)
-                if count is not None and not 0 <= count <= _MAX_COUNT:
-                    raise KnowledgeBaseError(
-                        f"{table_name[:-1]} {name!r}: {key} {count} is not a count a database "
-                        f"column holds (0 to {_MAX_COUNT:,})"
-                    )
+                if key in values:
+                    values[key] = _count(f"{table_name[:-1]} {name!r}", key, values[key])
         with database_errors(self.url, f"write {table_name} to"):
             with write_transaction(self.engine) as conn:
                 changed = False
@@ -729,3 +722,26 @@ def _record_problem(frame, table: str) -> tuple[int, str] | None:
 
 #: The largest whole number a signed 64-bit database column holds.
 _MAX_COUNT = 2**63 - 1
+
+
+def _count(where: str, key: str, value) -> int | None:
+    """``value`` as a count a database column holds: None (missing) for None and NaN; an
+    infinite, fractional, negative or too large number, or no number, is refused."""
+    if value is None:
+        return None
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        number = int(value)
+    else:
+        try:
+            real = float(value)
+        except (TypeError, ValueError):
+            real = float("inf")
+        if np.isnan(real):
+            return None
+        number = int(real) if np.isfinite(real) and real.is_integer() else None
+    if number is None or not 0 <= number <= _MAX_COUNT:
+        raise KnowledgeBaseError(
+            f"{where}: {key} {value} is not a count a database column holds "
+            f"(a whole number from 0 to {_MAX_COUNT:,})"
+        )
+    return number

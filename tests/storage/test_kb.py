@@ -673,7 +673,17 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced
 def test_counts_a_database_cannot_hold_are_refused(kb):
     with pytest.raises(KnowledgeBaseError, match="n_instances 9223372036854775808 is not a count"):
         kb.add_dataset("huge", n_instances=2**63)
-    assert "huge" not in set(kb.datasets()["name"])
+    for value in (float("inf"), 150.5, -1, "many"):
+        with pytest.raises(KnowledgeBaseError, match=f"n_instances {value} is not a count"):
+            kb.add_dataset("huge", n_instances=value)
+        with pytest.raises(KnowledgeBaseError, match=f"'huge': n_features {value} is not a"):
+            kb.add_datasets(pd.DataFrame({"name": ["fine", "huge"], "n_features": [3, value]}))
+    assert not {"huge", "fine"} & set(kb.datasets()["name"])  # nothing of a refused frame
+    # a missing count (NaN, as pandas has it) is no count: nothing stored, nothing erased
+    kb.add_dataset("iris", n_instances=150.0)
+    kb.add_dataset("iris", n_instances=float("nan"), n_features=np.float64(4))
+    iris = kb.datasets().set_index("name").loc["iris"]
+    assert iris["n_instances"] == 150 and iris["n_features"] == 4
 
 
 def test_a_metafeature_file_without_metafeatures_is_refused(kb, tmp_path):
