@@ -143,8 +143,11 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     A dataset the knowledge base already holds (its metafeatures saved, say) is never
     overwritten: of a built-in dataset of the same name, the runs and (where the knowledge
     base has none for it) the metafeatures are taken only when the two fingerprints agree
-    (the same content), and its record never.  So a fill interrupted after its datasets
-    were stored is completed by the next one.
+    (the same content), and its record never.  Likewise an algorithm it holds keeps its
+    record, and gets the built-in runs of its namesake only when the two have the same
+    parameters (the same configuration; a record without parameters is of an unknown
+    one).  So a fill interrupted after its datasets or algorithms were stored is completed
+    by the next one.
 
     Returns
     -------
@@ -154,29 +157,45 @@ def seed_with_builtin(kb: KnowledgeBase) -> bool:
     if kb.has_runs():
         return False
     described = kb.metafeatures()
-    _fill(kb, resource_files(), held=kb.datasets(), described=set(described.get("dataset", ())))
+    _fill(
+        kb,
+        resource_files(),
+        held=kb.datasets(),
+        described=set(described.get("dataset", ())),
+        algorithms=kb.algorithms(),
+    )
     return True
 
 
-def _fill(kb, files: dict[str, Path], held=None, described=frozenset()) -> None:
-    """Import the built-in files into ``kb`` around the datasets it holds (``held``) and
-    those it has metafeatures of (``described``)."""
+def _fill(kb, files: dict[str, Path], held=None, described=frozenset(), algorithms=None) -> None:
+    """Import the built-in files into ``kb`` around the datasets it holds (``held``), those
+    it has metafeatures of (``described``) and the algorithms it holds (``algorithms``)."""
     import pandas as pd
 
     datasets = pd.read_parquet(files["datasets"])
+    builtin_algorithms = pd.read_parquet(files["algorithms"])
     runs, metafeatures = files["runs"], files["metafeatures"]
+    if algorithms is not None and len(algorithms):
+        mine = dict(zip(algorithms["name"], algorithms["parameters"], strict=True))
+        theirs = dict(
+            zip(builtin_algorithms["name"], builtin_algorithms["parameters"], strict=True)
+        )
+        other = {n for n in mine if n in theirs and (pd.isna(mine[n]) or mine[n] != theirs[n])}
+        builtin_algorithms = builtin_algorithms.loc[~builtin_algorithms["name"].isin(list(mine))]
+        runs = pd.read_parquet(runs) if isinstance(runs, Path) else runs
+        runs = runs.loc[~runs["algorithm"].isin(list(other))]
     if held is not None and len(held):
         mine = dict(zip(held["name"], held["fingerprint"], strict=True))
         theirs = dict(zip(datasets["name"], datasets["fingerprint"], strict=True))
         other = {n for n in mine if n in theirs and (pd.isna(mine[n]) or mine[n] != theirs[n])}
         datasets = datasets.loc[~datasets["name"].isin(list(mine))]
-        runs = pd.read_parquet(runs)
+        runs = pd.read_parquet(runs) if isinstance(runs, Path) else runs
         runs = runs.loc[~runs["dataset"].isin(list(other))]
         metafeatures = pd.read_parquet(metafeatures)
         keep_own = other | (set(mine) & set(described))
         metafeatures = metafeatures.loc[~metafeatures["dataset"].isin(list(keep_own))]
     kb.add_datasets(datasets)
-    kb.add_algorithms(pd.read_parquet(files["algorithms"]))
+    kb.add_algorithms(builtin_algorithms)
     kb.import_runs(runs)
     kb.import_metafeatures(metafeatures)
 

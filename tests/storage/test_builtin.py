@@ -154,6 +154,31 @@ def test_seeding_never_overwrites_a_dataset_the_knowledge_base_holds(tmp_path):
     assert described.loc[same, "n_instances"] == theirs.loc[same, "n_instances"]
 
 
+def test_seeding_never_overwrites_an_algorithm_the_knowledge_base_holds(tmp_path):
+    """An algorithm recorded before the first fill keeps its record; the built-in runs of its
+    namesake are taken only for the same configuration (parameters)."""
+    from metarec.storage._builtin import seed_with_builtin
+
+    builtin = open_builtin()
+    theirs = builtin.algorithms().set_index("name")
+    builtin_runs = builtin.runs(aggregate=False)
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.add_algorithm("knn", family="mine", parameters={"n_neighbors": 3})  # another config
+    kb.add_algorithm("lda", family="mine", parameters=theirs.loc["lda", "parameters"])
+    kb.add_algorithm("gaussian_nb", family="mine")  # a configuration nobody knows
+    assert seed_with_builtin(kb)
+    stored = kb.algorithms().set_index("name")
+    assert sorted(stored.index) == sorted(theirs.index)
+    assert stored.loc["knn", "parameters"] == '{"n_neighbors": 3}'
+    assert stored.loc[["knn", "lda", "gaussian_nb"], "family"].tolist() == ["mine"] * 3
+    assert stored.loc["svc_rbf", "parameters"] == theirs.loc["svc_rbf", "parameters"]
+    runs = kb.runs(aggregate=False)
+    assert not {"knn", "gaussian_nb"} & set(runs["algorithm"])
+    assert (runs["algorithm"] == "lda").sum() == (builtin_runs["algorithm"] == "lda").sum() > 0
+    left_out = builtin_runs["algorithm"].isin(["knn", "gaussian_nb"]).sum()
+    assert len(runs) == len(builtin_runs) - left_out
+
+
 def test_a_fill_interrupted_after_its_datasets_is_completed_by_the_next(tmp_path):
     """Killed after the datasets were stored (before the runs and metafeatures), the fill
     leaves the built-in datasets' own records: the next fill takes their runs and
@@ -167,3 +192,9 @@ def test_a_fill_interrupted_after_its_datasets_is_completed_by_the_next(tmp_path
     assert seed_with_builtin(kb)
     assert kb.count("runs") == builtin.count("runs")
     assert kb.count("metafeatures") == builtin.count("metafeatures")
+    # after its algorithms too: their records are the built-in ones, and so are their runs
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'again.sqlite'}")
+    kb.add_datasets(pd.read_parquet(resource_files()["datasets"]))
+    kb.add_algorithms(pd.read_parquet(resource_files()["algorithms"]))
+    assert seed_with_builtin(kb)
+    assert kb.count("runs") == builtin.count("runs")
