@@ -126,10 +126,12 @@ def _check_trailing_empty(path: Path, n_header: int, kwargs: dict) -> None:
     """Refuse a value after the separator that ends every data row, naming its line: read
     as the header names the columns, pandas would drop it."""
     options = {k: v for k, v in kwargs.items() if k != "na_values"}
-    # (a row with more fields still is refused by the read itself, which names its line)
+    # (a row with more fields still is refused by the read itself, which names its line);
+    # blank lines are kept as rows, so that a row's position is its line (but for line
+    # breaks inside quoted fields)
     last = pd.read_csv(
         path, header=None, skiprows=1, names=list(range(n_header + 1)), usecols=[n_header],
-        dtype=str, keep_default_na=False, **options,
+        dtype=str, keep_default_na=False, skip_blank_lines=False, **options,
     )[n_header]  # fmt: skip
     filled = last.fillna("").str.strip().to_numpy() != ""
     if filled.any():

@@ -482,11 +482,14 @@ def ingest_openml(
 
 
 def _count(value) -> int | None:
-    """A row or column count from a server's quality, or None when it cannot be one."""
+    """A row or column count from a server's quality, or None when it cannot be one (nor
+    one a knowledge base's column holds)."""
+    from metarec.storage._kb import MAX_COUNT
+
     try:
         number = float(value)
     except (TypeError, ValueError):
         return None
-    if not (math.isfinite(number) and 0 <= number < 2.0**63 and number == math.floor(number)):
+    if not (math.isfinite(number) and 0 <= number <= MAX_COUNT and number == math.floor(number)):
         return None
     return int(number)

@@ -180,7 +180,7 @@ def _fill(kb, files: dict[str, Path], held=None, described=frozenset(), algorith
         theirs = dict(
             zip(builtin_algorithms["name"], builtin_algorithms["parameters"], strict=True)
         )
-        other = {n for n in mine if n in theirs and (pd.isna(mine[n]) or mine[n] != theirs[n])}
+        other = {n for n in mine if n in theirs and not _same_parameters(mine[n], theirs[n])}
         builtin_algorithms = builtin_algorithms.loc[~builtin_algorithms["name"].isin(list(mine))]
         runs = pd.read_parquet(runs) if isinstance(runs, Path) else runs
         runs = runs.loc[~runs["algorithm"].isin(list(other))]
@@ -198,6 +198,20 @@ def _fill(kb, files: dict[str, Path], held=None, described=frozenset(), algorith
     kb.add_algorithms(builtin_algorithms)
     kb.import_runs(runs)
     kb.import_metafeatures(metafeatures)
+
+
+def _same_parameters(mine, theirs) -> bool:
+    """Whether two stored ``parameters`` texts are the same configuration: equal as JSON
+    (keys in any order, any spacing), else as text; a missing one is an unknown
+    configuration, the same as none."""
+    import json
+
+    if not isinstance(mine, str) or not isinstance(theirs, str):
+        return False
+    try:
+        return json.loads(mine) == json.loads(theirs)
+    except ValueError:
+        return mine == theirs
 
 
 def _load(files: dict[str, Path], path: Path) -> None:

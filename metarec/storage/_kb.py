@@ -710,38 +710,49 @@ def _record_problem(frame, table: str) -> tuple[int, str] | None:
             value = frame[column].iloc[row]
             shown = repr(value) if isinstance(value, str) else str(value)
             return row, f"column {column!r}: {shown} is not a whole number >= 0"
-        huge = np.flatnonzero(given & (values >= 2.0**63).to_numpy())
+        huge = np.flatnonzero(given & (values > MAX_COUNT).to_numpy())
         if huge.size:
             row = int(huge[0])
             return row, (
                 f"column {column!r}: {frame[column].iloc[row]} is beyond the largest count a "
-                f"database column holds ({_MAX_COUNT:,})"
+                f"database column holds ({MAX_COUNT:,})"
             )
     return None
 
 
-#: The largest whole number a signed 64-bit database column holds.
-_MAX_COUNT = 2**63 - 1
+#: The largest count a dataset's integer column holds in every supported database (a
+#: 32-bit ``INTEGER`` on PostgreSQL; SQLite's would hold 64 bits).
+MAX_COUNT = 2**31 - 1
 
 
 def _count(where: str, key: str, value) -> int | None:
-    """``value`` as a count a database column holds: None (missing) for None and NaN; an
-    infinite, fractional, negative or too large number, or no number, is refused."""
-    if value is None:
+    """``value`` as a count a database column holds: None (missing) for None, NaN and
+    pandas' missing values; a whole number, or its text, exactly (however large); an
+    infinite, fractional, negative or too large number, a truth value or no number is
+    refused."""
+    import pandas as pd
+
+    if value is None or (np.ndim(value) == 0 and not isinstance(value, str) and pd.isna(value)):
         return None
-    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+    number = None
+    if isinstance(value, bool | np.bool_):
+        pass
+    elif isinstance(value, int | np.integer):
         number = int(value)
     else:
         try:
-            real = float(value)
-        except (TypeError, ValueError):
-            real = float("inf")
-        if np.isnan(real):
-            return None
-        number = int(real) if np.isfinite(real) and real.is_integer() else None
-    if number is None or not 0 <= number <= _MAX_COUNT:
+            number = int(str(value).strip())  # text and decimals of whole numbers, exactly
+        except ValueError:
+            try:
+                real = float(value)
+            except (TypeError, ValueError):
+                real = float("inf")
+            if np.isnan(real):
+                return None
+            number = int(real) if np.isfinite(real) and real.is_integer() else None
+    if number is None or not 0 <= number <= MAX_COUNT:
         raise KnowledgeBaseError(
             f"{where}: {key} {value} is not a count a database column holds "
-            f"(a whole number from 0 to {_MAX_COUNT:,})"
+            f"(a whole number from 0 to {MAX_COUNT:,})"
         )
     return number

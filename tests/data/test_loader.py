@@ -431,8 +431,8 @@ def test_a_separator_ending_every_row_is_read_as_the_header_says(tmp_path):
         load_dataset(path)
     # a value in a later row is refused too, naming its line (read as the header says,
     # pandas would drop it); so is a row with two more fields than the header
-    path.write_text("a,b,label\n1,2,x,\n3,4,y,\n5,6,x,7\n")
-    with pytest.raises(DataError, match=r"line 4: 4 fields, the header names 3 \(extra: '7'\)"):
+    path.write_text("a,b,label\n1,2,x,\n\n3,4,y,\n5,6,x,7\n")  # after a blank line
+    with pytest.raises(DataError, match=r"line 5: 4 fields, the header names 3 \(extra: '7'\)"):
         load_dataset(path)
     path.write_text("a,b,label\n1,2,x,\n3,4,y,,7\n")
     with pytest.raises(DataError, match=r"Expected 4 fields in line 3, saw 5"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -164,7 +166,10 @@ def test_seeding_never_overwrites_an_algorithm_the_knowledge_base_holds(tmp_path
     builtin_runs = builtin.runs(aggregate=False)
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
     kb.add_algorithm("knn", family="mine", parameters={"n_neighbors": 3})  # another config
-    kb.add_algorithm("lda", family="mine", parameters=theirs.loc["lda", "parameters"])
+    # the same configuration, its JSON written with other spacing and key order
+    same = json.dumps(dict(reversed(json.loads(theirs.loc["lda", "parameters"]).items())))
+    assert same != theirs.loc["lda", "parameters"]
+    kb.add_algorithm("lda", family="mine", parameters=same)
     kb.add_algorithm("gaussian_nb", family="mine")  # a configuration nobody knows
     assert seed_with_builtin(kb)
     stored = kb.algorithms().set_index("name")

@@ -673,7 +673,7 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced
 def test_counts_a_database_cannot_hold_are_refused(kb):
     with pytest.raises(KnowledgeBaseError, match="n_instances 9223372036854775808 is not a count"):
         kb.add_dataset("huge", n_instances=2**63)
-    for value in (float("inf"), 150.5, -1, "many"):
+    for value in (float("inf"), 150.5, -1, "many", True):
         with pytest.raises(KnowledgeBaseError, match=f"n_instances {value} is not a count"):
             kb.add_dataset("huge", n_instances=value)
         with pytest.raises(KnowledgeBaseError, match=f"'huge': n_features {value} is not a"):
@@ -682,8 +682,14 @@ def test_counts_a_database_cannot_hold_are_refused(kb):
     # a missing count (NaN, as pandas has it) is no count: nothing stored, nothing erased
     kb.add_dataset("iris", n_instances=150.0)
     kb.add_dataset("iris", n_instances=float("nan"), n_features=np.float64(4))
+    kb.add_dataset("iris", n_instances=pd.NA)
     iris = kb.datasets().set_index("name").loc["iris"]
     assert iris["n_instances"] == 150 and iris["n_features"] == 4
+    # the largest count every database holds (32-bit on PostgreSQL), given as text
+    kb.add_dataset("big", n_instances="2147483647")
+    assert kb.datasets().set_index("name").loc["big", "n_instances"] == 2**31 - 1
+    with pytest.raises(KnowledgeBaseError, match="n_features 2147483648 is not a count"):
+        kb.add_dataset("big", n_features=2**31)
 
 
 def test_a_metafeature_file_without_metafeatures_is_refused(kb, tmp_path):
