@@ -91,7 +91,7 @@ def open_run_kb(kb=None):
 
 
 #: The answers that turn an array or a frame with integer labels into the training frame
-#: themselves (:func:`metarec.automl._model.as_frame`); a single regressor is a bare pipeline.
+#: themselves (:func:`metarec.automl._model.as_frame`).
 _READS_ANY_X = (LabelledClassifier, AveragedClassifier, AveragedRegressor)
 #: What the sidecar's ``metric`` measures, where its name alone does not say.
 _METRIC_MEANING = {
@@ -340,7 +340,7 @@ class _AutoSearch(BaseEstimator):
         array of the training columns in their order.
         """
         model = self._model()
-        if not isinstance(model, _READS_ANY_X):  # a regressor's bare pipeline
+        if not isinstance(model, _READS_ANY_X):  # a pipeline set by hand
             X = as_frame(X, self.feature_names_in_)
         return model.predict(X)
 
@@ -499,6 +499,16 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         """Class probabilities of :attr:`best_estimator_` (columns follow :attr:`classes_`)."""
         return self._model().predict_proba(X)  # a wrapper: it takes arrays itself
 
+    def _has_decision(self) -> bool:
+        model = self.__dict__.get("best_estimator_")
+        return model is not None and hasattr(model, "decision_function")
+
+    @available_if(_has_decision)
+    def decision_function(self, X):
+        """Confidence scores of :attr:`best_estimator_`, when it is one classifier that
+        estimates no probabilities (ridge, the support vector machines, SGD)."""
+        return self._model().decision_function(X)
+
 
 class AutoRegressor(RegressorMixin, _AutoSearch):
     """Choose, evaluate and fit a regressor for a dataset within a time budget.
@@ -546,9 +556,10 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
 
     Attributes
     ----------
-    best_estimator_ : Pipeline or AveragedRegressor
-        The answer fitted on every row (the best regressor's pipeline, or the average of
-        the members of :attr:`ensemble_`); takes a DataFrame with the training columns.
+    best_estimator_ : AveragedRegressor
+        The answer fitted on every row (the average of the members of :attr:`ensemble_`;
+        of one, the best regressor alone); takes a DataFrame with the training columns, or
+        an array of them in the training order.
     best_algorithm_ : str
         The algorithm of best selection score.
     ensemble_ : tuple of str

@@ -142,6 +142,18 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         X = self._check(X)
         return _proba_of(self.pipeline_, X, len(self.classes_))
 
+    def _has_decision(self) -> bool:
+        fitted = getattr(self, "pipeline_", None)
+        return hasattr(fitted if fitted is not None else self.pipeline, "decision_function")
+
+    @available_if(_has_decision)
+    def decision_function(self, X) -> np.ndarray:
+        """Confidence scores of the classifiers that estimate no probabilities (ridge, the
+        support vector machines, SGD): as scikit-learn's, one column per label of
+        :attr:`classes_` (one column, of ``classes_[1]``, for two classes)."""
+        X = self._check(X)
+        return np.asarray(self.pipeline_.decision_function(X))
+
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "pipeline_")
 

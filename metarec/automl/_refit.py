@@ -159,13 +159,10 @@ def refit_answer(
     if not fitted:
         return None, ()
     names = tuple(name for name, _ in fitted)
-    if len(fitted) == 1:
-        pipeline = fitted[0][1]
-        if labels is None:  # a regressor predicts the target itself
-            return pipeline, names
-        return LabelledClassifier.from_fitted(pipeline, labels, ds.X.columns), names
-    if labels is None:
+    if labels is None:  # one regressor is an average of one: it reads any X the same way
         return AveragedRegressor.from_fitted(fitted, ds.X.columns), names
+    if len(fitted) == 1:
+        return LabelledClassifier.from_fitted(fitted[0][1], labels, ds.X.columns), names
     return AveragedClassifier.from_fitted(fitted, labels, ds.X.columns), names
 
 

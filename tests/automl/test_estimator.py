@@ -137,8 +137,9 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
 
 
 def test_a_regression_search_keeps_the_best_regressor_and_stores_r2(tmp_path):
-    from sklearn.pipeline import Pipeline
+    import pandas as pd
 
+    from metarec.automl import AveragedRegressor
     from metarec.automl._search import search as run_search
 
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
@@ -153,8 +154,14 @@ def test_a_regression_search_keeps_the_best_regressor_and_stores_r2(tmp_path):
     result = run_search(ds, kb, RunSettings(budget=60), deadline=start + 60, start=start,
                         recommender=fixed, portfolio=portfolio)  # fmt: skip
     assert result.best == "linear_regression"
-    assert isinstance(result.model, Pipeline)  # a regressor predicts the target itself
+    # the best alone, behind the wrapper that reads any X as an average does
+    assert isinstance(result.model, AveragedRegressor) and len(result.model.estimators_) == 1
     assert np.corrcoef(result.model.predict(X), y)[0, 1] > 0.99
+    expected = result.model.predict(X)
+    np.testing.assert_allclose(result.model.predict(X.to_numpy()), expected)  # an array
+    nullable = X.astype("Float64")
+    nullable.iloc[0, 0] = pd.NA  # pandas' nullable column with a gap: taken as in training
+    assert np.isfinite(result.model.predict(nullable)).all()
     scores = {t.algorithm: t.cv_score for t in result.trials}
     assert scores["mean"] == 0.0 and scores["linear_regression"] > 0.99  # R² clipped at 0
     runs = kb.runs(aggregate=False)

@@ -46,6 +46,28 @@ def test_from_fitted_wraps_a_pipeline_fitted_on_codes():
     )
 
 
+def test_a_classifier_without_probabilities_has_its_decision_function():
+    """ridge estimates no probabilities: no predict_proba, and its confidence scores (for
+    ROC curves and thresholds) through decision_function, of the label classes_[1]."""
+    X, y = _frame()
+    ridge = build_pipeline(
+        default_portfolio()["ridge"], numeric_columns=("a",), categorical_columns=("b",),
+        random_state=0,
+    )  # fmt: skip
+    model = LabelledClassifier(ridge).fit(X, y)
+    assert not hasattr(model, "predict_proba")
+    scores = model.decision_function(X)
+    assert scores.shape == (len(X),)
+    assert np.array_equal(scores > 0, model.predict(X) == "yes")
+    assert np.array_equal(model.decision_function(X.to_numpy()), scores)  # an array too
+    assert hasattr(LabelledClassifier(_pipeline()).fit(X, y), "decision_function")
+    naive = build_pipeline(
+        default_portfolio()["gaussian_nb"], numeric_columns=("a",), categorical_columns=("b",),
+        random_state=0,
+    )  # fmt: skip
+    assert not hasattr(LabelledClassifier(naive).fit(X, y), "decision_function")
+
+
 def test_clone_and_unfitted_use():
     model = clone(LabelledClassifier(_pipeline()))
     with pytest.raises(Exception, match="not fitted"):
@@ -108,3 +130,22 @@ def test_averaged_classifier_fits_clones_and_speaks_labels():
     assert all(not hasattr(pipeline, "classes_") for _, pipeline in members)  # clones fitted
     with pytest.raises(Exception, match="not fitted"):
         clone(model).predict(X)
+
+
+def test_auto_classifier_offers_what_its_answer_offers():
+    from metarec import AutoClassifier
+
+    X, y = _frame()
+    auto = AutoClassifier()
+    assert not hasattr(auto, "decision_function")  # unfitted: nothing to say yet
+    ridge = build_pipeline(
+        default_portfolio()["ridge"], numeric_columns=("a",), categorical_columns=("b",),
+        random_state=0,
+    )  # fmt: skip
+    auto.best_estimator_ = LabelledClassifier(ridge).fit(X, y)  # as a search leaves it
+    assert not hasattr(auto, "predict_proba")
+    np.testing.assert_array_equal(
+        auto.decision_function(X), auto.best_estimator_.decision_function(X)
+    )
+    auto.best_estimator_ = AveragedClassifier([("r", ridge), ("l", _pipeline())]).fit(X, y)
+    assert hasattr(auto, "predict_proba") and not hasattr(auto, "decision_function")
