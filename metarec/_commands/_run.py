@@ -20,7 +20,7 @@ from metarec._commands._types import (
     SchedulerAddress,
     SuggestingChoice,
     as_classes_option,
-    duration,
+    budget_duration,
     target_option,
     task_option,
 )
@@ -45,9 +45,10 @@ COLUMNS = (
     "--budget",
     default=DEFAULT_BUDGET,
     show_default=True,
-    callback=duration,
+    callback=budget_duration,
     metavar="DURATION",
-    help="Wall clock for the whole command, start-up and refit included: 90, 90s, 10m, 1h.",
+    help="Wall clock for the whole command, start-up and refit included: 90, 90s, 10m, 1h "
+    "(at least 1 s).",
 )
 @click.option(
     "--output",
@@ -172,8 +173,11 @@ def run(
             auto._fit_dataset(ds, start=start, deadline=deadline, progress=advance, notes=notes)
     except BenchmarkInterrupted as stop:
         stopped = stop
-        if "search_" not in auto.__dict__:
-            raise
+        if "search_" not in auto.__dict__:  # before the search began: nothing to show
+            if output:
+                echo_note(f"no model written to {output}: interrupted before anything finished")
+            echo_note(str(stop))
+            ctx.exit(128 + int(stop.signal))
     except BenchmarkError as exc:  # nothing finished: show what was tried, then the error
         if "search_" not in auto.__dict__:
             raise
@@ -206,6 +210,11 @@ def run(
         model_path, sidecar = auto.save(output)
         extra["model"] = str(model_path)
         echo_note(f"model saved to {model_path} (described in {sidecar})")
+    elif output and stopped is not None:
+        echo_note(
+            f"no model written to {output}: no algorithm finished every fold before the "
+            "interruption"
+        )
     emit(frame, fmt, title=title, json_extra=extra)
     if figure:
         from metarec.automl.plots import plot_search

@@ -231,6 +231,18 @@ as_classes_option = click.option(
 )
 
 
+def budget_duration(ctx, param, value):
+    """Click callback of a search's ``--budget``: a duration of at least a second (see
+    :func:`metarec.automl._estimator.parse_budget`), checked before any work."""
+    from metarec.automl._estimator import parse_budget
+    from metarec.exceptions import InvalidInputError
+
+    try:
+        return parse_budget(value)
+    except InvalidInputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def duration(ctx, param, value):
     """Click callback of a ``--budget``: ``90``, ``90s``, ``10m``, ``1h`` as seconds (None
     stays None), checked before any work."""

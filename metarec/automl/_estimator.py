@@ -100,6 +100,19 @@ _METRIC_MEANING = {
 }
 
 
+def parse_budget(value) -> float:
+    """A search's budget in seconds (:func:`metarec._duration.parse_duration`), at least
+    :data:`~metarec.automl._search.MIN_BUDGET`."""
+    from metarec.automl._search import MIN_BUDGET
+
+    seconds = parse_duration(value)
+    if seconds < MIN_BUDGET:
+        raise InvalidInputError(
+            f"a budget of {value!r} is too short: a search needs at least {MIN_BUDGET:g} s"
+        )
+    return seconds
+
+
 def _no_model(result: SearchResult, budget: float) -> str:
     """Why a search handed back no model: every algorithm failed, or the budget was short."""
     failed = [t for t in result.trials if t.status == "error"]
@@ -176,7 +189,7 @@ class _AutoSearch(BaseEstimator):
 
     def _settings(self, store: bool) -> RunSettings:
         return RunSettings(
-            budget=parse_duration(self.budget),
+            budget=parse_budget(self.budget),
             protocol=self.protocol,
             metric=self.metric,
             n_jobs=self.n_jobs,
@@ -198,7 +211,7 @@ class _AutoSearch(BaseEstimator):
         """
         start = time.perf_counter()
         ds = self._dataset(X, y)
-        budget = parse_duration(self.budget)
+        budget = parse_budget(self.budget)
         return self._fit_dataset(ds, start=start, deadline=start + budget)
 
     def _dataset(self, X, y):

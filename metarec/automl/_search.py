@@ -55,6 +55,9 @@ REGRESSION_METRICS = ("accuracy", "r2")
 INTERRUPTED = "interrupted"
 #: Seconds kept for the work after the search (storing the folds, saving the model).
 END_MARGIN = 1.0
+#: The shortest budget of a search, in seconds: the end margin alone takes one (and a
+#: person counts time from about a second).
+MIN_BUDGET = 1.0
 #: A fold running this many times longer than its (calibrated) expected time is stopped ...
 FOLD_SLACK = 5.0
 #: ... but never before this many seconds (nor before a tenth of the budget).

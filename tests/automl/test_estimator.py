@@ -118,6 +118,7 @@ def test_clone_and_params():
     [
         ({"budget": 0}, "positive"),
         ({"budget": "soon"}, "not a duration"),
+        ({"budget": 0.5}, "a budget of 0.5 is too short: a search needs at least 1 s"),
         ({"protocol": "cv7"}, "unknown protocol"),
         ({"metric": "f1"}, "unknown metric"),
         ({"ensemble_size": 0}, "ensemble_size"),

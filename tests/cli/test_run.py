@@ -86,6 +86,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     [
         (["--budget", "0"], "positive"),
         (["--budget", "ten minutes"], "not a duration"),
+        (["--budget", "0.5s"], "a budget of '0.5s' is too short: a search needs at least 1 s"),
         (["--output", "missing/model.joblib"], "does not exist"),
         (["--output", "model.txt"], "must end in"),
         (["--protocol", "cv7"], "cv7"),
@@ -195,3 +196,20 @@ def _environment(pid: str) -> list[bytes]:
             return handle.read().split(b"\0")
     except OSError:
         return []
+
+
+def test_an_interruption_before_any_model_says_none_was_written(tmp_path, monkeypatch):
+    from metarec.automl import AutoClassifier
+    from metarec.benchmark import BenchmarkInterrupted
+
+    def stopped_at_once(self, ds, **kwargs):
+        raise BenchmarkInterrupted(signal.SIGINT, 0)
+
+    monkeypatch.setattr(AutoClassifier, "_fit_dataset", stopped_at_once)
+    model = tmp_path / "model.joblib"
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    result = _run("--db", url, "run", _data(tmp_path / "toy.csv"), "--target", "label",
+                  "--output", model)  # fmt: skip
+    assert result.exit_code == 130, result.output
+    assert f"no model written to {model}: interrupted before anything finished" in result.output
+    assert not model.exists()
