@@ -657,7 +657,7 @@ def import_runs(
     defaults = {"source": source, "protocol": protocol}
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
-    notes: list[str] = []
+    notes: list[str] = list(reader.notes)
     # runs inserted by this import get larger ids (it holds the write lock)
     matrix = _MatrixWork(last_id=conn.execute(select(func.max(runs.c.id))).scalar() or 0)
     added = valid_total = replaced = 0

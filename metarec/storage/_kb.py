@@ -486,8 +486,9 @@ class KnowledgeBase:
             if before.loc[n].astype(str).tolist() == after.loc[n].astype(str).tolist()
         )
         return ImportReport(
-            added=added, present=same, rejected=0, updated=len(kept) - same, source=where
-        )
+            added=added, present=same, rejected=0, updated=len(kept) - same, source=where,
+            notes=tuple(reader.notes),
+        )  # fmt: skip
 
     def import_metafeatures(
         self,

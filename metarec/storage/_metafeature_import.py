@@ -82,6 +82,7 @@ def import_metafeatures(
         rejected=problems.n_rows,
         problems=problems.finish(),
         source=reader.label,
+        notes=tuple(reader.notes),
     )
 
 

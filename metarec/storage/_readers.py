@@ -48,6 +48,8 @@ class ChunkSource:
     duplicates : list of str
         Column names that occur more than once in the header, as written (pandas would
         rename the copies ``x.1``, ``x.2``...).
+    notes : list of str
+        What reading the file left out, for the import's report.
     """
 
     label: str
@@ -56,6 +58,7 @@ class ChunkSource:
     n_rows: int | None
     _factory: Any
     duplicates: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def check_duplicates(self) -> None:
         """Raise :class:`ImportRejectedError` naming the duplicated column names, if any."""
@@ -242,6 +245,13 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     # the header as written: pandas renames repeated names (x, x.1), so read it as data
     first = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str, compression="infer")
     written = [] if first.empty else first.iloc[0].fillna("").tolist()
+    # a first column without a name holds row names (R's write.csv, pandas' to_csv with its
+    # index): left out, not imported as a metric
+    row_names = bool(written) and not str(written[0]).strip()
+    notes = []
+    if row_names:
+        notes.append("left out the unnamed first column (row names, as R's write.csv writes them)")
+        columns = columns[1:]
     dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
     # names are text, "NA" and "None" included; only an empty cell is missing there (in
     # other text columns, such as an error or a source, "NA" is missing as R writes it)
@@ -289,11 +299,13 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
                                 f"{len(header.columns)} (extra: {chunk[_TRAILING].iloc[at]!r})"
                             )
                         chunk = chunk.drop(columns=_TRAILING)
-                    yield chunk
+                    yield chunk.iloc[:, 1:] if row_names else chunk
         except _read_errors() as exc:
             raise _unreadable(label, exc) from None
 
-    return ChunkSource(label, "text", columns, None, frames, _duplicated(written))
+    return ChunkSource(
+        label, "text", columns, None, frames, _duplicated(written[row_names:]), notes
+    )
 
 
 def _check_utf8(path: Path, label: str) -> None:

@@ -118,3 +118,24 @@ def test_parquet_durations_are_seconds_and_dates_are_refused(kb, tmp_path):
     frame.to_parquet(tmp_path / "dates.parquet")
     with pytest.raises(ImportRejectedError, match="column 'time' holds dates and times"):
         kb.import_runs(tmp_path / "dates.parquet")
+
+
+def test_row_names_as_r_and_pandas_write_them_are_left_out(kb, tmp_path):
+    """R's write.csv (and pandas' to_csv with its index) writes row names in a first column
+    without a name: not a metric, not a metafeature, not an unknown column."""
+    runs = (
+        '"","dataset","algorithm","accuracy","time","roc_auc"\n'
+        '"1","wine","glm",0.81,1.25,0.9\n"2","wine","rf",NA,60,NA\n'
+    )
+    report = kb.import_runs(_write(tmp_path, runs))
+    assert report.added == 2 and any("row names" in note for note in report.notes)
+    stored = kb.runs(aggregate=False)
+    assert "Unnamed: 0" not in stored.columns and "roc_auc" in stored.columns
+    assert sorted(stored.loc[stored["dataset"] == "wine", "algorithm"]) == ["glm", "rf"]
+    described = kb.import_metafeatures(
+        _write(tmp_path, ",dataset,n_instances\n0,wine,178\n", "mf.csv")
+    )
+    assert described.added == 1 and any("row names" in note for note in described.notes)
+    assert list(kb.metafeatures().columns) == ["dataset", "n_instances"]
+    kb.import_datasets(_write(tmp_path, ",name,task\n0,wine,binary\n", "d.csv"))
+    assert kb.datasets().set_index("name").loc["wine", "task"] == "binary"
