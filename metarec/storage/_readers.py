@@ -241,6 +241,12 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     _check_utf8(path, label)
     header = pd.read_csv(path, sep=sep, nrows=0, compression="infer")
     columns = [str(c).strip() for c in header.columns]
+    if sep == "," and len(columns) == 1 and ";" in columns[0]:
+        raise ImportRejectedError(
+            f"{label}, line 1: the header is one field holding ';' ({columns[0][:60]!r}): the "
+            "file looks separated by semicolons, as spreadsheets write CSV where the decimal "
+            "mark is a comma; save it with ',' between fields and '.' in numbers, or as TSV"
+        )
     raw_names = {str(c).strip(): c for c in header.columns}
     # the header as written: pandas renames repeated names (x, x.1), so read it as data
     first = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str, compression="infer")

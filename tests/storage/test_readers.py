@@ -139,3 +139,11 @@ def test_row_names_as_r_and_pandas_write_them_are_left_out(kb, tmp_path):
     assert list(kb.metafeatures().columns) == ["dataset", "n_instances"]
     kb.import_datasets(_write(tmp_path, ",name,task\n0,wine,binary\n", "d.csv"))
     assert kb.datasets().set_index("name").loc["wine", "task"] == "binary"
+
+
+def test_a_semicolon_separated_file_is_refused_saying_so(kb, tmp_path):
+    before = _runs(kb)
+    text = "dataset;algorithm;accuracy;time\nwine;knn;0,85;1,5\n"
+    with pytest.raises(ImportRejectedError, match="line 1: .*looks separated by semicolons"):
+        kb.import_runs(_write(tmp_path, text))
+    assert _runs(kb) == before
