@@ -121,6 +121,19 @@ def task_columns(frame, task: str):
     return frame.rename(columns=R2_COLUMNS) if task == "regression" else frame
 
 
+def _note_forced_classes(y) -> None:
+    """Say so when --task classification makes classes of a target that looks continuous."""
+    from metarec.data import infer_task
+
+    present = y.dropna()
+    if infer_task(present) == "regression":
+        echo_note(
+            f"the target has {present.nunique():,} distinct values among {len(present):,} "
+            "rows: taken as that many classes, as --task classification says (without it, "
+            "a regression)"
+        )
+
+
 def _recommender(kb, k, n, metric, method, strategy=None, task="classification"):
     """The recommender fitted on ``kb`` (from the on-disk cache when the KB has not changed)."""
     from metarec.recommender import fitted_recommender
@@ -245,6 +258,8 @@ def recommend(
         # a classification target (--as-classes, --task classification, or so loaded): its
         # integer codes are labels, whatever their number (as text, so said)
         labels = as_classes or family != "regression"
+        if labels and task is not None and not as_classes:
+            _note_forced_classes(dataset.y)
         y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
         ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
     frame = task_columns(_with_library(ranking.to_frame(), kb), family)

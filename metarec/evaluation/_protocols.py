@@ -150,8 +150,27 @@ class CVProtocol:
             try:
                 folds = list(splitter.split(dummy, y_arr if stratify else None))
             except ValueError as exc:
-                raise InvalidInputError(f"{self.name} cannot split these data: {exc}") from exc
+                raise InvalidInputError(
+                    f"{self.name} cannot split these data: {_why_not(exc, y_arr, self.n_folds)}"
+                ) from exc
         yield from folds
+
+
+def _why_not(exc: ValueError, y: np.ndarray, n_folds: int) -> str:
+    """What stops a stratified split, in the data's words (scikit-learn's otherwise)."""
+    _, counts = np.unique(y.astype(str), return_counts=True)
+    if counts.size and counts.max() < n_folds:
+        return (
+            f"every class has fewer than {n_folds} rows (the largest {counts.max()}, of "
+            f"{counts.size} classes); a stratified split needs one class of {n_folds} or more"
+            + (
+                ", and so many classes for so few rows look like a continuous target, not "
+                "class labels"
+                if counts.size > len(y) / 2
+                else ""
+            )
+        )
+    return str(exc)
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,12 @@ def test_recommend_as_classes_takes_integer_codes_as_labels(real_kb, tmp_path):
     told = _run("recommend", data, "--task", "classification", "--db", url, "--format", "json")
     assert told.exit_code == 0, told.output
     assert json.loads(told.stdout)["results"] == json.loads(result.stdout)["results"]
+    # forced, and said: without --task it would be a regression
+    assert (
+        f"the target has {n_distinct} distinct values among 60 rows: taken as that many "
+        "classes, as --task classification says" in told.stderr
+    )
+    assert "taken as that many classes" not in result.stderr  # --as-classes asks for it
 
 
 def test_rank_of_a_regression_dataset_uses_regression_results_only(real_kb):

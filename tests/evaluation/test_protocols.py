@@ -134,3 +134,17 @@ def test_run_protocol_per_fold_and_summary():
     boot = run_protocol(get_protocol("bootstrap632", n_splits=4, random_state=0), X, Y, constant)
     np.testing.assert_allclose(boot.fold_scores, 0.632 * 0.5 + 0.368)
     assert len(calls) == 8
+
+
+def test_a_split_no_class_allows_says_why_in_the_data_s_words():
+    cv5 = get_protocol("cv5", random_state=0)
+    many = (np.arange(40) / 3).round(2).astype(str)  # a continuous target taken for labels
+    with pytest.raises(
+        InvalidInputError,
+        match=r"every class has fewer than 5 rows \(the largest 1, of 40 classes\).*continuous",
+    ):
+        list(cv5.split(np.zeros((40, 1)), many))
+    few = np.repeat(np.arange(10), 3).astype(str)  # 10 small classes: no word of continuity
+    with pytest.raises(InvalidInputError, match=r"the largest 3, of 10 classes\); a strat") as e:
+        list(cv5.split(np.zeros((30, 1)), few))
+    assert "continuous" not in str(e.value)
