@@ -518,8 +518,9 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
 
     @available_if(_has_decision)
     def decision_function(self, X):
-        """Confidence scores of :attr:`best_estimator_`, when it is one classifier that
-        estimates no probabilities (ridge, the support vector machines, SGD)."""
+        """Confidence scores of :attr:`best_estimator_`, when it is one classifier that has
+        them (the only scores of those that estimate no probabilities: ridge, the support
+        vector machines, SGD)."""
         return self._model().decision_function(X)
 
 

@@ -158,6 +158,10 @@ class CVProtocol:
 
 def _why_not(exc: ValueError, y: np.ndarray, n_folds: int) -> str:
     """What stops a stratified split, in the data's words (scikit-learn's otherwise)."""
+    import pandas as pd
+
+    if pd.isna(y).any():  # a missing label is no class: scikit-learn's words say that
+        return str(exc)
     _, counts = np.unique(y.astype(str), return_counts=True)
     if counts.size and counts.max() < n_folds:
         return (

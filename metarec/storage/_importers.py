@@ -263,7 +263,7 @@ def _run_header(source: ChunkSource) -> None:
     if missing:
         raise ImportRejectedError(
             f"{source.label}, {source.header_where}: missing required column(s) "
-            f"{', '.join(repr(c) for c in missing)} (found: {', '.join(source.columns) or 'none'}); "
+            f"{', '.join(repr(c) for c in missing)} (found: {source.found}); "
             "run files need dataset, algorithm, accuracy and time (or fit_time)",
             [f"{source.label}: missing required column {c!r}" for c in missing],
         )

@@ -463,7 +463,11 @@ class KnowledgeBase:
         where = reader.label
         unknown = [c for c in reader.columns if c not in columns]
         if "name" not in reader.columns or unknown:
-            problem = f"unknown column {unknown[0]!r}" if unknown else "no 'name' column"
+            problem = (
+                f"unknown column {unknown[0]!r}"
+                if unknown
+                else f"no 'name' column (found: {reader.found})"
+            )
             raise ImportRejectedError(
                 f"{where}: {problem}; a {table} file has the columns {', '.join(columns)}"
             )

@@ -92,7 +92,7 @@ def _metafeature_header(reader) -> None:
     if "dataset" not in reader.columns:
         raise ImportRejectedError(
             f"{reader.label}, {reader.header_where}: missing required column 'dataset' "
-            f"(found: {', '.join(reader.columns) or 'none'}); metafeature files are wide: a "
+            f"(found: {reader.found}); metafeature files are wide: a "
             "dataset column and one column per metafeature",
             [f"{reader.label}: missing required column 'dataset'"],
         )

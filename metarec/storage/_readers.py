@@ -60,6 +60,16 @@ class ChunkSource:
     duplicates: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def found(self) -> str:
+        """The columns found, for a refusal of a header: with the unnamed first column left
+        out as row names said, in case it held what the file lacks."""
+        found = ", ".join(self.columns) or "none"
+        if any(ROW_NAMES_NOTE in note for note in self.notes):
+            found += "; the unnamed first column was left out as row names: if it holds the "
+            found += "names, give it its column name"
+        return found
+
     def check_duplicates(self) -> None:
         """Raise :class:`ImportRejectedError` naming the duplicated column names, if any."""
         if self.duplicates:
@@ -231,6 +241,8 @@ _DEFAULT_NA = (
 )  # fmt: skip
 
 
+#: What an import's report says of a first column without a name, left out.
+ROW_NAMES_NOTE = "left out the unnamed first column (row names, as R's write.csv writes them)"
 #: The column of the empty field after a separator ending every data row.
 _TRAILING = "\x00trailing"
 
@@ -256,7 +268,7 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
     row_names = bool(written) and not str(written[0]).strip()
     notes = []
     if row_names:
-        notes.append("left out the unnamed first column (row names, as R's write.csv writes them)")
+        notes.append(ROW_NAMES_NOTE)
         columns = columns[1:]
     dtype = {raw_names[c]: str for c in string_columns if c in raw_names}
     # names are text, "NA" and "None" included; only an empty cell is missing there (in

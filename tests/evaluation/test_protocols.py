@@ -148,3 +148,7 @@ def test_a_split_no_class_allows_says_why_in_the_data_s_words():
     with pytest.raises(InvalidInputError, match=r"the largest 3, of 10 classes\); a strat") as e:
         list(cv5.split(np.zeros((30, 1)), few))
     assert "continuous" not in str(e.value)
+    gaps = np.array(["a", "a", "b", "b", "c", "c", np.nan, np.nan, np.nan, "d"], dtype=object)
+    with pytest.raises(InvalidInputError, match="cv5 cannot split these data") as e:
+        list(cv5.split(np.zeros((10, 1)), gaps))
+    assert "every class" not in str(e.value)  # a missing label is not a class of 3 rows

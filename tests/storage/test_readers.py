@@ -139,6 +139,9 @@ def test_row_names_as_r_and_pandas_write_them_are_left_out(kb, tmp_path):
     assert list(kb.metafeatures().columns) == ["dataset", "n_instances"]
     kb.import_datasets(_write(tmp_path, ",name,task\n0,wine,binary\n", "d.csv"))
     assert kb.datasets().set_index("name").loc["wine", "task"] == "binary"
+    # row names that were the datasets' names: the refusal says where they went
+    with pytest.raises(ImportRejectedError, match="unnamed first column was left out as row"):
+        kb.import_metafeatures(_write(tmp_path, '"","n_instances"\n"wine",178\n', "r.csv"))
 
 
 def test_a_semicolon_separated_file_is_refused_saying_so(kb, tmp_path):
