@@ -23,7 +23,8 @@ Planner evidence
     - with ``model_weight = μ > 0``, one *pseudo-neighbour*: the performance model's
       predicted accuracy (predicted best minus predicted gap) and time for the new dataset,
       weighing ``μ``, with the new dataset's majority-class accuracy (when its
-      metafeatures give it, else 0) as the start.
+      metafeatures give it, else 0) as the start, and the best of those predicted
+      accuracies as its best (as a real neighbour's best is the best of its results).
 
 Leave-one-dataset-out
     ``recommend(..., exclude=[...])`` must not use a model that saw the excluded datasets:
@@ -185,7 +186,10 @@ def evidence(rec, query, idx, w, excluded, exp_acc, log_time, best_pred):
     mu = float(rec.model_weight)
     if mu > 0:
         p_acc = np.where(np.isfinite(exp_acc), exp_acc, np.nan)
-        p_best = max(float(best_pred), float(np.nanmax(p_acc, initial=0.0)))
+        # its best is the best of its own accuracies, as a real neighbour's: running every
+        # algorithm leaves no loss on it (the model's separate prediction of the dataset's best
+        # lies above them all, a floor no run removes; the planner's choices are the same)
+        p_best = float(np.nanmax(p_acc)) if np.isfinite(p_acc).any() else float(best_pred)
         acc = np.vstack([acc, p_acc])
         time = np.vstack([time, np.clip(np.exp(log_time), TIME_FLOOR, None)])
         weights = np.append(weights, mu)

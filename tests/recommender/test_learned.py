@@ -331,10 +331,28 @@ def test_planner_evidence_prior_and_model_pseudo_neighbour():
     np.testing.assert_array_equal(
         np.isfinite(acc[3:-1]), rec.present_[kept] & np.isfinite(rec.accuracy_[kept])
     )
-    # the pseudo-neighbour: predicted accuracy and time, predicted best, majority start
+    # the pseudo-neighbour: predicted accuracy and time, the best of those, majority start
     np.testing.assert_allclose(acc[-1], 0.7)
     np.testing.assert_allclose(time[-1], 1.0)
-    assert best[-1] == pytest.approx(0.8) and start[-1] == pytest.approx(0.4)
+    assert best[-1] == pytest.approx(0.7) and start[-1] == pytest.approx(0.4)
+    # its best is its own best accuracy, not the model's separate prediction (0.8), which
+    # no run reaches; without any predicted accuracy, that prediction
+    varied = np.linspace(0.5, 0.75, n_a)
+    best = evidence(rec, {}, idx, w, excluded, varied, log_time, 0.8)[3]
+    assert best[-1] == pytest.approx(0.75)
+    best = evidence(rec, {}, idx, w, excluded, np.full(n_a, np.nan), log_time, 0.8)[3]
+    assert best[-1] == pytest.approx(0.8)
+
+
+def test_the_expected_loss_after_running_every_algorithm_is_zero():
+    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=13))
+    name = str(rec.datasets_[0])
+    query = {"n_instances": 500.0, "n_features": 8.0, "n_classes": 2.0}
+    frame = rec.recommend(metafeatures=query, exclude=[name]).to_frame()
+    assert len(frame) == len(rec.algorithms_)
+    scores = frame.sort_values("rank")["score"].to_numpy()
+    assert np.all(np.diff(scores) <= 1e-12) and scores[0] > 0
+    assert scores[-1] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_planner_prior_over_a_large_kb_is_a_fixed_even_sample(monkeypatch):
