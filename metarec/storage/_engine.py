@@ -123,12 +123,30 @@ def sqlite_read_only_mode(path: Path) -> str | None:
     a readable ``-shm`` file is there (its owner writes it now, in WAL mode: an immutable
     reader would miss the rows in the WAL, or meet pages changing under it), ``None`` when
     both are writable or the file does not exist.
+
+    Raises
+    ------
+    KnowledgeBaseError
+        The folder is not writable, no ``-shm`` file is there, but a ``-wal`` file with
+        rows is: an immutable reader would silently miss those rows, and any other needs
+        to create the ``-shm`` file, which the folder does not allow.
     """
     if not path.is_file():
         return None
     if not _writable(path.parent):
         shm = path.with_name(path.name + "-shm")
-        return "ro" if shm.is_file() and os.access(shm, os.R_OK) else "immutable"
+        if shm.is_file() and os.access(shm, os.R_OK):
+            return "ro"
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            raise KnowledgeBaseError(
+                f"{path}: its write-ahead log {wal.name} holds rows not yet in the file, and "
+                f"SQLite cannot read them in a folder it cannot write ({path.parent}: it "
+                "needs a -shm file beside them); copy both files to a writable folder, or "
+                "have the owner open it once where it is (a writing metarec command folds "
+                "the log into the file)"
+            )
+        return "immutable"
     if not _writable(path):
         return "ro"
     return None

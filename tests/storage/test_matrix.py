@@ -365,7 +365,20 @@ def test_read_only_open_reads_and_refuses_writes(tmp_path, monkeypatch):
     reader = KnowledgeBase(f"sqlite:///{path}", create=False, read_only=None)
     assert reader.read_only and reader.count("runs") == owner.count("runs") > 50
     reader.close()
+    # the file and its log copied without the -shm into a folder nobody may write: the
+    # log's rows cannot be read there, and are not silently left out
+    import shutil
+
+    copied = tmp_path / "copy"
+    copied.mkdir()
+    for name in ("kb.sqlite", "kb.sqlite-wal"):
+        shutil.copyfile(tmp_path / name, copied / name)
+    assert (copied / "kb.sqlite-wal").stat().st_size > 0
     owner.close()
+    monkeypatch.setattr(_engine, "_writable", lambda p: p not in (tmp_path, copied))
+    with pytest.raises(KnowledgeBaseError, match="kb.sqlite-wal holds rows not yet in the file"):
+        KnowledgeBase(f"sqlite:///{copied / 'kb.sqlite'}", create=False, read_only=None)
+    assert sorted(p.name for p in copied.iterdir()) == ["kb.sqlite", "kb.sqlite-wal"]
 
 
 # ------------------------------------------------------------------------------ conflicts
