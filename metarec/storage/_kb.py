@@ -625,7 +625,10 @@ class KnowledgeBase:
         :meth:`import_datasets`, :meth:`import_algorithms`, :meth:`import_runs` and
         :meth:`import_metafeatures`, in that order, rebuild the knowledge base from them.
         The four are read in one transaction: written while other processes write, they
-        hold one moment's contents, so that they import back.
+        hold one moment's contents, so that they import back.  They are written beside
+        their places first and put in place together at the end, so that an interrupted or
+        failed export leaves an earlier export in ``directory`` whole, never a mix of two
+        moments.
 
         Returns
         -------
@@ -645,14 +648,27 @@ class KnowledgeBase:
                 "runs": self.runs(aggregate=False),
                 "metafeatures": self.metafeatures(),
             }
-        written = {}
-        for name, frame in frames.items():
-            path = directory / f"{name}.{format}"
-            if format == "csv":
-                frame.to_csv(path, index=False)
-            else:
-                frame.to_parquet(path, index=False)
-            written[name] = path
+        written = {name: directory / f"{name}.{format}" for name in frames}
+        taken = [str(path) for path in written.values() if path.is_dir()]
+        if taken:
+            raise KnowledgeBaseError(
+                f"cannot export to {directory}: {', '.join(taken)} is a folder, not a file"
+            )
+        partial = {
+            name: path.with_name(f".{path.name}.{os.getpid()}.partial")
+            for name, path in written.items()
+        }
+        try:
+            for name, frame in frames.items():
+                if format == "csv":
+                    frame.to_csv(partial[name], index=False)
+                else:
+                    frame.to_parquet(partial[name], index=False)
+            for name, path in written.items():  # all four written: put them in place
+                os.replace(partial[name], path)
+        finally:
+            for path in partial.values():
+                path.unlink(missing_ok=True)
         return written
 
 

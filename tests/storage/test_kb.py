@@ -233,6 +233,35 @@ def test_export_and_reimport_adds_nothing(kb, tmp_path):
     pd.testing.assert_frame_equal(fresh.metafeatures(), kb.metafeatures())
 
 
+def test_an_export_that_fails_leaves_the_earlier_export_whole(kb, tmp_path, monkeypatch):
+    """Interrupted while writing its third file, an export into a folder holding an older
+    export leaves the older one whole (not two moments' files mixed) and no partial file."""
+    kb.import_runs(_runs())
+    out = tmp_path / "out"
+    before = {p.name: p.read_bytes() for p in kb.export(out, format="csv").values()}
+    kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "snr": [3.0]}))
+    real, calls = pd.DataFrame.to_csv, []
+
+    def interrupted(frame, path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(frame, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        kb.export(out, format="csv")
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # a table's place taken by a folder: refused before anything is written
+    (out / "runs.csv").unlink()
+    (out / "runs.csv").mkdir()
+    with pytest.raises(KnowledgeBaseError, match="runs.csv is a folder, not a file"):
+        kb.export(out, format="csv")
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
+    assert (out / "datasets.csv").read_bytes() == before["datasets.csv"]
+
+
 def test_export_then_import_in_order_rebuilds_every_table(kb, tmp_path):
     kb.import_runs(_runs())
     kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "snr": [3.0]}))
