@@ -31,6 +31,7 @@ Expected time
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -538,7 +539,9 @@ class BaseRanker(BaseEstimator):
         Returns
         -------
         Ranking
-            ``neighbours`` lists the datasets used, at distance NaN.
+            ``neighbours`` lists the datasets used, at distance NaN.  Each algorithm's
+            expected accuracy is its mean over those datasets, and its 80 % interval the
+            10th to 90th percentile of their results (what four in five of them reached).
         """
         self._check_fitted()
         if datasets is None:
@@ -555,6 +558,10 @@ class BaseRanker(BaseEstimator):
             idx = np.array([self.dataset_index_[str(d)] for d in names], dtype=int)
         w = np.ones(idx.size)
         evidence = self._evidence(idx, w)
+        results = np.where(self.present_[idx], self.accuracy_[idx], np.nan)
+        with warnings.catch_warnings():  # an algorithm without results: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            evidence.low, evidence.high = np.nanpercentile(results, [10.0, 90.0], axis=0)
         scores = self._strategy_scores(idx, self.present_[idx].astype(float), w)
         order = self._order(scores, evidence.expected_accuracy, evidence.n_datasets > 0)
         basis = np.full(self.algorithms_.size, "stored results", dtype=object)

@@ -237,6 +237,11 @@ def test_rank_stored_results():
     assert len(rec.rank().neighbours) == 3
     with pytest.raises(UnknownNameError):
         rec.rank("nope")
+    # over every dataset: A's mean of .8, .6, .9 with the 10th to 90th percentile as its
+    # 80 % interval (by hand: .6 + .2 x .2 = .64 and .8 + .8 x .1 = .88), not min-max
+    a = rec.rank().to_frame().set_index("algorithm").loc["A"]
+    assert a["expected_accuracy"] == pytest.approx(0.7667, abs=1e-4)
+    assert (a["expected_accuracy_low"], a["expected_accuracy_high"]) == pytest.approx((0.64, 0.88))
 
 
 def test_params_and_errors():
