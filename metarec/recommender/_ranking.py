@@ -235,6 +235,22 @@ class Ranking:
             else "no dataset (no evidence)"
         )
         score = "R²" if self.task == "regression" else "accuracy"
+        if self.budget is not None:
+            expected = " and the performance model's" if self.method == "learned" else ""
+            text = (
+                f"A plan for a budget of {self.budget:g} s: the algorithms to run, in this "
+                "order, each the one of most expected loss removed per expected second among "
+                f"those that still fit, from the expectations of {len(self.neighbours)} "
+                f"neighbouring dataset(s) ({names}{more}){expected}; the first step is "
+                f"{top.algorithm} ({evidence} ran it; predicted {score} "
+                f"{top.expected_accuracy:.3f}, time {top.expected_time:.3g} s). What to use "
+                "is the first row of the ranking without a budget."
+            )
+            if self.tried:
+                text += f" Already tried: {', '.join(self.tried)}."
+            if self.time_note:
+                text += f" {self.time_note}"
+            return text
         if self.method == "learned":
             planned = [i + 1 for i, e in enumerate(self.entries) if e.basis == "planner"]
             where = (
@@ -263,8 +279,6 @@ class Ranking:
             )
         if self.tried:
             text += f" Already tried: {', '.join(self.tried)}."
-        if self.budget is not None:
-            text += f" Plan for a budget of {self.budget:g} s."
         if self.time_note:
             text += f" {self.time_note}"
         return text
@@ -276,7 +290,6 @@ _BASIS = {
     "planner": "the loss-time planner's first pick",
     "model": "the performance model's first",
     "neighbours": "the neighbours' first",
-    "budget plan": "the budget plan's first step",
 }
 
 

@@ -300,9 +300,11 @@ def test_explanations_of_a_budget_plan_and_of_an_empty_ranking():
     rec = Recommender(k=3, n_estimators=10, random_state=0).fit(random_kb(n_datasets=20))
     query = rec.ranker_.raw_metafeatures_.iloc[0].dropna().to_dict()
     plan = rec.recommend(metafeatures=query, budget=1e6)
-    assert f"the first choice, {plan.algorithms[0]}, is the budget plan's first step" in (
-        plan.explain()
-    )
+    text = plan.explain()
+    assert text.startswith("A plan for a budget of 1e+06 s: the algorithms to run, in this order")
+    assert f"the first step is {plan.algorithms[0]} (" in text
+    assert text.endswith("What to use is the first row of the ranking without a budget.")
+    assert "Ranked by" not in text  # a plan, not a ranking of what to use
     none = rec.recommend(metafeatures=query, budget=1e-9)
     assert none.explain() == "No algorithm is expected to finish within the budget of 1e-09 s."
     everything = {str(a): (0.5, 1.0) for a in rec.ranker_.algorithms_}
