@@ -89,8 +89,8 @@ def _check_sqlite_file(path: Path, shown_url: str) -> None:
     # process has open elsewhere keeps the descriptor until the last lock is released.
     from urllib.parse import quote
 
-    # read-only; immutable where the folder cannot be written (no -wal / -shm made there)
-    query = "immutable=1" if sqlite_read_only_mode(path) == "immutable" else "mode=ro"
+    # read-only, creating nothing beside the file (see peek_mode)
+    query = "immutable=1" if peek_mode(path) == "immutable" else "mode=ro"
     try:
         probe = sqlite3.connect(
             f"file:{quote(str(path.resolve()))}?{query}", uri=True, timeout=BUSY_TIMEOUT_S
@@ -150,6 +150,16 @@ def sqlite_read_only_mode(path: Path) -> str | None:
     if not _writable(path):
         return "ro"
     return None
+
+
+def peek_mode(path: Path) -> str:
+    """The read-only mode of a look that must create nothing beside ``path``: ``"immutable"``
+    when no ``-wal`` or ``-shm`` file is there (no connection has it open in WAL mode, so the
+    file holds every row; ``mode=ro`` on a WAL-mode file would create both), else what
+    :func:`sqlite_read_only_mode` says, ``"ro"`` at least."""
+    if not any(path.with_name(path.name + extra).exists() for extra in ("-wal", "-shm")):
+        return "immutable"
+    return sqlite_read_only_mode(path) or "ro"
 
 
 def make_engine(url: str, *, create_dirs: bool = True, read_only: str | bool = False) -> Engine:

@@ -127,8 +127,9 @@ class KnowledgeBase:
             create = upgrade = False
         self.last_upgrade: UpgradeReport | None = None
         self._tables = {name: metadata.tables[name] for name in ALL_TABLES}
-        if path is not None and not (create or upgrade or self.read_only):
-            self._refuse_unless_current(path)  # through a read-only connection
+        if path is not None and not (create or upgrade):
+            # through a look that writes nothing, and creates nothing beside the file
+            self._refuse_unless_current(path)
         self.engine = make_engine(self._url, create_dirs=create, read_only=mode)
         self._reads = Reads(self.engine, self._tables, self.url)
         try:

@@ -15,6 +15,7 @@ from metarec.exceptions import KnowledgeBaseError
 from metarec.storage._engine import (
     database_errors,
     make_engine,
+    peek_mode,
     sqlite_path,
     sqlite_read_only_mode,
 )
@@ -88,6 +89,18 @@ def peek_state(url: str, shown_url: str) -> SchemaState:
     path = sqlite_path(url)
     if path is not None and path.is_file() and path.stat().st_size == 0:
         return SchemaState("empty", None)
+    if path is not None and peek_mode(path) == "immutable":
+        # nothing beside the file: look without creating a -wal / -shm there (a refused
+        # database keeps its folder as it was); a writer starting at this moment could show
+        # a page half-written, so any error is left to the ordinary read-only look below
+        engine = make_engine(url, create_dirs=False, read_only="immutable")
+        try:
+            with engine.connect() as conn:
+                return schema_state(conn, shown_url)
+        except Exception:  # the look below says what is wrong
+            pass
+        finally:
+            engine.dispose()
     engine = make_engine(url, create_dirs=False, read_only=path is not None)
     try:
         with database_errors(shown_url, "open"), engine.connect() as conn:

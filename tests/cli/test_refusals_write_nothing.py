@@ -45,6 +45,18 @@ def _old_revision(folder: Path) -> tuple[Path, str]:
     return path, "upgrade it first with 'metarec db upgrade'"
 
 
+def _old_revision_in_wal_mode(folder: Path) -> tuple[Path, str]:
+    """As a release that set WAL mode leaves its knowledge base (no -wal / -shm beside it
+    once closed): a read-only connection would create both."""
+    path = folder / "old.sqlite"
+    shutil.copy(OLD_KB, path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    conn.close()
+    assert sorted(p.name for p in folder.iterdir()) == ["old.sqlite"]
+    return path, "upgrade it first with 'metarec db upgrade'"
+
+
 def _foreign_database(folder: Path) -> tuple[Path, str]:
     path = folder / "shop.db"
     conn = sqlite3.connect(path)
@@ -56,7 +68,14 @@ def _foreign_database(folder: Path) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize(
-    "make", [_empty_data_file, _empty_database_file, _old_revision, _foreign_database]
+    "make",
+    [
+        _empty_data_file,
+        _empty_database_file,
+        _old_revision,
+        _old_revision_in_wal_mode,
+        _foreign_database,
+    ],
 )
 @pytest.mark.parametrize("command", READING_COMMANDS, ids=lambda c: " ".join(c[:2]))
 def test_a_refused_database_keeps_every_byte(make, command, tmp_path):
