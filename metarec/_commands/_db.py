@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from metarec._commands._interrupt import say_kept
@@ -72,7 +74,18 @@ def upgrade(ctx, backup_path, no_backup):
             "then run 'metarec db upgrade --no-backup'"
         )
     backup = False if no_backup else (backup_path or True)
-    say_kept(ctx, "nothing was migrated; the knowledge base is unchanged")  # one transaction
+    kept = "nothing was migrated; the knowledge base is unchanged"  # one transaction
+    if old and is_sqlite and backup:
+        from metarec.storage._engine import sqlite_path
+        from metarec.storage._migrate import default_backup_path
+
+        copy = (
+            Path(backup)
+            if backup is not True
+            else default_backup_path(sqlite_path(url), str(revision))
+        )
+        kept += f" (its copy {copy} may be written already: the next upgrade makes another)"
+    say_kept(ctx, kept)
     kb = KnowledgeBase.open_for_upgrade(url, backup=backup)
     report = kb.last_upgrade
     kb.close()

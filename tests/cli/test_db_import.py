@@ -129,3 +129,26 @@ def test_a_rejected_import_names_the_option_and_python_the_parameter(tmp_path):
     assert "skip_invalid" not in result.output
     with pytest.raises(ImportRejectedError, match="pass skip_invalid=True to import"):
         KnowledgeBase(url).import_runs(bad)
+
+
+def test_an_interrupted_upgrade_names_the_copy_it_may_have_written(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+
+    old = Path(__file__).parents[1] / "storage" / "old_kbs" / "kb-0001.sqlite"
+    path = tmp_path / "kb.sqlite"
+    shutil.copy(old, path)
+    before = path.read_bytes()
+
+    def interrupted(*args, **kwargs):  # after its copy, before any migration
+        (tmp_path / "kb.backup-rev0001.sqlite").write_bytes(before)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(KnowledgeBase, "open_for_upgrade", interrupted)
+    result = _invoke(f"sqlite:///{path}", "db", "upgrade")
+    assert result.exit_code == 130, result.output
+    assert (
+        "interrupted: nothing was migrated; the knowledge base is unchanged (its copy "
+        f"{tmp_path / 'kb.backup-rev0001.sqlite'} may be written already" in result.output
+    )
+    assert path.read_bytes() == before
