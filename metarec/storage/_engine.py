@@ -326,6 +326,20 @@ def describe_error(exc: BaseException) -> str:
     return " ".join(str(original).split())
 
 
+def _unwritable_hint(shown_url: str, message: str) -> str:
+    """Why SQLite could not open or write a file, where the file system tells: its file or
+    folder cannot be written here (a read-only mount, another user's folder)."""
+    if "unable to open database file" not in message and "readonly" not in message:
+        return ""
+    path = sqlite_path(shown_url)
+    if path is None or not path.exists():
+        return ""
+    for place in (path, path.parent):
+        if not _writable(place):
+            return f" ({place} cannot be written here: a read-only file system or folder?)"
+    return ""
+
+
 @contextlib.contextmanager
 def database_errors(shown_url: str, action: str) -> Iterator[None]:
     """Translate SQLAlchemy / driver errors into :class:`KnowledgeBaseError`.
@@ -347,6 +361,8 @@ def database_errors(shown_url: str, action: str) -> Iterator[None]:
             raise KnowledgeBaseError(
                 f"{shown_url} is not a metarec knowledge base or is corrupt ({message})"
             ) from None
-        raise KnowledgeBaseError(f"cannot {action} {shown_url}: {message}") from None
+        raise KnowledgeBaseError(
+            f"cannot {action} {shown_url}: {message}{_unwritable_hint(shown_url, message)}"
+        ) from None
     except SQLAlchemyError as exc:
         raise KnowledgeBaseError(f"cannot {action} {shown_url}: {describe_error(exc)}") from None

@@ -659,3 +659,17 @@ def test_a_copied_row_is_the_grouped_row_to_the_sign_of_zero(kb):
         grouped = conn.execute(query).one()
     assert [math.copysign(1, x) for x in copied] == [math.copysign(1, x) for x in grouped]
     assert [math.copysign(1, x) for x in copied] == [1.0, 1.0, 1.0]
+
+
+def test_an_unwritable_place_is_named_when_sqlite_cannot_open_or_write(tmp_path, monkeypatch):
+    from metarec.storage import _engine
+
+    path = tmp_path / "kb.sqlite"
+    path.write_bytes(b"")
+    url = f"sqlite:///{path}"
+    monkeypatch.setattr(_engine, "_writable", lambda p: p != tmp_path)
+    hint = _engine._unwritable_hint(url, "unable to open database file")
+    assert hint == f" ({tmp_path} cannot be written here: a read-only file system or folder?)"
+    assert _engine._unwritable_hint(url, "database is locked") == ""
+    monkeypatch.setattr(_engine, "_writable", lambda p: True)
+    assert _engine._unwritable_hint(url, "attempt to write a readonly database") == ""
