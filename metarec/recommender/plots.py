@@ -100,7 +100,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     Each algorithm is a point labelled with its rank (the recommended order, listed with the
     names beside the plot); the first three are drawn larger in red, the Pareto front (no other
     algorithm both more accurate and faster) is a step line, and, when the frame has
-    ``expected_accuracy_low``/``expected_accuracy_high``, vertical bars show that spread.
+    ``expected_accuracy_low``/``expected_accuracy_high``, vertical bars show that 80 % interval.
 
     Parameters
     ----------
@@ -133,7 +133,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     if {"expected_accuracy_low", "expected_accuracy_high"} <= set(frame.columns):
         low = 100 * frame["expected_accuracy_low"].to_numpy(dtype=float)
         high = 100 * frame["expected_accuracy_high"].to_numpy(dtype=float)
-        ax.vlines(time, low, high, color="0.75", linewidth=1, zorder=1, label="spread")
+        ax.vlines(time, low, high, color="0.75", linewidth=1, zorder=1, label="80 % interval")
     front = pareto_front(accuracy, time)
     order = np.argsort(time[front])
     ax.step(
