@@ -154,10 +154,12 @@ def sqlite_read_only_mode(path: Path) -> str | None:
 
 def peek_mode(path: Path) -> str:
     """The read-only mode of a look that must create nothing beside ``path``: ``"immutable"``
-    when no ``-wal`` or ``-shm`` file is there (no connection has it open in WAL mode, so the
-    file holds every row; ``mode=ro`` on a WAL-mode file would create both), else what
+    when no ``-wal``, ``-shm`` or ``-journal`` file is there (no connection has it open in
+    WAL mode, and no rollback-journal write is under way, so the file holds every row;
+    ``mode=ro`` on a WAL-mode file would create the first two), else what
     :func:`sqlite_read_only_mode` says, ``"ro"`` at least."""
-    if not any(path.with_name(path.name + extra).exists() for extra in ("-wal", "-shm")):
+    beside = ("-wal", "-shm", "-journal")
+    if not any(path.with_name(path.name + extra).exists() for extra in beside):
         return "immutable"
     return sqlite_read_only_mode(path) or "ro"
 

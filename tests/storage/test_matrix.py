@@ -673,3 +673,16 @@ def test_an_unwritable_place_is_named_when_sqlite_cannot_open_or_write(tmp_path,
     assert _engine._unwritable_hint(url, "database is locked") == ""
     monkeypatch.setattr(_engine, "_writable", lambda p: True)
     assert _engine._unwritable_hint(url, "attempt to write a readonly database") == ""
+
+
+def test_a_look_that_must_create_nothing_is_immutable_only_with_nothing_beside(tmp_path):
+    from metarec.storage import _engine
+
+    path = tmp_path / "kb.sqlite"
+    KnowledgeBase(f"sqlite:///{path}").close()
+    assert _engine.peek_mode(path) == "immutable"
+    for extra in ("-wal", "-shm", "-journal"):  # a writer may be at work: read through it
+        beside = tmp_path / f"kb.sqlite{extra}"
+        beside.write_bytes(b"")
+        assert _engine.peek_mode(path) == "ro", extra
+        beside.unlink()
