@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from metarec.automl._foldtime import FoldTimes
+from metarec.automl._foldtime import FoldTimes, in_range_spread
+from metarec.automl._record import eligible, record_job, record_stored
 from metarec.automl._refit import refit_answer
-from metarec.automl._select import choose, posterior_scores, single_best
+from metarec.automl._select import single_best
 from metarec.automl._storing import store_folds, store_seconds, stored_folds
-from metarec.benchmark._workers import BUDGET_STOP
 from metarec.exceptions import BenchmarkError
 
 __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
@@ -376,7 +376,7 @@ def _search(
         loop.critical = critical
     interrupted = loop.run(pool, check)
     state, notes = loop.state, []
-    order = _eligible(state)
+    order = eligible(state)
     model, best, members = None, None, ()
     if order:
         model, members = refit_answer(
@@ -421,21 +421,6 @@ def _search(
         notes=tuple(notes),
         members=tuple(members),
     )
-
-
-def in_range_spread(recommender) -> dict[str, float]:
-    """Per algorithm, the top of its expected time's interval over the expectation, as
-    calibrated on the knowledge base's own sizes (``exp`` of the runtime model's ``width_``);
-    empty for a recommender without a runtime model."""
-    width = getattr(getattr(recommender, "runtime_", None), "width_", None)
-    if width is None:
-        return {}
-    names = [str(a) for a in recommender.algorithms_]
-    width = np.asarray(width, dtype=float).reshape(-1)
-    if width.size != len(names):
-        return {}
-    with np.errstate(over="ignore"):
-        return dict(zip(names, np.exp(width).tolist(), strict=True))
 
 
 class _Loop:
@@ -508,7 +493,7 @@ class _Loop:
         # algorithms whose every fold is stored: results without fitting anything
         for algorithm, folds in self.stored.items():
             if algorithm in self.state.trials and all(i in folds for i in range(self.n_folds)):
-                _record_stored(self.state, algorithm, folds, self.n_folds, self.start)
+                record_stored(self.state, algorithm, folds, self.n_folds, self.start)
                 self.tick(1)
         return planned
 
@@ -648,7 +633,7 @@ class _Loop:
         no longer running, so it is neither lost nor recorded twice.
         """
         with self.critical():
-            _record_job(
+            record_job(
                 self.state, task, self.codes, self.n_classes, self.settings, self.n_folds,
                 self.start,
             )  # fmt: skip
@@ -674,7 +659,7 @@ class _Loop:
 
             for task in self.running.values():
                 if task.folds:
-                    _record_job(
+                    record_job(
                         self.state, task, self.codes, self.n_classes, self.settings,
                         self.n_folds, self.start, stopped=INTERRUPTED,
                     )  # fmt: skip
@@ -700,99 +685,6 @@ def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
         row = stored.iloc[0].drop(labels=["dataset"]).to_dict()
         return {k: float(v) for k, v in row.items()}
     return dict(extract(ds.X, ds.y, task=ds.task, random_state=seed))
-
-
-def _record_stored(state: _State, algorithm: str, folds: dict, n_folds: int, start) -> None:
-    values = [folds[i] for i in range(n_folds)]
-    failed = [v for v in values if v[0] != "ok"]
-    if not failed:
-        state.accuracy[algorithm] = float(np.mean([v[3] for v in values]))
-    trial = state.trials[algorithm]
-    state.started.setdefault(algorithm, len(state.started) + 1)
-    state.trials[algorithm] = replace(
-        trial,
-        order=state.started[algorithm],
-        status="error" if failed else "stored",
-        fold_scores=tuple(v[1] for v in values if v[0] == "ok"),
-        fit_time=float(np.mean([v[2] for v in values])),
-        finished=time.perf_counter() - start,
-        message="stored folds failed" if failed else "every fold reused from the knowledge base",
-    )
-    state.tried_version += 1
-
-
-def _record_job(
-    state: _State, task, codes, n_classes, settings, n_folds, start, *, stopped=None
-) -> None:
-    """Record a job's folds in ``state``; ``stopped``: it was stopped before its last fold
-    (the reason), so its trial is not complete whatever its folds."""
-    from metarec.benchmark._folds import JobResult, fold_metrics
-
-    spec = task.spec
-    algorithm = spec.algorithm.name
-    stored = state.stored.get(algorithm, {})
-    scores = [stored[i][1] for i in range(task.start) if stored[i][0] == "ok"]
-    accuracies = [stored[i][3] for i in range(task.start) if stored[i][0] == "ok"]
-    times = [stored[i][2] for i in range(task.start)]
-    status, message = "ok", ""
-    for record in task.folds:
-        if record.status == "ok":
-            if settings.metric == "accuracy" and spec.protocol != "bootstrap632" and n_classes:
-                # the other metrics are computed once, when the folds are stored
-                accuracy = score = float(np.mean(record.y_pred == codes[record.test_index]))
-            else:
-                metrics = fold_metrics(record, codes, n_classes)
-                accuracy, score = float(metrics["accuracy"]), float(metrics[settings.metric])
-            scores.append(score)
-            accuracies.append(accuracy)
-            times.append(record.fit_time)
-        elif record.status == "timeout" and status == "ok":
-            status, message = "timeout", record.error or BUDGET_STOP
-        elif record.status == "error" and status == "ok":
-            status, message = "error", record.error or "error"
-    if stopped is not None and status == "ok" and task.start + len(task.folds) < n_folds:
-        status = "timeout"
-        message = f"{stopped} after {task.start + len(task.folds)} of {n_folds} folds"
-    kept = tuple(r for r in task.folds if not (r.status == "timeout" and _budget_artefact(r.error)))
-    if kept:
-        state.results.append(JobResult(spec.dataset, algorithm, spec.protocol, spec.seed, kept))
-    if status == "ok":
-        state.accuracy[algorithm] = float(np.mean(accuracies))
-    started = task.started  # set by the local pool (not by a Dask cluster's): its wall clock
-    wall = time.perf_counter() - started if started is not None and stopped is None else None
-    state.times.record(algorithm, task.folds, state.trials[algorithm].expected_time, job_wall=wall)
-    trial = state.trials[algorithm]
-    state.trials[algorithm] = replace(
-        trial,
-        order=state.started[algorithm],
-        status=status,
-        fold_scores=tuple(scores),
-        fit_time=float(np.mean(times)) if times else float("nan"),
-        finished=time.perf_counter() - start,
-        message=message if status != "ok" or not task.start else f"{task.start} folds reused",
-    )
-
-
-def _budget_artefact(error: str | None) -> bool:
-    """A fold stopped by the budget, or never started after one was: not about the algorithm."""
-    return bool(error) and (error.startswith(BUDGET_STOP) or error.startswith("not run"))
-
-
-def _eligible(state: _State) -> list[str]:
-    """Complete trials from best to worst (sets their ``selection_score``)."""
-    complete = [t for t in state.trials.values() if t.complete and t.fold_scores]
-    if not complete:
-        return []
-    posterior = posterior_scores(
-        [np.asarray(t.fold_scores) for t in complete],
-        np.array([t.expected_score for t in complete]),
-        np.array([t.expected_score_low for t in complete]),
-        np.array([t.expected_score_high for t in complete]),
-    )
-    for trial, value in zip(complete, posterior, strict=True):
-        state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
-    order = choose(posterior, np.array([t.fit_time for t in complete]))
-    return [complete[i].algorithm for i in order]
 
 
 def check_dataset(ds, settings: RunSettings) -> None:

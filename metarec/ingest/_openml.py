@@ -484,12 +484,10 @@ def ingest_openml(
 def _count(value) -> int | None:
     """A row or column count from a server's quality, or None when it cannot be one (nor
     one a knowledge base's column holds)."""
-    from metarec.storage._kb import MAX_COUNT
+    from metarec.exceptions import KnowledgeBaseError
+    from metarec.storage._kb import checked_count
 
     try:
-        number = float(value)
-    except (TypeError, ValueError):
+        return checked_count("an OpenML quality", "count", value)
+    except KnowledgeBaseError:
         return None
-    if not (math.isfinite(number) and 0 <= number <= MAX_COUNT and number == math.floor(number)):
-        return None
-    return int(number)

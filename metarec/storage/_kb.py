@@ -329,7 +329,7 @@ class KnowledgeBase:
                 raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
             for key in ("n_instances", "n_features"):
                 if key in values:
-                    values[key] = _count(f"{table_name[:-1]} {name!r}", key, values[key])
+                    values[key] = checked_count(f"{table_name[:-1]} {name!r}", key, values[key])
         with database_errors(self.url, f"write {table_name} to"):
             with write_transaction(self.engine) as conn:
                 changed = False
@@ -747,7 +747,7 @@ def _record_problem(frame, table: str) -> tuple[int, str] | None:
 MAX_COUNT = 2**31 - 1
 
 
-def _count(where: str, key: str, value) -> int | None:
+def checked_count(where: str, key: str, value) -> int | None:
     """``value`` as a count a database column holds: None (missing) for None, NaN and
     pandas' missing values; a whole number, or its text, exactly (however large); an
     infinite, fractional, negative or too large number, a truth value or no number is

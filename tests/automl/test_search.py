@@ -155,7 +155,7 @@ def test_admission_tests_the_interval_as_calibrated_on_the_knowledge_base_s_size
 def test_in_range_spread_reads_the_runtime_model_of_a_fitted_recommender():
     from types import SimpleNamespace
 
-    from metarec.automl._search import in_range_spread
+    from metarec.automl._foldtime import in_range_spread
 
     rec = SimpleNamespace(
         algorithms_=np.array(["a", "b"]), runtime_=SimpleNamespace(width_=np.log([2.0, 3.0]))
