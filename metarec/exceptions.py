@@ -19,7 +19,6 @@ __all__ = [
     "NotFittedError",
     "IngestError",
     "BenchmarkError",
-    "ConfigurationError",
     "MetarecWarning",
 ]
 
@@ -86,10 +85,6 @@ class IngestError(MetarecError):
 
 class BenchmarkError(MetarecError):
     """The benchmark runner was given an unusable portfolio, protocol or dataset."""
-
-
-class ConfigurationError(MetarecError, ValueError):
-    """A setting (environment variable, option, configuration file) is invalid."""
 
 
 class MetarecWarning(UserWarning):

@@ -7,6 +7,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils._available_if import available_if
 
+from metarec._sklearn_errors import NotFittedError
+
 __all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor", "as_frame"]
 
 
@@ -71,6 +73,14 @@ def _proba_of(pipeline, X, n_classes: int) -> np.ndarray:
     return full
 
 
+def _check_fitted(model, attribute: str) -> None:
+    """Raise metarec's :class:`NotFittedError` (also scikit-learn's) before ``fit``."""
+    if not hasattr(model, attribute):
+        raise NotFittedError(
+            f"This {type(model).__name__} instance is not fitted yet: call fit() first"
+        )
+
+
 class LabelledClassifier(ClassifierMixin, BaseEstimator):
     """A classification pipeline trained on class codes that speaks the original labels.
 
@@ -120,9 +130,7 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _check(self, X):
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "pipeline_")
+        _check_fitted(self, "pipeline_")
         return as_frame(X, self.feature_names_in_)
 
     def predict(self, X) -> np.ndarray:
@@ -225,9 +233,7 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean class probabilities of the members, one column per label of :attr:`classes_`."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "estimators_")
+        _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
         total = sum(self._member_proba(member, X) for member in self.estimators_)
         return total / len(self.estimators_)
@@ -278,9 +284,7 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Mean prediction of the members for the rows of ``X``."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "estimators_")
+        _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
         predictions = [np.asarray(m.predict(X), dtype=float).ravel() for m in self.estimators_]
         return np.mean(predictions, axis=0)

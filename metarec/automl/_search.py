@@ -43,7 +43,7 @@ from metarec.automl._record import eligible, record_job, record_stored
 from metarec.automl._refit import refit_answer
 from metarec.automl._select import single_best
 from metarec.automl._storing import store_folds, store_seconds, stored_folds
-from metarec.exceptions import BenchmarkError
+from metarec.exceptions import BenchmarkError, UnknownNameError
 
 __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
 
@@ -198,25 +198,19 @@ class SearchResult:
 
         Raises
         ------
-        StopIteration
+        UnknownNameError
             ``algorithm`` was not part of the search.
         """
-        return next(t for t in self.trials if t.algorithm == algorithm)
+        for trial in self.trials:
+            if trial.algorithm == algorithm:
+                return trial
+        names = ", ".join(t.algorithm for t in self.trials) or "none"
+        raise UnknownNameError(
+            f"algorithm {algorithm!r} was not part of the search (tried: {names})"
+        )
 
 
 # --------------------------------------------------------------------------- worker side
-def refit_pipeline(algorithm, X, codes, numeric, categorical, seed):
-    """Fit ``algorithm``'s pipeline on every row (runs in a worker); returns (model, seconds)."""
-    from metarec.benchmark import build_pipeline
-
-    pipeline = build_pipeline(
-        algorithm, numeric_columns=numeric, categorical_columns=categorical, random_state=seed
-    )
-    start = time.process_time()
-    pipeline.fit(X, codes)
-    return pipeline, time.process_time() - start
-
-
 # --------------------------------------------------------------------------- parent side
 @dataclass
 class _State:

@@ -299,7 +299,11 @@ def doolittle_skill_score(
 
     This is the squared phi (Matthews) coefficient, in [0, 1].  Table 2 of the paper prints the
     denominator as ``(tp + fp)(tp + fn) p n``, repeating ``tp + fn = p``; the standard
-    definition uses the predicted-negative total ``fn + tn`` instead, as here.
+    definition uses the predicted-negative total ``fn + tn`` instead, as here.  Being a square,
+    it measures the strength of the association between forecast and truth, not its sign: a
+    classifier that predicts every label the wrong way round scores 1, as a perfect one does.
+    Higher is better only among classifiers no worse than chance (``tp tn >= fp fn``); the
+    signed coefficient is :func:`sklearn.metrics.matthews_corrcoef`.
 
     References
     ----------

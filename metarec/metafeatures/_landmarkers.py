@@ -35,8 +35,6 @@ LANDMARK_MAX_ROWS = 5000
 #: Folds of the landmarkers' stratified cross-validation.
 LANDMARK_FOLDS = 5
 
-LEARNERS = ("1nn", "decision_stump", "naive_bayes", "lda", "random_node")
-
 
 def _names(learner: str) -> tuple[str, str, str]:
     return (

@@ -48,7 +48,7 @@ from metarec.recommender._neighbours import (
     similarity_weights,
 )
 from metarec.recommender._ranking import Neighbour, RankedAlgorithm, Ranking
-from metarec.recommender._results import _normalize
+from metarec.recommender._results import normalized_scores
 from metarec.recommender._runtime import (
     TIME_FLOOR,
     RuntimeModel,
@@ -261,7 +261,7 @@ class BaseRanker(BaseEstimator):
                 )
             names = [f for f in self.features if f in names]
         acc, usable = matrix.accuracy, matrix.present
-        sr = _normalize(acc, raw_meta) if self.normalize else acc
+        sr = normalized_scores(acc, raw_meta) if self.normalize else acc
         self.log_sr_ = np.where(
             usable, np.log(np.clip(np.nan_to_num(sr, nan=1.0), SR_FLOOR, None)), 0.0
         )

@@ -62,7 +62,7 @@ def _load(path: Path, params: dict):
     try:
         if repr(model.get_params()) != repr(params):
             return None
-    except Exception:
+    except (AttributeError, TypeError):  # pickled by a version with other parameters
         return None
     return model
 
@@ -77,9 +77,12 @@ def _store(path: Path, model) -> None:
         with os.fdopen(fd, "wb") as handle:
             pickle.dump(model, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
-    except Exception:
+    except (OSError, pickle.PicklingError):  # a full disk, a file in the way: no cache
         Path(tmp).unlink(missing_ok=True)
         return
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     cached = sorted(path.parent.glob("recommender-*.pkl"), key=_mtime)
     for old in cached[:-MAX_CACHED]:
         old.unlink(missing_ok=True)

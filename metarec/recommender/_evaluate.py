@@ -69,8 +69,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from metarec.evaluation import a3r
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._compat import a3r
 from metarec.recommender._ranker import Recommender
 
 __all__ = [

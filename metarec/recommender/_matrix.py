@@ -22,7 +22,7 @@ import numpy as np
 
 from metarec._names import check_names
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._results import _aggregate_runs, _baseline
+from metarec.recommender._results import aggregate_run_rows, failure_baseline
 
 __all__ = ["PerformanceMatrix", "datasets_of_task"]
 
@@ -118,10 +118,10 @@ class PerformanceMatrix:
     @property
     def baseline(self) -> np.ndarray:
         """The value a failed run counts as on each dataset (see the module documentation)."""
-        return _baseline(self.metafeatures, self.metric, self.accuracy, self.present)
+        return failure_baseline(self.metafeatures, self.metric, self.accuracy, self.present)
 
     def subset(self, rows) -> PerformanceMatrix:
-        """The matrix restricted to the datasets ``rows`` (boolean mask or indices)."""
+        """The matrix restricted to the datasets ``rows`` (boolean mask or indices), in its order."""
         rows = np.asarray(rows)
         if rows.dtype != bool:
             mask = np.zeros(self.datasets.size, dtype=bool)
@@ -200,7 +200,7 @@ class PerformanceMatrix:
         runs["dataset"] = runs["dataset"].astype(str)
         runs["algorithm"] = runs["algorithm"].astype(str)
         if runs.duplicated(["dataset", "algorithm"]).any():
-            runs = _aggregate_runs(runs, metric, time)
+            runs = aggregate_run_rows(runs, metric, time)
         datasets = np.array(sorted(runs["dataset"].unique()), dtype=object)
         algorithms = np.array(sorted(runs["algorithm"].unique()), dtype=object)
         rows = pd.Index(datasets).get_indexer(runs["dataset"])
@@ -235,7 +235,7 @@ class PerformanceMatrix:
         meta = meta.drop_duplicates("dataset", keep="last").set_index("dataset").reindex(datasets)
         numeric = meta.apply(pd.to_numeric, errors="coerce")
 
-        baseline = _baseline(numeric, metric, acc, present & ~all_failed)
+        baseline = failure_baseline(numeric, metric, acc, present & ~all_failed)
         partial = present & ~all_failed & (n_failed > 0) & (n_runs > 0)
         mixed = (acc * (n_runs - n_failed) + baseline[:, None] * n_failed) / np.where(
             n_runs > 0, n_runs, 1

@@ -50,14 +50,14 @@ class MetafeatureScaler:
     """
 
     def __init__(self, distance: str = "l1-range") -> None:
-        if distance not in DISTANCES:
-            raise InvalidInputError(
-                f"distance must be one of {', '.join(DISTANCES)}; got {distance!r}"
-            )
         self.distance = distance
 
     def fit(self, values: np.ndarray, names: list[str]) -> MetafeatureScaler:
         """Learn centre and scale of each metafeature from ``values`` (datasets x metafeatures)."""
+        if self.distance not in DISTANCES:
+            raise InvalidInputError(
+                f"distance must be one of {', '.join(DISTANCES)}; got {self.distance!r}"
+            )
         values = np.asarray(values, dtype=float)
         values = np.where(np.isfinite(values), values, np.nan)
         with np.errstate(all="ignore"):

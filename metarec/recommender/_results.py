@@ -6,12 +6,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from metarec.recommender._compat import normalized_metric, task_from_n_classes
+from metarec.evaluation import normalized_metric
 
-__all__ = ["_aggregate_runs", "_baseline", "_normalize"]
+__all__ = ["aggregate_run_rows", "failure_baseline", "normalized_scores", "task_from_n_classes"]
 
 
-def _aggregate_runs(runs, metric: str, time: str):
+def task_from_n_classes(n_classes: float) -> str | None:
+    """``"binary"`` for 2 classes, ``"multiclass"`` for more, ``None`` otherwise (unknown)."""
+    if n_classes is None or not np.isfinite(n_classes):
+        return None
+    if n_classes == 2:
+        return "binary"
+    if n_classes > 2:
+        return "multiclass"
+    return None
+
+
+def aggregate_run_rows(runs, metric: str, time: str):
     """One row per (dataset, algorithm) from per-run rows, as ``KnowledgeBase.runs()`` does.
 
     The metric is the mean over ok runs, the time the mean over all runs; ``n_runs``,
@@ -43,7 +54,7 @@ def _aggregate_runs(runs, metric: str, time: str):
     return out.drop(columns=["n_ok", "failure"])
 
 
-def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
+def failure_baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Value a failed run counts as, per dataset (see the module documentation)."""
     n = len(meta)
     base = np.full(n, np.nan)
@@ -62,7 +73,7 @@ def _baseline(meta, metric: str, acc: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(base), base, worst)
 
 
-def _normalize(acc: np.ndarray, meta) -> np.ndarray:
+def normalized_scores(acc: np.ndarray, meta) -> np.ndarray:
     """Per-dataset normalized metric, vectorised by task; raw values where it cannot be computed.
 
     Datasets are grouped by task and by which optional inputs (``snr``, the imbalance ratio of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pairwise_log_score", "average_rank", "_mean_over_competitors"]
+__all__ = ["pairwise_log_score", "average_rank", "mean_over_competitors"]
 
 
 def pairwise_log_score(z: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -30,10 +30,10 @@ def pairwise_log_score(z: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarra
     g = z.T @ wm  # g[p, q] = sum_d w_d z_dp m_dq
     total = g - g.T  # sum_d w_d m_dp m_dq (z_dp - z_dq)
     count = m.T @ wm  # sum_d w_d m_dp m_dq
-    return _mean_over_competitors(total, count)
+    return mean_over_competitors(total, count)
 
 
-def _mean_over_competitors(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+def mean_over_competitors(total: np.ndarray, count: np.ndarray) -> np.ndarray:
     valid = count > 0
     np.fill_diagonal(valid, False)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):

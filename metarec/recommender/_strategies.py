@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from metarec.evaluation import arr
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import BaseRanker
-from metarec.recommender._compat import arr
-from metarec.recommender._scoring import _mean_over_competitors, average_rank, pairwise_log_score
+from metarec.recommender._scoring import average_rank, mean_over_competitors, pairwise_log_score
 
 __all__ = ["A3RRanker", "ARRRanker", "AverageRankRanker"]
 
@@ -166,7 +166,7 @@ class ARRRanker(BaseRanker):
             logr = np.log(np.clip(np.nan_to_num(ratio, nan=1.0), 1e-6, None))
             total += (both * logr).sum(axis=0)
             count += both.sum(axis=0)
-        return _mean_over_competitors(total, count)
+        return mean_over_competitors(total, count)
 
 
 class AverageRankRanker(BaseRanker):

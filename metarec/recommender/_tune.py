@@ -48,8 +48,6 @@ from metarec.recommender._ranker import Recommender
 
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 
-BASELINES = ("global AR*", "single best", "former default")
-
 #: The learned strategy's parameters before the first answer and the person's time axis.
 FORMER_DEFAULT = {
     "time_floor": 0.001,

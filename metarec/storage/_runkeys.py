@@ -72,13 +72,8 @@ def _name_constant(name: str) -> np.uint64:
     return np.uint64(int.from_bytes(digest[:8], "little") | 1)
 
 
-def _string_values(series) -> np.ndarray:
-    values = series.astype(object).to_numpy(dtype=object, na_value="")
-    return values.astype(str).astype(object)
-
-
 def _string_hashes(series, keys) -> list[np.ndarray]:
-    """``[_hash(_string_values(series), key) for key in keys]``, hashing each distinct
+    """``[_hash(values as text, missing as "", key) for key in keys]``, hashing each distinct
     string once (the same values: ``hash_array`` hashes every string on its own)."""
     import pandas as pd
 

@@ -2,9 +2,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError as ScikitLearnNotFittedError
 
 from metarec.automl import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.benchmark import build_pipeline, default_portfolio
+from metarec.exceptions import NotFittedError
 
 
 def _frame(n=60, seed=0):
@@ -70,7 +72,7 @@ def test_a_classifier_without_probabilities_has_its_decision_function():
 
 def test_clone_and_unfitted_use():
     model = clone(LabelledClassifier(_pipeline()))
-    with pytest.raises(Exception, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         model.predict(_frame()[0])
 
 
@@ -128,7 +130,7 @@ def test_averaged_classifier_fits_clones_and_speaks_labels():
     assert list(model.classes_) == ["no", "yes"] and model.score(X, y) > 0.9
     assert list(model.feature_names_in_) == ["a", "b"]
     assert all(not hasattr(pipeline, "classes_") for _, pipeline in members)  # clones fitted
-    with pytest.raises(Exception, match="not fitted"):
+    with pytest.raises(ScikitLearnNotFittedError, match="not fitted"):
         clone(model).predict(X)
 
 

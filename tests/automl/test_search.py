@@ -15,7 +15,7 @@ from metarec.automl import RunSettings
 from metarec.automl._search import search
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
-from metarec.exceptions import BenchmarkError
+from metarec.exceptions import BenchmarkError, UnknownNameError
 from metarec.storage import KnowledgeBase
 from tests.automl._fakes import FixedRecommender, toy_frame, toy_search
 
@@ -30,6 +30,9 @@ def test_order_follows_the_plan_and_an_algorithm_that_cannot_fit_is_skipped(tmp_
     assert trials["gaussian_nb"].order == 1 and trials["majority"].order == 2
     assert trials["knn"].status == "skipped" and trials["knn"].order is None
     assert "expected" in trials["knn"].message and "left" in trials["knn"].message
+    assert result.trial("majority") is trials["majority"]
+    with pytest.raises(UnknownNameError, match="'svc_rbf' was not part of the search"):
+        result.trial("svc_rbf")
     # each result went back to the recommender before the next choice
     assert set(fixed.calls[-1][0]) == {"gaussian_nb", "majority"}
     assert result.best == "gaussian_nb"  # the signal is learnable; majority is far behind

@@ -90,6 +90,12 @@ def test_perfect_classifier():
         assert func(yt, yt) == pytest.approx(1.0), func.__name__
 
 
+def test_doolittle_measures_association_not_its_sign():
+    yt, inverted = [0, 1, 1, 0], [1, 0, 0, 1]
+    assert doolittle_skill_score(yt, inverted) == pytest.approx(1.0)
+    assert heidke_skill_score(yt, inverted) == pytest.approx(-1.0)
+
+
 def test_multiclass_accuracy_and_balanced_accuracy():
     yt = [0, 0, 0, 0, 1, 1, 2, 2]
     yp = [0, 0, 0, 1, 1, 0, 2, 2]

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from metarec.evaluation import a3r, arr
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
 from metarec.recommender import Ranking, Recommender
-from metarec.recommender._compat import a3r, arr
 from metarec.recommender._scoring import average_rank, pairwise_log_score
 from tests.recommender._fakes import random_kb, tiny_kb
 

@@ -36,6 +36,19 @@ def matrix():
     return PerformanceMatrix.from_kb(random_kb(n_datasets=40, seed=3))
 
 
+def test_matrix_subset_keeps_the_chosen_datasets_rows(matrix):
+    picked = matrix.subset([4, 1])  # indices: the datasets' order stays the matrix's
+    assert picked.datasets.tolist() == [matrix.datasets[1], matrix.datasets[4]]
+    np.testing.assert_array_equal(picked.accuracy, matrix.accuracy[[1, 4]])
+    np.testing.assert_array_equal(picked.time, matrix.time[[1, 4]])
+    np.testing.assert_array_equal(picked.present, matrix.present[[1, 4]])
+    assert picked.metafeatures.index.tolist() == matrix.metafeatures.index[[1, 4]].tolist()
+    mask = np.zeros(matrix.shape[0], dtype=bool)
+    mask[[1, 4]] = True
+    assert matrix.subset(mask).datasets.tolist() == picked.datasets.tolist()
+    assert picked.algorithms.tolist() == matrix.algorithms.tolist()
+
+
 def _query(matrix, i):
     return matrix.metafeatures.iloc[i].to_dict()
 

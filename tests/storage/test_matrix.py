@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from metarec.exceptions import ImportRejectedError
 from metarec.storage import KnowledgeBase, aggregate_runs
 
 
@@ -175,7 +176,7 @@ def test_a_rejected_import_changes_neither_matrix_nor_version(kb):
     kb.import_runs(_runs(50))
     version, matrix = kb.data_version(), kb.runs()
     bad = _runs(20, 3).assign(accuracy=2.0)
-    with pytest.raises(Exception, match="outside"):
+    with pytest.raises(ImportRejectedError, match="outside"):
         kb.import_runs(bad)
     assert kb.data_version() == version
     _same(kb.runs(), matrix)
