@@ -231,21 +231,15 @@ def read_file(path: str | os.PathLike) -> pd.DataFrame:
 def fetch_openml_frame(dataset_id: int) -> tuple[pd.DataFrame, str | None, str]:
     """Download an OpenML dataset: ``(frame with the target column, default target, name)``.
 
-    The only function of the loader that touches the network; tests replace it.
+    The only function of the loader that touches the network (through the OpenML adapter,
+    :class:`metarec.ingest.OpenMLClient`); tests replace it.
     """
-    import openml  # heavy, optional at run time
+    from metarec.ingest import OpenMLClient, OpenMLError
 
     try:
-        dataset = openml.datasets.get_dataset(
-            dataset_id, download_data=True, download_qualities=False
-        )
-        frame, *_ = dataset.get_data(dataset_format="dataframe")
-    except Exception as exc:  # openml raises many unrelated types (HTTP, cache, XML errors)
-        raise DataError(f"cannot fetch openml:{dataset_id}: {type(exc).__name__}: {exc}") from exc
-    target = dataset.default_target_attribute
-    if target and "," in target:
-        target = target.split(",")[0]
-    return frame, target or None, str(dataset.name)
+        return OpenMLClient().dataset_frame(dataset_id)
+    except OpenMLError as exc:
+        raise DataError(f"cannot fetch openml:{dataset_id}: {exc}") from exc
 
 
 def load_sklearn_frame(name: str) -> pd.DataFrame:

@@ -269,6 +269,41 @@ class OpenMLClient:
             )
         return out
 
+    def dataset_frame(self, data_id: int) -> tuple[object, str | None, str]:
+        """Download a dataset's data.
+
+        Parameters
+        ----------
+        data_id : int
+            The OpenML dataset id.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Every column of the dataset, the target included.
+        target : str or None
+            Its default target attribute (the first one, when it names several).
+        name : str
+            Its name on OpenML.
+
+        Raises
+        ------
+        OpenMLError
+            The server refused or failed, or cannot be reached.
+        """
+        openml = self._openml()
+        try:
+            dataset = openml.datasets.get_dataset(
+                int(data_id), download_data=True, download_qualities=False
+            )
+            frame, *_ = dataset.get_data(dataset_format="dataframe")
+        except Exception as exc:
+            raise self._fail(f"dataset {data_id}", exc) from exc
+        target = dataset.default_target_attribute
+        if target and "," in target:
+            target = target.split(",")[0]
+        return frame, target or None, str(dataset.name)
+
     def dataset_qualities(self, data_id: int) -> dict[str, float]:
         """Return the data qualities OpenML computed for a dataset (its metafeatures)."""
         openml = self._openml()

@@ -288,3 +288,22 @@ def test_a_server_s_size_that_cannot_be_a_count_is_left_out():
     assert _count("150.0") == 150 and _count(0) == 0 and _count(2**31 - 1) == 2**31 - 1
     for bad in (1e30, 2**31, 2.0**63, -1, 1.5, float("nan"), float("inf"), "many", None):
         assert _count(bad) is None, bad
+
+
+def test_loading_an_openml_dataset_goes_through_the_adapter(replay):
+    from metarec.data import load_dataset
+    from metarec.exceptions import DataError
+
+    replay.route(
+        r"^data/61$",
+        (
+            412,
+            '<oml:error xmlns:oml="http://openml.org/openml"><oml:code>111</oml:code>'
+            "<oml:message>Unknown dataset</oml:message></oml:error>",
+        ),
+    )
+    with pytest.raises(
+        DataError, match=r"cannot fetch openml:61: OpenML server refused dataset 61 \(code 111"
+    ):
+        load_dataset("openml:61")
+    assert any(path.startswith("data/61") for path, _ in replay.requests)
