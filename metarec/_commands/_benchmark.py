@@ -258,9 +258,9 @@ def _open_growing_kb(ctx):
 
     if db_url(ctx) is not None:
         return open_kb(ctx)
-    from metarec.automl._estimator import open_run_kb
+    from metarec.storage import open_seeded
 
-    kb, seeded = open_run_kb(None)
+    kb, seeded = open_seeded(None)
     if seeded:
         echo_note("your knowledge base was empty: it starts from the built-in one")
     return kb

@@ -1,7 +1,7 @@
 """Recommend, evaluate within a budget, and hand back the best fitted model."""
 
 from metarec._duration import parse_duration
-from metarec.automl._estimator import AutoClassifier, AutoRegressor, open_run_kb
+from metarec.automl._estimator import AutoClassifier, AutoRegressor
 from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial
 
@@ -17,5 +17,4 @@ __all__ = [
     "METRICS",
     "REGRESSION_METRICS",
     "parse_duration",
-    "open_run_kb",
 ]

@@ -30,64 +30,13 @@ from metarec.automl._search import (
     search,
     search_portfolio,
 )
-from metarec.exceptions import BenchmarkError, DataError, InvalidInputError, KnowledgeBaseError
+from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
 
-__all__ = ["AutoClassifier", "AutoRegressor", "open_run_kb"]
+__all__ = ["AutoClassifier", "AutoRegressor"]
 
 TARGET = "__metarec_target__"
 #: ``ensemble_size="auto"`` per task: how many of the best algorithms the answer averages.
 ENSEMBLE_DEFAULTS = {"classification": 3, "regression": 1}
-
-
-def open_run_kb(kb=None):
-    """The knowledge base a search reads and grows; filled with the built-in one if empty.
-
-    Parameters
-    ----------
-    kb : KnowledgeBase, str, path or None
-        A knowledge base, a database URL or SQLite path, or None for the default one
-        (``METAREC_DB`` or metarec's data directory).
-
-    Returns
-    -------
-    (KnowledgeBase, bool)
-        The knowledge base, and whether it was just filled with the built-in one.
-    """
-    import shutil
-
-    from metarec._config import resolve_db_url
-    from metarec._files import link_new
-    from metarec.storage import KnowledgeBase
-    from metarec.storage._builtin import builtin_path, seed_with_builtin
-    from metarec.storage._engine import sqlite_path
-    from metarec.storage._opening import refuse_data_file
-
-    if isinstance(kb, KnowledgeBase):
-        return kb, False
-    url = resolve_db_url(None if kb is None else str(kb))
-    path = sqlite_path(url)
-    if path is not None and not path.exists():
-        # a new SQLite file: a copy of the built-in one is its fastest start.  The copy is
-        # linked into place only if no file is there yet: replacing one would pull it from
-        # under another process that created it meanwhile and opened it (its writes would
-        # go to the replaced file and be lost); that process's file is used instead.
-        refuse_data_file(path, create=True)
-        source = builtin_path()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, tmp)
-            created = link_new(tmp, path)
-        except OSError as exc:
-            raise KnowledgeBaseError(
-                f"cannot create the knowledge base {path}: {exc.strerror or exc}"
-            ) from None
-        finally:
-            tmp.unlink(missing_ok=True)
-        if created:
-            return KnowledgeBase(url), True
-    opened = KnowledgeBase(url)
-    return opened, seed_with_builtin(opened)
 
 
 #: The answers that turn an array or a frame with integer labels into the training frame
@@ -274,7 +223,9 @@ class _AutoSearch(BaseEstimator):
         # the workers start first: their imports overlap the opening (and filling) of the KB
         with open_pool(requested, portfolio) as pool:
             opened = time.perf_counter()
-            kb, seeded = open_run_kb(self.kb)
+            from metarec.storage import open_seeded
+
+            kb, seeded = open_seeded(self.kb)
             seeding = time.perf_counter() - opened if seeded else 0.0
             name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
             store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only

@@ -5,7 +5,7 @@ DataFrames and writes through its import methods.
 """
 
 from metarec._problem import Problem
-from metarec.storage._builtin import open_builtin, open_or_builtin
+from metarec.storage._builtin import open_builtin, open_or_builtin, open_seeded
 from metarec.storage._importers import ImportReport
 from metarec.storage._kb import RUN_COLUMNS, KnowledgeBase, NoKnowledgeBaseError, aggregate_runs
 from metarec.storage._migrate import HEAD as SCHEMA_REVISION
@@ -22,4 +22,5 @@ __all__ = [
     "aggregate_runs",
     "open_builtin",
     "open_or_builtin",
+    "open_seeded",
 ]

@@ -31,6 +31,7 @@ __all__ = [
     "builtin_path",
     "open_builtin",
     "open_or_builtin",
+    "open_seeded",
     "resource_files",
     "seed_with_builtin",
 ]
@@ -130,6 +131,61 @@ def open_or_builtin(url: str | os.PathLike[str] | None = None) -> KnowledgeBase:
         kb.close()
         return open_builtin()
     return kb
+
+
+def open_seeded(kb=None) -> tuple[KnowledgeBase, bool]:
+    """Open a knowledge base to read and grow; fill it with the built-in one if it is empty.
+
+    A new SQLite file starts as a copy of the built-in knowledge base (the fastest start);
+    an existing knowledge base without runs is filled through :func:`seed_with_builtin`.
+    This is what ``metarec run`` and :class:`metarec.AutoClassifier` store their folds in.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase, str, path or None
+        A knowledge base (returned as it is), a database URL or SQLite path, or None for the
+        default one (``METAREC_DB`` or metarec's data directory).
+
+    Returns
+    -------
+    (KnowledgeBase, bool)
+        The knowledge base, and whether it was just filled with the built-in one.
+
+    Raises
+    ------
+    KnowledgeBaseError
+        The file cannot be created, or is not a knowledge base.
+    """
+    import shutil
+
+    from metarec._files import link_new
+    from metarec.storage._opening import refuse_data_file
+
+    if isinstance(kb, KnowledgeBase):
+        return kb, False
+    url = resolve_db_url(None if kb is None else str(kb))
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        # The copy is linked into place only if no file is there yet: replacing one would
+        # pull it from under another process that created it meanwhile and opened it (its
+        # writes would go to the replaced file and be lost); that process's file is used.
+        refuse_data_file(path, create=True)
+        source = builtin_path()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tmp)
+            created = link_new(tmp, path)
+        except OSError as exc:
+            raise KnowledgeBaseError(
+                f"cannot create the knowledge base {path}: {exc.strerror or exc}"
+            ) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        if created:
+            return KnowledgeBase(url), True
+    opened = KnowledgeBase(url)
+    return opened, seed_with_builtin(opened)
 
 
 def seed_with_builtin(kb: KnowledgeBase) -> bool:

@@ -268,7 +268,7 @@ def test_the_workers_start_before_the_knowledge_base_opens_and_end_with_the_fit(
         raise BenchmarkError("stop here")
 
     monkeypatch.setattr(module, "open_pool", open_pool)
-    monkeypatch.setattr(module, "open_run_kb", open_run_kb)
+    monkeypatch.setattr("metarec.storage.open_seeded", open_run_kb)
     monkeypatch.setattr(module, "search", fake_search)
     X, y = toy_frame()
     with pytest.raises(BenchmarkError, match="stop here"):

@@ -656,7 +656,7 @@ def test_a_knowledge_base_is_shared_by_deepcopy_and_pickled_as_its_address(tmp_p
 
 @pytest.mark.parametrize("name", ["data.csv", "table.parquet", "x.tsv.gz"])
 def test_a_knowledge_base_is_never_created_in_a_data_files_name(tmp_path, name):
-    from metarec.automl import open_run_kb
+    from metarec.storage import open_seeded
 
     path = tmp_path / name
     with pytest.raises(KnowledgeBaseError, match="looks like a data file"):
@@ -664,7 +664,7 @@ def test_a_knowledge_base_is_never_created_in_a_data_files_name(tmp_path, name):
     assert not path.exists()
     path.touch()  # an empty file of that name is not taken over either
     with pytest.raises(KnowledgeBaseError, match="looks like a data file"):
-        open_run_kb(str(path))
+        open_seeded(str(path))
     assert path.stat().st_size == 0
 
 
@@ -675,7 +675,7 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced
     replace the file the first already writes to (its rows would be lost)."""
     import shutil
 
-    from metarec.automl import open_run_kb
+    from metarec.storage import open_seeded
 
     path = tmp_path / "kb.sqlite"
     url = f"sqlite:///{path}"
@@ -693,7 +693,7 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced
         return copy(source, target)
 
     monkeypatch.setattr(shutil, "copyfile", copy_while_another_process_creates_it)
-    kb, seeded = open_run_kb(str(path))
+    kb, seeded = open_seeded(str(path))
     assert not seeded  # it found the other's knowledge base, with runs
     assert "mine" in set(kb.runs()["dataset"]) and "mine" in set(other["kb"].runs()["dataset"])
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
