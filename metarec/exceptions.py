@@ -41,11 +41,27 @@ class MetarecError(Exception):
 
 
 class InvalidInputError(MetarecError, ValueError):
-    """An argument has an unusable value (empty array, mismatched lengths, negative time...)."""
+    """An argument has an unusable value (empty array, mismatched lengths, negative time...).
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class DataError(MetarecError, ValueError):
-    """A dataset cannot be used: missing or unreadable file, unknown target, no rows, one class."""
+    """A dataset cannot be used: missing or unreadable file, unknown target, no rows, one class.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class ImportRejectedError(MetarecError, ValueError):
@@ -58,6 +74,8 @@ class ImportRejectedError(MetarecError, ValueError):
     problems : list of str, optional
         Every problem found, one line each (:class:`metarec.storage.Problem` for rows of an
         import: the line also names its source, row, column and message).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
     """
 
     def __init__(
@@ -68,23 +86,63 @@ class ImportRejectedError(MetarecError, ValueError):
 
 
 class KnowledgeBaseError(MetarecError):
-    """The database cannot be used as a knowledge base (not a metarec KB, corrupt, unreachable)."""
+    """The database cannot be used as a knowledge base (not a metarec KB, corrupt, unreachable).
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class UnknownNameError(MetarecError, LookupError):
-    """A named dataset, algorithm, metric or metafeature group does not exist."""
+    """A named dataset, algorithm, metric or metafeature group does not exist.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class NotFittedError(MetarecError, ValueError, AttributeError):
-    """An estimator was used before ``fit``."""
+    """An estimator was used before ``fit``.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class IngestError(MetarecError):
-    """Importing from an outside source (OpenML, ASlib) failed."""
+    """Importing from an outside source (OpenML, ASlib) failed.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class BenchmarkError(MetarecError):
-    """The benchmark runner was given an unusable portfolio, protocol or dataset."""
+    """The benchmark runner was given an unusable portfolio, protocol or dataset.
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see :class:`MetarecError`).
+    """
 
 
 class MetarecWarning(UserWarning):

@@ -111,6 +111,6 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
             "target_reason": dataset.target_reason,
             "task": dataset.task,
             "fingerprint": dataset.fingerprint,
-            "timings": result.timings,
+            "timings": dict(result.timings),
         },
     )

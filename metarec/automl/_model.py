@@ -121,7 +121,20 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         return model
 
     def fit(self, X, y) -> LabelledClassifier:
-        """Fit a clone of ``pipeline`` on ``X`` and the codes of ``y``."""
+        """Fit a clone of ``pipeline`` on ``X`` and the codes of ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame of shape (n_samples, n_features)
+            The features, with the columns the pipeline selects by name.
+        y : array-like of shape (n_samples,)
+            The class labels.
+
+        Returns
+        -------
+        LabelledClassifier
+            The fitted model itself.
+        """
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
         self.pipeline_ = clone(self.pipeline).fit(X, codes)
         self.classes_ = classes
@@ -134,7 +147,19 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
         return as_frame(X, self.feature_names_in_)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
+        """Predicted labels of the rows of ``X`` (a DataFrame with the training columns).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A frame with the training columns, or an array of as many columns in the
+            training order.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of :attr:`classes_`.
+        """
         X = self._check(X)
         codes = np.asarray(self.pipeline_.predict(X)).astype(int)
         return self.classes_[codes]
@@ -217,7 +242,20 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         return model
 
     def fit(self, X, y) -> AveragedClassifier:
-        """Fit a clone of every member on ``X`` and the codes of ``y``."""
+        """Fit a clone of every member on ``X`` and the codes of ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame of shape (n_samples, n_features)
+            The features, with the columns the members select by name.
+        y : array-like of shape (n_samples,)
+            The class labels.
+
+        Returns
+        -------
+        AveragedClassifier
+            The fitted model itself.
+        """
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
         self.estimators_ = [clone(pipeline).fit(X, codes) for _, pipeline in self.estimators]
         self.classes_ = classes
@@ -232,14 +270,38 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         return np.eye(n_classes)[np.asarray(member.predict(X)).astype(int)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Mean class probabilities of the members, one column per label of :attr:`classes_`."""
+        """Mean class probabilities of the members, one column per label of :attr:`classes_`.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A frame with the training columns, or an array of as many columns in the
+            training order.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows summing to 1.
+        """
         _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
         total = sum(self._member_proba(member, X) for member in self.estimators_)
         return total / len(self.estimators_)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels of the rows of ``X`` (a DataFrame with the training columns)."""
+        """Predicted labels of the rows of ``X`` (a DataFrame with the training columns).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A frame with the training columns, or an array of as many columns in the
+            training order.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of :attr:`classes_`.
+        """
         proba = self.predict_proba(X)  # checks that the model is fitted
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -276,14 +338,39 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
         return model
 
     def fit(self, X, y) -> AveragedRegressor:
-        """Fit a clone of every member on ``X, y``."""
+        """Fit a clone of every member on ``X, y``.
+
+        Parameters
+        ----------
+        X : DataFrame of shape (n_samples, n_features)
+            The features, with the columns the members select by name.
+        y : array-like of shape (n_samples,)
+            The continuous target.
+
+        Returns
+        -------
+        AveragedRegressor
+            The fitted model itself.
+        """
         self.estimators_ = [clone(pipeline).fit(X, y) for _, pipeline in self.estimators]
         self.feature_names_in_ = _columns_of(X)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
 
     def predict(self, X) -> np.ndarray:
-        """Mean prediction of the members for the rows of ``X``."""
+        """Mean prediction of the members for the rows of ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A frame with the training columns, or an array of as many columns in the
+            training order.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Float predictions.
+        """
         _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
         predictions = [np.asarray(m.predict(X), dtype=float).ravel() for m in self.estimators_]

@@ -68,7 +68,7 @@ MIN_FOLD_LIMIT = 2.0
 class RunSettings:
     """What a search does, shared by :class:`~metarec.AutoClassifier` and ``metarec run``.
 
-    Attributes
+    Parameters
     ----------
     budget : float
         Wall-clock seconds for the whole search, the final refit included.
@@ -104,9 +104,10 @@ class RunSettings:
 class Trial:
     """One algorithm of a search: what was planned, what it did and what it scored.
 
-    Attributes
+    Parameters
     ----------
     algorithm : str
+        The algorithm's name (in the portfolio).
     planned : int
         Position in the first ranking (1 = first recommended).
     order : int or None
@@ -169,7 +170,39 @@ class Trial:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Everything a search found: the trials, the answer and its refitted model."""
+    """Everything a search found: the trials, the answer and its refitted model.
+
+    Parameters
+    ----------
+    dataset : str
+        The name the dataset is stored under in the knowledge base.
+    fingerprint : str
+        The dataset's content hash (:attr:`metarec.data.Dataset.fingerprint`).
+    settings : RunSettings
+        What the search was asked to do.
+    n_folds : int
+        Folds of the evaluation protocol.
+    trials : tuple of Trial
+        Every algorithm considered, as a leaderboard: the eligible ones by selection score
+        (best first), then those with some fold scores, then the rest, each group in the
+        order of the first ranking.
+    best : str or None
+        The answer: the first member of the refitted model (None: no algorithm finished every
+        fold, or none could be refitted).
+    model : estimator or None
+        The answer refitted on every row: one pipeline, or the average of ``members``
+        (None with ``best``).
+    seconds : float
+        Wall-clock seconds the search took, refit included.
+    runs_stored : int
+        Folds stored in the knowledge base (0 with ``settings.store`` off).
+    interrupted : int or None
+        The signal number that stopped the search (None: it ran to its end).
+    notes : tuple of str
+        Remarks for people (what was refitted, what could not be, and why).
+    members : tuple of str
+        The algorithms the model averages, best first (one: no average).
+    """
 
     dataset: str
     fingerprint: str

@@ -20,6 +20,12 @@ def plot_search(result: SearchResult) -> Any:
     (:func:`labelled`): the others of a small dataset finish within the same second with
     close scores, where every name would print over its neighbours.
 
+    Parameters
+    ----------
+    result : SearchResult
+        A finished search, such as the ``search_`` of a fitted
+        :class:`~metarec.automl.AutoClassifier`.
+
     Returns
     -------
     matplotlib.figure.Figure

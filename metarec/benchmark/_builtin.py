@@ -23,6 +23,19 @@ def export_builtin(kb, directory: str | Path) -> dict[str, Path]:
 
     Floats are stored as float32 where that loses nothing a ranking could notice (metrics and
     times keep 7 significant digits), which keeps the files a few MB for ~25,000 runs.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase
+        The knowledge base to write.
+    directory : str or Path
+        Where the files go (created when missing; files of the same names are replaced).
+
+    Returns
+    -------
+    dict of str to Path
+        The file written for each of :data:`BUILTIN_FILES`, named
+        ``builtin_<table>.parquet``.
     """
     import numpy as np
 

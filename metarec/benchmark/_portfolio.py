@@ -130,14 +130,24 @@ class Algorithm:
         return f"pip install {self.library}"
 
     def is_installed(self) -> bool:
-        """Whether the estimator's library can be imported here (without importing it)."""
+        """Whether the estimator's library can be imported here (without importing it).
+
+        Returns
+        -------
+        bool
+        """
         try:
             return importlib.util.find_spec(self.library) is not None
         except (ImportError, ValueError):
             return False
 
     def missing_message(self) -> str:
-        """One line saying that the library is missing and how to install it."""
+        """One line saying that the library is missing and how to install it.
+
+        Returns
+        -------
+        str
+        """
         return (
             f"algorithm {self.name!r} needs the {self.library} package, which is not "
             f"installed: {self.install_hint}"
@@ -148,6 +158,10 @@ class Algorithm:
 
         The distribution is looked up from the import name, so ``xgboost`` installed by the
         ``xgboost-cpu`` wheel reports ``xgboost-cpu==3.2.0``.
+
+        Returns
+        -------
+        str
         """
         from importlib import metadata
 
@@ -160,7 +174,18 @@ class Algorithm:
         return name
 
     def estimator_class(self) -> type:
-        """Import and return the estimator class."""
+        """Import and return the estimator class.
+
+        Returns
+        -------
+        type
+            The class named by :attr:`estimator`.
+
+        Raises
+        ------
+        BenchmarkError
+            The library is not installed, or the class cannot be imported.
+        """
         module_name, _, class_name = self.estimator.partition(":")
         if not self.is_installed():
             raise BenchmarkError(self.missing_message())
@@ -173,7 +198,25 @@ class Algorithm:
             ) from exc
 
     def make_estimator(self, *, random_state: int | None = None) -> Any:
-        """Return a fresh, unfitted estimator with this algorithm's parameters."""
+        """Return a fresh, unfitted estimator with this algorithm's parameters.
+
+        Parameters
+        ----------
+        random_state : int, optional
+            Seed set as the estimator's ``random_state`` when it has that parameter; by
+            default the estimator's own.
+
+        Returns
+        -------
+        estimator
+            An instance of :meth:`estimator_class` (JSON lists in :attr:`params` passed as
+            tuples).
+
+        Raises
+        ------
+        BenchmarkError
+            The library is not installed, or the class cannot be imported.
+        """
         cls = self.estimator_class()
         params = dict(self.params)
         for key, value in params.items():
@@ -187,7 +230,18 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class Portfolio:
-    """An ordered collection of uniquely named :class:`Algorithm` records."""
+    """An ordered collection of uniquely named :class:`Algorithm` records.
+
+    Parameters
+    ----------
+    algorithms : tuple of Algorithm
+        The algorithms, in order; their names must be unique.
+
+    Raises
+    ------
+    BenchmarkError
+        A name is repeated.
+    """
 
     algorithms: tuple[Algorithm, ...]
 
@@ -216,7 +270,13 @@ class Portfolio:
         raise unknown_name("algorithm", name, self.names, option="--algorithm")
 
     def missing(self) -> tuple[Algorithm, ...]:
-        """The algorithms whose library is not installed here."""
+        """The algorithms whose library is not installed here.
+
+        Returns
+        -------
+        tuple of Algorithm
+            In portfolio order.
+        """
         return tuple(a for a in self.algorithms if not a.is_installed())
 
     def select(self, names: Iterable[str] | None = None) -> Portfolio:
@@ -227,6 +287,12 @@ class Portfolio:
         names : iterable of str, optional
             The algorithms wanted.  ``None`` selects every algorithm whose library is
             installed, leaving out the others (see :meth:`missing`).
+
+        Returns
+        -------
+        Portfolio
+            The algorithms named, in the order of ``names`` (each once), or in portfolio
+            order with ``None``.
 
         Raises
         ------
@@ -345,6 +411,18 @@ def load_portfolio(path: str | Path | None = None, *, include_default: bool = Tr
         A JSON portfolio file.  ``None`` returns the default portfolio.
     include_default : bool, default=True
         Prepend the default portfolio to the file's algorithms.
+
+    Returns
+    -------
+    Portfolio
+        With ``include_default``, the default portfolio of every task followed by the
+        file's algorithms.
+
+    Raises
+    ------
+    BenchmarkError
+        The file does not exist, cannot be read, or is not a valid portfolio (names must
+        then be unique across both).
     """
     if path is None:
         return default_portfolio(task="all")
@@ -378,6 +456,22 @@ def build_pipeline(
     per row out), the contract LightGBM, XGBoost and CatBoost need to behave like scikit-learn's.
     A regressor with ``scale_target`` has its target standardised (``TransformedTargetRegressor``;
     predictions are back in the target's unit).
+
+    Parameters
+    ----------
+    algorithm : Algorithm
+        The estimator and its preprocessing options (``scale``, ``scale_target``).
+    numeric_columns, categorical_columns : sequence of str
+        The feature columns of each kind (:attr:`metarec.data.Dataset.numeric_columns`);
+        any other column is dropped.
+    random_state : int, optional
+        Seed of the estimator (see :meth:`Algorithm.make_estimator`).
+
+    Returns
+    -------
+    Pipeline
+        Unfitted: a ``"prepare"`` column transformer and the ``"model"`` step, which takes
+        a DataFrame with those columns.
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.impute import SimpleImputer

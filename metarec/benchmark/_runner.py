@@ -60,6 +60,11 @@ def machine_description() -> str:
     CPU model, logical cores, operating system and architecture, and the versions of Python,
     numpy, scipy and scikit-learn, e.g. ``"Intel(R) Xeon(R) CPU @ 2.20GHz; 2 cores; Linux
     x86_64; python 3.11.7; numpy 2.4.6; scipy 1.16.0; scikit-learn 1.9.1"``.
+
+    Returns
+    -------
+    str
+        The parts joined by ``"; "``.
     """
     import platform
     from importlib import metadata

@@ -22,12 +22,19 @@ __all__ = ["BenchmarkInterrupted"]
 class BenchmarkInterrupted(BenchmarkError):
     """The benchmark stopped on SIGINT or SIGTERM; what finished is stored or cached.
 
-    Attributes
+    Parameters
     ----------
-    signal : int
+    signum : int
         The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``).
     runs_stored : int
         Runs this invocation stored in the knowledge base before it stopped.
+
+    Attributes
+    ----------
+    signal : int
+        The signal that stopped it (``signum``).
+    runs_stored : int
+        Runs stored before it stopped.
     """
 
     def __init__(self, signum: int, runs_stored: int) -> None:

@@ -26,7 +26,7 @@ __all__ = ["Dataset", "load_dataset", "prepare_frame", "require_classification"]
 class Dataset:
     """A loaded dataset: features, target and what the loader found out about them.
 
-    Attributes
+    Parameters
     ----------
     name : str
         File stem, ``"openml:61"``, ``"sklearn:iris"``, ``"frame"`` or the given name.
@@ -132,6 +132,36 @@ def prepare_frame(
     extraction and the benchmark's pipelines treat them as missing).  With ``as_classes=True`` the target's values are
     class labels whatever they look like (a numeric target with many distinct values is not
     taken for regression).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Features and target together, at least two columns with unique names.
+    target : str, optional
+        Name of the target column.  By default ``default_target`` when the frame has it, else
+        a column named ``target`` or ``class`` (in any case), else the last column.
+    name : str
+        The dataset's name (:attr:`Dataset.name`), also naming it in error messages.
+    source : {"file", "frame", "openml", "sklearn"}
+        Where the frame comes from (:attr:`Dataset.source`); errors about a ``"file"`` name
+        its path, ``source_id``.
+    source_id : str, optional
+        File path, OpenML id or scikit-learn name (:attr:`Dataset.source_id`).
+    default_target : str, optional
+        The source's own target column (OpenML's default target), used when ``target`` is
+        not given and the frame has it.
+    as_classes : bool, default=False
+        Treat the target's values as class labels whatever they look like.
+    task : {"classification", "regression"}, optional
+        The task, instead of inferring it from the target (:func:`infer_task`):
+        ``"classification"`` implies ``as_classes``; ``"regression"`` requires a numeric
+        target with at least three distinct values.
+
+    Returns
+    -------
+    Dataset
+        Features and target without the rows of a missing class label, with the detected
+        task, column kinds, missing-value count and fingerprint.
 
     Raises
     ------
@@ -278,6 +308,21 @@ def require_classification(dataset: Dataset) -> Dataset:
 
     The message says why the target looks continuous (its number of distinct values) and
     how to treat its values as classes if that is what they are.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A loaded dataset.
+
+    Returns
+    -------
+    Dataset
+        ``dataset`` itself, whose task is ``"binary"`` or ``"multiclass"``.
+
+    Raises
+    ------
+    DataError
+        The task of ``dataset`` is regression.
     """
     if dataset.task != "regression":
         return dataset

@@ -30,6 +30,15 @@ def is_numeric_column(series: pd.Series) -> bool:
     Integer and floating-point columns are numeric.  Booleans, strings, pandas categoricals
     and mixed object columns are categorical (OpenML's "nominal"): a boolean is a two-valued
     nominal attribute, not a measurement.
+
+    Parameters
+    ----------
+    series : Series
+        A column (only its dtype is looked at).
+
+    Returns
+    -------
+    bool
     """
     return is_numeric_dtype(series.dtype)
 
@@ -164,6 +173,11 @@ def infer_task(y: pd.Series) -> str:
     distinct values returns ``"binary"`` only if it has exactly two, so callers check the
     class count themselves (one class is not a task).
 
+    Parameters
+    ----------
+    y : Series
+        The target column.
+
     Returns
     -------
     {"binary", "multiclass", "regression"}
@@ -207,6 +221,18 @@ def fingerprint(X: pd.DataFrame, y: pd.Series) -> str:
     columns whose values all parse as numbers hash as those numbers, other values as their
     text, and missing values alike whatever their spelling; the digest is therefore the same
     for the same table read from CSV, TSV, Parquet or ARFF.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The features.
+    y : Series
+        The target (its name is hashed too).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
     """
     digest = hashlib.sha256()
     for i in range(X.shape[1]):

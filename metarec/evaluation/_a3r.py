@@ -153,6 +153,16 @@ def arr_pole(acc_d: float) -> float:
 
     Returns 0.0 for ``acc_d = 0``: the denominator is then 1 and there is no pole.
 
+    Parameters
+    ----------
+    acc_d : float
+        As in :func:`arr`, non-negative.
+
+    Returns
+    -------
+    float
+        The time ratio, in [0, 1).
+
     References
     ----------
     .. [1] Abdulrahman and Brazdil, MetaSel at ECAI 2014, Sect. 2.
@@ -206,6 +216,21 @@ def pairwise_arr(
     success_rates: Any, times: Any, *, acc_d: float = 0.1, min_time: float = 0.0
 ) -> np.ndarray:
     """ARR of every algorithm against every other: ``M[..., p, q] = ARR(p, q)``.
+
+    Parameters
+    ----------
+    success_rates, times : array-like of shape (..., m)
+        One value per algorithm (leading axes, e.g. datasets, are kept).
+    acc_d : float, default=0.1
+        As in :func:`arr`.
+    min_time : float, default=0
+        As in :func:`a3r`.
+
+    Returns
+    -------
+    ndarray of shape (..., m, m)
+        Ones on the diagonal (for positive inputs); ``±inf`` where the time ratio is at
+        the pole (:func:`arr_pole`).
 
     References
     ----------

@@ -188,6 +188,19 @@ def balanced_accuracy_score(
 
     ``y_true`` must hold at least two classes.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (k, k), optional
+        Confusion matrix, rows true classes and columns predicted classes; classes without
+        true objects (rows of zeros) are left out of the mean.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("ba").
@@ -209,6 +222,22 @@ def geometric_mean_score(
 ) -> float:
     """Geometric mean of the true-positive and true-negative rates, ``sqrt(tpr * tnr)``.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("gm").
@@ -228,6 +257,24 @@ def precision_score(
 ) -> float:
     """Precision ``tp / (tp + fp)``; ``zero_division`` when nothing is predicted positive.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+    zero_division : float, default=0.0
+        The score when ``tp + fp`` is zero.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("pre").
@@ -239,6 +286,22 @@ def recall_score(
     y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
 ) -> float:
     """Recall (sensitivity, true-positive rate) ``tp / p``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     References
     ----------
@@ -256,6 +319,24 @@ def f1_score(
     zero_division: float = 0.0,
 ) -> float:
     """F1 score, the harmonic mean of precision and recall, ``2 tp / (2 tp + fp + fn)``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+    zero_division : float, default=0.0
+        The score when the denominator is zero.
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     References
     ----------
@@ -278,6 +359,24 @@ def gilbert_skill_score(
     ``h = p * p' / N`` is the number of hits expected by chance.  Table 2 of the paper prints
     this term as ``r``, which elsewhere in the paper is the imbalance ratio; the standard
     definition (random hits) is used here.  Range [-1/3, 1].
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+    zero_division : float, default=0.0
+        The score when the denominator is zero.
+
+    Returns
+    -------
+    float
+        In [-1/3, 1].
 
     References
     ----------
@@ -305,6 +404,24 @@ def doolittle_skill_score(
     Higher is better only among classifiers no worse than chance (``tp tn >= fp fn``); the
     signed coefficient is :func:`sklearn.metrics.matthews_corrcoef`.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+    zero_division : float, default=0.0
+        The score when the denominator (a class predicted for no object) is zero.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     References
     ----------
     .. [1] M. H. Doolittle, "Association ratios", Bull. Philos. Soc. Washington 7, 1888.
@@ -325,6 +442,24 @@ def heidke_skill_score(
 
     Accuracy relative to that of a random forecast with the same marginals; matches Table 2.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+    zero_division : float, default=0.0
+        The score when the denominator is zero.
+
+    Returns
+    -------
+    float
+        In [-1, 1].
+
     References
     ----------
     .. [1] P. Heidke, "Berechnung des Erfolges und der Güte der Windstärkevorhersagen im
@@ -344,6 +479,22 @@ def true_skill_statistic(
     Table 2 of the paper prints ``(tp/p - fp/n) / (tp/p + fp/n)``; the standard statistic,
     which the paper itself says is identical to Youden's J, has no denominator, as here.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+
+    Returns
+    -------
+    float
+        In [-1, 1].
+
     References
     ----------
     .. [1] A. W. Hanssen and W. J. A. Kuipers, "On the relationship between the frequency of
@@ -360,6 +511,22 @@ def youden_j_score(
 
     Table 2 prints ``(tp tn - fp fn) / ((tp + fn)(fp + tn))``, which is algebraically the same
     (divide by ``p n``).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class.
+
+    Returns
+    -------
+    float
+        In [-1, 1].
 
     References
     ----------

@@ -79,7 +79,13 @@ SURFACE_METRICS["tau"] = _SurfaceMetric(lambda x, y, r: tau_from_rates(x, y), 0.
 
 
 def surface_metric_names() -> tuple[str, ...]:
-    """Names accepted by :func:`metric_surface` and :func:`imbalance_sensitivity`."""
+    """Names accepted by :func:`metric_surface` and :func:`imbalance_sensitivity`.
+
+    Returns
+    -------
+    tuple of str
+        The confusion-matrix metrics of :data:`CONFUSION_METRICS`, then ``"tau"``.
+    """
     return tuple(SURFACE_METRICS)
 
 
@@ -118,9 +124,10 @@ def grid_points(resolution: int) -> np.ndarray:
 class Surface:
     """A metric surface on the grid of the base contingency space.
 
-    Attributes
+    Parameters
     ----------
     metric : str
+        The metric's name (one of :func:`surface_metric_names`).
     ratio : float
         Imbalance ratio r (negatives per positive).
     tnr, tpr : ndarray of shape (l,)
@@ -140,7 +147,13 @@ class Surface:
     high: float
 
     def rescaled(self) -> np.ndarray:
-        """Values mapped linearly from ``[low, high]`` to [0, 1] (Def. 3.4)."""
+        """Values mapped linearly from ``[low, high]`` to [0, 1] (Def. 3.4).
+
+        Returns
+        -------
+        ndarray of shape (l, l)
+            In [0, 1] (NaN where the metric is undefined).
+        """
         return (self.values - self.low) / (self.high - self.low)
 
 
@@ -213,7 +226,7 @@ def imbalance_sensitivity(metric: str, ratio: Any, *, resolution: int = 200) -> 
 class LearningPath:
     """Model points of a sequence of confusion matrices.
 
-    Attributes
+    Parameters
     ----------
     points : ndarray of shape (m, k)
         Per-class recalls of each step; for binary problems column 0 is tnr, column 1 tpr.
@@ -223,6 +236,7 @@ class LearningPath:
     values : ndarray of shape (m,) or None
         The chosen metric at each step (binary paths only), else None.
     metric : str or None
+        The name of that metric (None without ``values``).
     """
 
     points: np.ndarray

@@ -77,6 +77,11 @@ def dimensionality_factor(n_features: Any, n_instances: Any) -> np.ndarray:
     n_instances : array-like
         Number of instances ``N`` (> 0).
 
+    Returns
+    -------
+    ndarray
+        In [1, 1.5), of the broadcast shape of the inputs.
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024 (feature dimensionality handling factor).
@@ -98,6 +103,11 @@ def imbalance_factor(imbalance_ratio: Any) -> np.ndarray:
     imbalance_ratio : array-like
         ``CI`` = majority class size / minority class size, >= 1.
 
+    Returns
+    -------
+    ndarray
+        ``1 + ln(CI)``, >= 1, of the shape of ``imbalance_ratio``.
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024 (class imbalance adjustment h(CI)).
@@ -118,6 +128,11 @@ def multiclass_imbalance_factor(acir: Any) -> np.ndarray:
     acir : array-like
         Average class imbalance ratio in (0, 1]: 1 for balanced classes, smaller for more
         imbalance (the mean over classes of class size / majority class size).
+
+    Returns
+    -------
+    ndarray
+        ``1 + ln(1 / ACIR)``, >= 1, of the shape of ``acir``.
 
     References
     ----------
@@ -141,6 +156,11 @@ def snr_factor(snr: Any) -> np.ndarray:
     snr : array-like
         Signal-to-noise ratio, >= 0 (0 gives 1).
 
+    Returns
+    -------
+    ndarray
+        In [1, 1.5), of the shape of ``snr``.
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024 (signal-to-noise ratio).
@@ -157,6 +177,17 @@ def regression_snr(y_true: Any, y_pred: Any) -> float:
     """Model-based SNR of a regression: ``sum y^2 / sum (y - y_hat)^2``.
 
     Returns ``inf`` for a perfect fit of a non-zero target.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        True and predicted target values.
+
+    Returns
+    -------
+    float
+        The signal-to-noise ratio, >= 0 (``inf`` for a perfect fit of a non-zero target,
+        NaN for a perfect fit of an all-zero target).
 
     References
     ----------
@@ -198,6 +229,22 @@ def normalized_binary_metric(
 
     ``imbalance_ratio=None`` means unknown and applies no imbalance correction.
 
+    Parameters
+    ----------
+    score : array-like
+        Raw score, higher is better (accuracy, balanced accuracy...).
+    n_instances, n_features : array-like
+        Dataset size ``N`` (> 0) and number of features ``d`` (>= 0).
+    imbalance_ratio : array-like, optional
+        ``CI`` = majority / minority class size (>= 1); ``None`` for no imbalance correction.
+    snr : array-like, optional
+        Signal-to-noise ratio (>= 0); ``None`` for no SNR correction.
+
+    Returns
+    -------
+    ndarray
+        In [0, 1], of the broadcast shape of the inputs (NaN where an input is NaN).
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024.
@@ -220,6 +267,23 @@ def normalized_multiclass_metric(
 
     ``acir=None`` means unknown and applies no imbalance correction.
 
+    Parameters
+    ----------
+    score : array-like
+        Raw score, higher is better (accuracy, balanced accuracy...).
+    n_instances, n_features : array-like
+        Dataset size ``N`` (> 0) and number of features ``d`` (>= 0).
+    acir : array-like, optional
+        Average class imbalance ratio in (0, 1] (1 for balanced classes); ``None`` for no
+        imbalance correction.
+    snr : array-like, optional
+        Signal-to-noise ratio (>= 0); ``None`` for no SNR correction.
+
+    Returns
+    -------
+    ndarray
+        In [0, 1], of the broadcast shape of the inputs (NaN where an input is NaN).
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024.
@@ -235,6 +299,20 @@ def normalized_regression_metric(
 ) -> np.ndarray:
     """Normalized metric of a regressor (e.g. R²): ``clip(score f g, 0, 1)``.
 
+    Parameters
+    ----------
+    score : array-like
+        Raw score, higher is better (R²...).
+    n_instances, n_features : array-like
+        Dataset size ``N`` (> 0) and number of features ``d`` (>= 0).
+    snr : array-like, optional
+        Signal-to-noise ratio (>= 0); ``None`` for no SNR correction.
+
+    Returns
+    -------
+    ndarray
+        In [0, 1], of the broadcast shape of the inputs (NaN where an input is NaN).
+
     References
     ----------
     .. [1] Dataset-adaptive normalized metric, arXiv:2412.07244, 2024.
@@ -246,6 +324,20 @@ def normalized_clustering_metric(
     score: Any, *, n_instances: Any, n_features: Any, snr: Any = None
 ) -> np.ndarray:
     """Normalized metric of a clustering (e.g. silhouette): ``clip(score f g, 0, 1)``.
+
+    Parameters
+    ----------
+    score : array-like
+        Raw score, higher is better (silhouette...).
+    n_instances, n_features : array-like
+        Dataset size ``N`` (> 0) and number of features ``d`` (>= 0).
+    snr : array-like, optional
+        Signal-to-noise ratio (>= 0); ``None`` for no SNR correction.
+
+    Returns
+    -------
+    ndarray
+        In [0, 1], of the broadcast shape of the inputs (NaN where an input is NaN).
 
     References
     ----------

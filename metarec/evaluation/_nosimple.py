@@ -127,6 +127,16 @@ def local_simple_objects(y_true: Any, scores: Any, *, pos_label: Any = None) -> 
 def standard_simple_objects(y_true: Any, scores: Any, *, pos_label: Any = None) -> np.ndarray:
     """Standard simple objects: local simple objects of every (valid) classifier (Eq. 2).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n_objects,)
+        Binary labels.
+    scores : array-like of shape (n_objects, n_classifiers) or (n_objects,)
+        Scores, higher meaning more likely positive.  Classifiers with a non-finite score
+        are left out.
+    pos_label : label, optional
+        The positive class; by default the larger of the two labels.
+
     Returns
     -------
     ndarray of bool, shape (n_objects,)
@@ -324,11 +334,12 @@ def nosimple_roc_auc_score(
 class SimpleObjectsEffect:
     """Plain and NoSimple ROC AUC as simple objects are added (the paper's Fig. 1).
 
-    Attributes
+    Parameters
     ----------
     n_added : ndarray of shape (s,)
         Number of simple objects added.
     plain_auc, nosimple_auc : ndarray of shape (s, n_classifiers)
+        ROC AUC and NoSimple ROC AUC of each classifier after each number of additions.
     """
 
     n_added: np.ndarray

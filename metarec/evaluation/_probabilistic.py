@@ -167,7 +167,19 @@ def informational_loss(
 
 @dataclass(frozen=True)
 class AccuracyInterval:
-    """Observed accuracy and a confidence interval for the true success rate."""
+    """Observed accuracy and a confidence interval for the true success rate.
+
+    Parameters
+    ----------
+    accuracy : float
+        Observed success rate, in [0, 1].
+    low, high : float
+        Bounds of the Wilson score interval.
+    n : int
+        Number of test objects.
+    confidence : float
+        Confidence level of the interval, in (0, 1).
+    """
 
     accuracy: float
     low: float

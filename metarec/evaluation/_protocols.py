@@ -387,7 +387,19 @@ def get_protocol(name: str, *, random_state: int | None = None, **options: Any) 
 
 @dataclass(frozen=True)
 class Summary:
-    """Mean, standard deviation and confidence interval of per-fold scores."""
+    """Mean, standard deviation and confidence interval of per-fold scores.
+
+    Parameters
+    ----------
+    mean : float
+        Mean of the finite fold scores.
+    sd : float
+        Their sample standard deviation (ddof=1; NaN with one score).
+    ci_low, ci_high : float
+        Bounds of the confidence interval of the mean (NaN with one score).
+    n : int
+        Number of finite fold scores.
+    """
 
     mean: float
     sd: float
@@ -449,7 +461,17 @@ def summarize(
 
 @dataclass(frozen=True)
 class ProtocolResult:
-    """Per-fold scores of a protocol run and their summary."""
+    """Per-fold scores of a protocol run and their summary.
+
+    Parameters
+    ----------
+    protocol : str
+        The protocol's name.
+    fold_scores : ndarray of shape (n_splits,)
+        The score of every split, in split order (NaN: a failed fold).
+    summary : Summary
+        Their :func:`summarize`.
+    """
 
     protocol: str
     fold_scores: np.ndarray

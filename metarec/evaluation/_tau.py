@@ -78,6 +78,20 @@ def weighted_tau_from_rates(
     ``omega_y`` the positive-class axis (tpr): when a miss costs k times a false alarm the
     paper suggests ``omega_x = k``.
 
+    Parameters
+    ----------
+    tnr, tpr : array-like
+        True-negative and true-positive rates in [0, 1], broadcastable.
+    v : float, default=1.0
+        Magnification of the score.
+    omega : (float, float), default=(1, 1)
+        ``(omega_x, omega_y)``: non-negative weights of the tnr (x) and tpr (y) axes.
+
+    Returns
+    -------
+    ndarray
+        Of the broadcast shape of ``tnr`` and ``tpr``; in [0, v] when both weights are 1.
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Def. 5.5 and Fig. 8.
@@ -135,6 +149,24 @@ def per_class_recall(
     predictions, or is listed in ``labels`` but absent from ``y_true`` (a rare class missing
     from one cross-validation fold), is dropped; predictions of it count as errors of the
     true classes.  At least two classes with true objects are required.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (k, k), optional
+        Confusion matrix, rows true classes, columns predicted classes.
+    labels : sequence, optional
+        Class order: of the rows of ``confusion`` (positions ``0..k-1`` by default), or of
+        the classes of ``y_true`` and ``y_pred`` (sorted labels by default).
+
+    Returns
+    -------
+    recalls : ndarray of shape (m,)
+        Recall of each class with true objects, in [0, 1].
+    classes : ndarray of shape (m,)
+        Those classes, in the class order (row positions for a ``confusion`` without
+        ``labels``).
     """
     recalls, present, classes = _recalls(y_true, y_pred, confusion, labels)
     return recalls, classes[present]
@@ -225,6 +257,21 @@ def multiclass_tau_score(
 
     Identical to :func:`tau_score`, which already handles k >= 2; kept as the name of the
     paper's definition.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (k, k), optional
+        Confusion matrix, rows true classes, columns predicted classes.
+    labels : sequence, optional
+        Class order: of the rows of ``confusion`` (positions ``0..k-1`` by default), or of
+        the classes of ``y_true`` and ``y_pred`` (sorted labels by default).
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     References
     ----------

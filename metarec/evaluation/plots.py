@@ -86,6 +86,20 @@ def _leading_digit(value: float) -> int:
 def save_figure(fig: Any, path: str | Path, *, dpi: int = 130) -> Path:
     """Write ``fig`` to ``path`` as PNG or SVG (chosen by the extension) and close it.
 
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to write.
+    path : str or Path
+        The file, ending in ``.png`` or ``.svg``, in a folder that exists.
+    dpi : int, default=130
+        Resolution of a PNG file.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
     Raises
     ------
     InvalidInputError

@@ -71,10 +71,12 @@ _MAX_PROBLEMS = 1000  # problems listed per file; the count of invalid rows is a
 class AslibScenario:
     """A scenario read from disk, ready to be stored.
 
-    Attributes
+    Parameters
     ----------
     scenario_id : str
+        The scenario's name (``scenario_id`` of ``description.txt``).
     path : Path
+        The scenario folder.
     quality_measure : str or None
         The measure stored as ``accuracy`` (``None`` for a runtime-only scenario).
     runtime_measure : str or None
@@ -105,7 +107,33 @@ class AslibScenario:
 
 @dataclass(frozen=True)
 class AslibIngestReport:
-    """What :func:`ingest_aslib` stored."""
+    """What :func:`ingest_aslib` stored.
+
+    Parameters
+    ----------
+    scenario_id : str
+        The scenario's name.
+    datasets : int
+        Datasets (instances) with a stored run.
+    algorithms : int
+        Algorithms with a stored run.
+    runs_added, runs_present : int
+        Runs newly stored, and runs already stored.
+    runs_rejected : int
+        Invalid run rows left out (with ``skip_invalid``).
+    runs_failed : int
+        Runs whose status is not ``ok`` (a timeout, a crash...).
+    runs_without_time : int
+        Runs without a time.
+    metafeatures : int
+        Metafeature values stored (added, updated or already present).
+    problems : tuple of str
+        One line per row or value left out, citing the ARFF file, line and attribute.
+    features_dropped : int
+        Feature rows of instances without a stored run (no dataset to attach them to).
+    first_dropped : str or None
+        The first of those instances (its id in ``feature_values.arff``).
+    """
 
     scenario_id: str
     datasets: int
@@ -123,7 +151,13 @@ class AslibIngestReport:
     first_dropped: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the counts as a plain dictionary (problems as a count)."""
+        """Return the counts as a plain dictionary (problems as a count).
+
+        Returns
+        -------
+        dict of str to Any
+            ``scenario``, the counts by field name, and ``problems``, their number.
+        """
         return {
             "scenario": self.scenario_id,
             "datasets": self.datasets,
@@ -139,7 +173,13 @@ class AslibIngestReport:
         }
 
     def notes(self) -> list[str]:
-        """What a person should know about what was not stored, one line each."""
+        """What a person should know about what was not stored, one line each.
+
+        Returns
+        -------
+        list of str
+            Empty when every feature row was stored.
+        """
         if not self.features_dropped:
             return []
         return [
@@ -162,6 +202,16 @@ def parse_description(text: str) -> dict[str, list[str]]:
     without a YAML dependency: ``key: value``, ``key: [a, b]``, ``key: a, b`` and a key
     followed by ``- item`` lines.  Nested mappings (``feature_steps``,
     ``metainfo_algorithms``) are skipped.  Every value is returned as a list of strings.
+
+    Parameters
+    ----------
+    text : str
+        The content of ``description.txt``.
+
+    Returns
+    -------
+    dict of str to list of str
+        The values of each top-level key (comments and quotes removed).
     """
     fields: dict[str, list[str]] = {}
     current: str | None = None
@@ -300,6 +350,16 @@ def _as_float(value: str | None) -> float | None:
 
 def read_aslib_scenario(path: str | os.PathLike[str]) -> AslibScenario:
     """Read and check an ASlib scenario folder (nothing is stored).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The scenario folder (``~`` expanded), holding at least :data:`REQUIRED_FILES`.
+
+    Returns
+    -------
+    AslibScenario
+        The valid runs and metafeatures, and the problems of the invalid rows.
 
     Raises
     ------

@@ -16,6 +16,17 @@ def plain_numbers(message: str) -> str:
 
     ``"accuracy np.float64(80.0) is outside [0, 1]"`` -> ``"accuracy 80.0 is outside [0, 1]"``:
     messages are for people, who never typed ``np.float64``.
+
+    Parameters
+    ----------
+    message : str
+        Any text.
+
+    Returns
+    -------
+    str
+        ``message`` with every ``np.float64(...)``, ``numpy.int64(...)``... replaced by
+        the number inside.
     """
     return _NUMPY_REPR.sub(r"\1", message)
 
@@ -37,4 +48,13 @@ class OpenMLError(IngestError):
 
 
 class ScenarioError(IngestError):
-    """A folder is not a readable ASlib scenario (missing or malformed file)."""
+    """A folder is not a readable ASlib scenario (missing or malformed file).
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`~metarec.exceptions.MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see
+        :class:`~metarec.exceptions.MetarecError`).
+    """

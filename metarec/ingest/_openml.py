@@ -80,7 +80,7 @@ _LIBRARIES = {
 class OpenMLIngestReport:
     """What :func:`ingest_openml` did.
 
-    Attributes
+    Parameters
     ----------
     runs_listed : int
         Evaluations of the accuracy measure received from OpenML.
@@ -111,7 +111,13 @@ class OpenMLIngestReport:
     problems: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the counts as a plain dictionary (problems as a count)."""
+        """Return the counts as a plain dictionary (problems as a count).
+
+        Returns
+        -------
+        dict of str to int
+            The counts by field name, and ``problems``, their number.
+        """
         return {
             "runs_listed": self.runs_listed,
             "runs_added": self.runs_added,
@@ -125,7 +131,17 @@ class OpenMLIngestReport:
 
 
 def openml_dataset_name(data_id: int) -> str:
-    """Return metarec's name of OpenML dataset ``data_id`` (``"openml:<id>"``)."""
+    """Return metarec's name of OpenML dataset ``data_id`` (``"openml:<id>"``).
+
+    Parameters
+    ----------
+    data_id : int
+        The OpenML dataset id.
+
+    Returns
+    -------
+    str
+    """
     return f"openml:{int(data_id)}"
 
 
@@ -176,6 +192,16 @@ def openml_protocol(estimation_procedure: str | None) -> str:
     ``"10 times 10-fold Crossvalidation"`` -> ``"cv10x10"``, ``"Leave one out"`` -> ``"loo"``,
     ``"33% Holdout set"`` -> ``"holdout"``; anything else (unknown, custom splits, learning
     curves) -> ``"openml"``.
+
+    Parameters
+    ----------
+    estimation_procedure : str or None
+        OpenML's name of a task's estimation procedure (:attr:`TaskInfo.estimation_procedure`).
+
+    Returns
+    -------
+    str
+        A protocol name of :data:`metarec.evaluation.PROTOCOLS`, or ``"openml"``.
     """
     if not estimation_procedure:
         return SOURCE

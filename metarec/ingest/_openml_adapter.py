@@ -51,7 +51,21 @@ RUNS_PER_REQUEST = 200
 
 @dataclass(frozen=True)
 class Evaluation:
-    """One evaluation of one OpenML run (the value of one measure)."""
+    """One evaluation of one OpenML run (the value of one measure).
+
+    Parameters
+    ----------
+    run_id, task_id, flow_id : int
+        OpenML ids of the run, its task and its flow (the algorithm).
+    flow_name : str
+        The flow's name.
+    data_id : int
+        The dataset's OpenML id.
+    data_name : str
+        The dataset's name.
+    value : float or None
+        The measure's value (None when OpenML gives none).
+    """
 
     run_id: int
     task_id: int
@@ -64,7 +78,21 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class TaskInfo:
-    """What metarec needs to know about an OpenML task."""
+    """What metarec needs to know about an OpenML task.
+
+    Parameters
+    ----------
+    task_id : int
+        The task's OpenML id.
+    data_id : int
+        Its dataset's OpenML id.
+    task_type : str
+        OpenML's task type (``"Supervised Classification"``...); empty when not given.
+    estimation_procedure : str or None
+        OpenML's name of its evaluation procedure (``"10-fold Crossvalidation"``...).
+    qualities : dict of str to float
+        The dataset qualities listed with the task (the numeric fields of the listing).
+    """
 
     task_id: int
     data_id: int
@@ -177,7 +205,30 @@ class OpenMLClient:
         flows: Sequence[int] | None = None,
         runs: Sequence[int] | None = None,
     ) -> list[Evaluation]:
-        """Return one page of evaluations of ``measure`` (an empty list for "no results")."""
+        """Return one page of evaluations of ``measure`` (an empty list for "no results").
+
+        Parameters
+        ----------
+        measure : str
+            OpenML's name of the measure (``"predictive_accuracy"``...).
+        offset : int, default=0
+            Evaluations to skip: the position of the page.
+        size : int, default=1000
+            Evaluations per page, 1 to :data:`MAX_PAGE_SIZE`.
+        tasks, flows, runs : sequence of int, optional
+            Only the evaluations of these task, flow or run ids (empty or None: no
+            restriction).
+
+        Returns
+        -------
+        list of Evaluation
+            At most ``size``.
+
+        Raises
+        ------
+        OpenMLError
+            ``size`` is out of range; the server refused or failed, or cannot be reached.
+        """
         if not 1 <= size <= MAX_PAGE_SIZE:
             raise OpenMLError(f"page size {size} is outside 1..{MAX_PAGE_SIZE}")
         openml = self._openml()
@@ -213,7 +264,25 @@ class OpenMLClient:
         return out
 
     def measure_of_runs(self, measure: str, runs: Iterable[int]) -> dict[int, float]:
-        """Return ``{run_id: value}`` of ``measure`` for the given runs (absent when missing)."""
+        """Return ``{run_id: value}`` of ``measure`` for the given runs (absent when missing).
+
+        Parameters
+        ----------
+        measure : str
+            OpenML's name of the measure.
+        runs : iterable of int
+            Run ids, asked :data:`RUNS_PER_REQUEST` at a time.
+
+        Returns
+        -------
+        dict of int to float
+            The value of every run that has one.
+
+        Raises
+        ------
+        OpenMLError
+            The server refused or failed, or cannot be reached.
+        """
         run_ids = sorted({int(r) for r in runs})
         values: dict[int, float] = {}
         for start in range(0, len(run_ids), RUNS_PER_REQUEST):
@@ -224,7 +293,22 @@ class OpenMLClient:
         return values
 
     def suite_tasks(self, suite_id: int | str) -> list[int]:
-        """Return the task ids of a benchmark suite (e.g. 99 for OpenML-CC18)."""
+        """Return the task ids of a benchmark suite (e.g. 99 for OpenML-CC18).
+
+        Parameters
+        ----------
+        suite_id : int or str
+            The suite's OpenML id or alias.
+
+        Returns
+        -------
+        list of int
+
+        Raises
+        ------
+        OpenMLError
+            The server refused or failed, or cannot be reached.
+        """
         openml = self._openml()
         try:
             suite = openml.study.get_suite(suite_id)
@@ -233,7 +317,23 @@ class OpenMLClient:
         return [int(t) for t in (suite.tasks or [])]
 
     def tasks(self, task_ids: Iterable[int]) -> dict[int, TaskInfo]:
-        """Return :class:`TaskInfo` for the given task ids (unknown ids are left out)."""
+        """Return :class:`TaskInfo` for the given task ids (unknown ids are left out).
+
+        Parameters
+        ----------
+        task_ids : iterable of int
+            OpenML task ids (repeats are asked once).
+
+        Returns
+        -------
+        dict of int to TaskInfo
+            By task id.
+
+        Raises
+        ------
+        OpenMLError
+            The server refused or failed, or cannot be reached.
+        """
         ids = sorted({int(t) for t in task_ids})
         if not ids:
             return {}
@@ -305,7 +405,23 @@ class OpenMLClient:
         return frame, target or None, str(dataset.name)
 
     def dataset_qualities(self, data_id: int) -> dict[str, float]:
-        """Return the data qualities OpenML computed for a dataset (its metafeatures)."""
+        """Return the data qualities OpenML computed for a dataset (its metafeatures).
+
+        Parameters
+        ----------
+        data_id : int
+            The OpenML dataset id.
+
+        Returns
+        -------
+        dict of str to float
+            OpenML's quality names and their values (qualities without a value left out).
+
+        Raises
+        ------
+        OpenMLError
+            The server refused or failed, or cannot be reached.
+        """
         openml = self._openml()
         try:
             dataset = openml.datasets.get_dataset(

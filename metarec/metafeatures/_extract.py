@@ -6,6 +6,7 @@ import math
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 
 import numpy as np
 
@@ -37,19 +38,36 @@ GROUPS = ("general", "imbalance", "snr", "statistical", "info", "landmarkers", "
 class MetafeatureSet(Mapping):
     """The metafeatures of one dataset: a read-only mapping name -> float.
 
-    Every value is finite or NaN; :attr:`reasons` says why each NaN is undefined.
+    Every value is finite or NaN; :attr:`reasons` says why each NaN is undefined.  The set is
+    immutable, as a value passed between layers should be: its attributes cannot be assigned
+    and its mappings are read-only views.
+
+    Parameters
+    ----------
+    values : mapping of str to float
+        Metafeature name -> value (finite or NaN), in extraction order.
+    timings : mapping of str to float
+        Seconds each extracted group took.
+    reasons : mapping of str to str
+        Name -> reason, for every NaN value.
+    groups : tuple of str
+        The groups extracted.
+    n_dropped_target : int, default=0
+        Rows left out because their target was missing.
 
     Attributes
     ----------
-    timings : dict of str to float
+    timings : mapping of str to float
         Seconds each extracted group took.
-    reasons : dict of str to str
+    reasons : mapping of str to str
         Name -> reason, for every NaN value.
     groups : tuple of str
         The groups extracted.
     n_dropped_target : int
         Rows left out because their target was missing.
     """
+
+    __slots__ = ("_values", "_timings", "_reasons", "_groups", "_n_dropped_target")
 
     def __init__(
         self,
@@ -60,11 +78,42 @@ class MetafeatureSet(Mapping):
         groups: tuple[str, ...],
         n_dropped_target: int = 0,
     ) -> None:
-        self._values = dict(values)
-        self.timings = dict(timings)
-        self.reasons = dict(reasons)
-        self.groups = tuple(groups)
-        self.n_dropped_target = int(n_dropped_target)
+        for name, value in (
+            ("_values", dict(values)),
+            ("_timings", dict(timings)),
+            ("_reasons", dict(reasons)),
+            ("_groups", tuple(groups)),
+            ("_n_dropped_target", int(n_dropped_target)),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"MetafeatureSet is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"MetafeatureSet is immutable: cannot delete {name!r}")
+
+    def __reduce__(self):
+        return (
+            _rebuild_set,
+            (self._values, self._timings, self._reasons, self._groups, self._n_dropped_target),
+        )
+
+    @property
+    def timings(self) -> Mapping[str, float]:
+        return MappingProxyType(self._timings)
+
+    @property
+    def reasons(self) -> Mapping[str, str]:
+        return MappingProxyType(self._reasons)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return self._groups
+
+    @property
+    def n_dropped_target(self) -> int:
+        return self._n_dropped_target
 
     def __getitem__(self, name: str) -> float:
         return self._values[name]
@@ -83,19 +132,44 @@ class MetafeatureSet(Mapping):
         )
 
     def to_series(self):
-        """The values as a float ``pandas.Series`` indexed by name."""
+        """The values as a float ``pandas.Series`` indexed by name.
+
+        Returns
+        -------
+        pandas.Series
+            Named ``value``, its index named ``name``, in extraction order.
+        """
         import pandas as pd
 
         return pd.Series(self._values, dtype="float64", name="value").rename_axis("name")
 
     def to_frame(self, dataset: str | None = None):
-        """A one-row wide frame (column ``dataset`` first when given), as KBs store them."""
+        """A one-row wide frame (column ``dataset`` first when given), as KBs store them.
+
+        Parameters
+        ----------
+        dataset : str, optional
+            The dataset's name, for the ``dataset`` column.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per metafeature, in extraction order, after ``dataset`` when given
+            (what :meth:`KnowledgeBase.import_metafeatures` reads).
+        """
         import pandas as pd
 
         row = dict(self._values)
         if dataset is not None:
             row = {"dataset": dataset, **row}
         return pd.DataFrame([row])
+
+
+def _rebuild_set(values, timings, reasons, groups, n_dropped_target) -> MetafeatureSet:
+    """Unpickle a :class:`MetafeatureSet`."""
+    return MetafeatureSet(
+        values, timings=timings, reasons=reasons, groups=groups, n_dropped_target=n_dropped_target
+    )
 
 
 def _resolve_groups(groups: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -190,7 +264,22 @@ def extract(
 
 
 def metafeature_names(groups: str | Iterable[str] | None = None) -> list[str]:
-    """Names the chosen groups produce, in extraction order."""
+    """Names the chosen groups produce, in extraction order.
+
+    Parameters
+    ----------
+    groups : str or iterable of str, optional
+        Groups of :data:`GROUPS`, as names or one comma-separated string; all by default.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    UnknownNameError
+        A group is not in :data:`GROUPS`.
+    """
     names: list[str] = []
     for group in _resolve_groups(groups):
         for function in REGISTRY.get(group, []):
@@ -215,7 +304,23 @@ def metafeature_group(name: str) -> str:
 
 
 def describe(name: str) -> str:
-    """The documentation of a metafeature (the docstring of the function computing it)."""
+    """The documentation of a metafeature (the docstring of the function computing it).
+
+    Parameters
+    ----------
+    name : str
+        A metafeature name, as :func:`extract` returns it.
+
+    Returns
+    -------
+    str
+        The docstring, cleaned by :func:`inspect.getdoc` (``""`` when it has none).
+
+    Raises
+    ------
+    UnknownNameError
+        ``name`` is not a metafeature.
+    """
     function = FEATURE_FUNCTIONS.get(name)
     if function is None:
         raise UnknownNameError(f"unknown metafeature {name!r}")

@@ -103,7 +103,7 @@ A3R_PARAMS = {"k": 5, "n": 32, "weights": "distance"}
 class EvaluationResult:
     """What :func:`evaluate_recommender` measured.
 
-    Attributes
+    Parameters
     ----------
     summary : pandas.DataFrame
         One row per method: ``method``, the means of :data:`FIGURES` (``spearman,
@@ -130,7 +130,13 @@ class EvaluationResult:
     params: dict = field(default_factory=dict)
 
     def to_frame(self):
-        """The summary table."""
+        """The summary table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`summary` itself.
+        """
         return self.summary
 
 

@@ -69,7 +69,7 @@ class PerformanceMatrix:
     Build it with :meth:`from_kb` or :meth:`from_frames`; the arrays are not copied again by
     the rankers, so do not modify them in place.
 
-    Attributes
+    Parameters
     ----------
     datasets : ndarray of str, shape (n_datasets,)
         Datasets with at least one usable result, sorted.
@@ -121,7 +121,20 @@ class PerformanceMatrix:
         return failure_baseline(self.metafeatures, self.metric, self.accuracy, self.present)
 
     def subset(self, rows) -> PerformanceMatrix:
-        """The matrix restricted to the datasets ``rows`` (boolean mask or indices), in its order."""
+        """The matrix restricted to the datasets ``rows`` (boolean mask or indices), in its order.
+
+        Parameters
+        ----------
+        rows : array-like of bool or int
+            A mask over :attr:`datasets`, or the positions of the datasets to keep (their
+            order and repeats do not matter).
+
+        Returns
+        -------
+        PerformanceMatrix
+            The same algorithms, metric and time column, and the datasets kept, in this
+            matrix's order.
+        """
         rows = np.asarray(rows)
         if rows.dtype != bool:
             mask = np.zeros(self.datasets.size, dtype=bool)

@@ -19,7 +19,7 @@ __all__ = ["RankedAlgorithm", "Neighbour", "Ranking"]
 class RankedAlgorithm:
     """One algorithm of a ranking.
 
-    Attributes
+    Parameters
     ----------
     algorithm : str
         Algorithm name, as stored in the knowledge base.
@@ -49,6 +49,8 @@ class RankedAlgorithm:
         ``"model"`` (the learned performance model's
         predicted A3R order), ``"neighbours"`` (the classic strategies' aggregation over the
         neighbours), ``"budget plan"`` or ``"stored results"``.
+    expected_time_low, expected_time_high : float
+        The 80 % interval of the expected time (NaN when unknown).
     """
 
     algorithm: str
@@ -69,7 +71,7 @@ class RankedAlgorithm:
 class Neighbour:
     """A dataset of the knowledge base used to build a ranking.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Dataset name.
@@ -92,7 +94,7 @@ class Neighbour:
 class Ranking:
     """An ordered recommendation, with the evidence behind it.
 
-    Attributes
+    Parameters
     ----------
     entries : tuple of RankedAlgorithm
         Algorithms in the recommended order.
@@ -203,7 +205,13 @@ class Ranking:
         return frame
 
     def neighbours_frame(self):
-        """The neighbours as a DataFrame with columns ``name, distance, weight, n_features_compared``."""
+        """The neighbours as a DataFrame with columns ``name, distance, weight, n_features_compared``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per neighbour, nearest first.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -216,7 +224,14 @@ class Ranking:
         )
 
     def explain(self) -> str:
-        """One paragraph saying what the ranking rests on."""
+        """One paragraph saying what the ranking rests on.
+
+        Returns
+        -------
+        str
+            The method, the neighbours and the evidence behind the first algorithm (or why
+            nothing is ranked), ending with :attr:`time_note` when there is one.
+        """
         if not self.entries:
             if self.tried:
                 return (

@@ -80,6 +80,16 @@ def pareto_front(accuracy, time) -> np.ndarray:
 
     A point is on the front when no other point is at least as accurate and at least as fast,
     and strictly better in one of the two.  NaN points are never on it.
+
+    Parameters
+    ----------
+    accuracy, time : array-like of shape (n,)
+        The points' accuracy (higher is better) and time (lower is better).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        ``True`` for the points on the front.
     """
     accuracy = np.asarray(accuracy, dtype=float)
     time = np.asarray(time, dtype=float)

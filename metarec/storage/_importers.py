@@ -145,7 +145,7 @@ RUN_KNOWN_COLUMNS = (
 class ImportReport:
     """What an import did.
 
-    Attributes
+    Parameters
     ----------
     added : int
         Rows (runs) or values (metafeatures) newly stored.
@@ -179,7 +179,13 @@ class ImportReport:
     replaced: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the report as a plain dictionary."""
+        """Return the report as a plain dictionary.
+
+        Returns
+        -------
+        dict of str to Any
+            Every field by name, ``problems`` and ``notes`` as lists of str.
+        """
         out = asdict(self)
         out["problems"] = [str(p) for p in self.problems]
         out["notes"] = list(self.notes)

@@ -180,7 +180,20 @@ class KnowledgeBase:
         return cls(url, upgrade=True, backup=backup)
 
     def upgrade(self, *, backup: bool | str | os.PathLike[str] = True) -> str:
-        """Migrate the schema to the newest revision; return it (see :meth:`open_for_upgrade`)."""
+        """Migrate the schema to the newest revision; return it (see :meth:`open_for_upgrade`).
+
+        Parameters
+        ----------
+        backup : bool or path-like, default=True
+            Before migrating an older SQLite file, copy it (to this path, or beside it with
+            ``True``; ignored for other databases and when there is nothing to migrate).  What
+            was done, the copy's path included, is in :attr:`last_upgrade`.
+
+        Returns
+        -------
+        str
+            The schema revision now (the newest).
+        """
         with database_errors(self.url, "upgrade"):
             self.last_upgrade = upgrade_schema(self.engine, self.url, backup=backup)
             self.revision = self.last_upgrade.to_revision
@@ -268,6 +281,21 @@ class KnowledgeBase:
         """Record a dataset, or fill in / update the given fields of a stored one.
 
         Fields passed as ``None`` never erase stored values.
+
+        Parameters
+        ----------
+        name : str
+            The dataset's name, its key in the knowledge base (not empty).
+        source : str, optional
+            Where it comes from (``"openml"``, ``"sklearn"``, ``"file"``...).
+        source_id : str, optional
+            Its identifier at the source (an OpenML data id...); stored as text.
+        task : str, optional
+            ``"binary"``, ``"multiclass"``, ``"classification"`` or ``"regression"``.
+        n_instances, n_features : int, optional
+            Its numbers of rows and of feature columns (whole numbers >= 0).
+        fingerprint : str, optional
+            The content hash of its data (:func:`metarec.data.fingerprint`).
         """
         values = {
             "source": source,
@@ -291,6 +319,18 @@ class KnowledgeBase:
 
         ``parameters`` (a mapping) is stored as canonical JSON (sorted keys), so the same
         configuration always gives the same text.
+
+        Parameters
+        ----------
+        name : str
+            The algorithm's name, its key in the knowledge base (not empty).
+        family : str, optional
+            The kind of model (``"tree"``, ``"linear"``...).
+        library : str, optional
+            The library that implements it.
+        parameters : mapping or str, optional
+            Its hyperparameters: a mapping (stored as canonical JSON) or JSON text stored as
+            given.
         """
         if parameters is not None and not isinstance(parameters, str):
             parameters = json.dumps(parameters, sort_keys=True, default=str)
@@ -298,11 +338,25 @@ class KnowledgeBase:
         self._upsert("algorithms", [(str(name), values)])
 
     def add_datasets(self, frame) -> None:
-        """Record many datasets at once (a frame with the columns of :meth:`datasets`)."""
+        """Record many datasets at once (a frame with the columns of :meth:`datasets`).
+
+        Parameters
+        ----------
+        frame : DataFrame
+            A ``name`` column and any of the other columns of :meth:`datasets`; missing
+            cells never erase stored values (see :meth:`add_dataset`).
+        """
         self._upsert_many("datasets", frame, DATASET_COLUMNS)
 
     def add_algorithms(self, frame) -> None:
-        """Record many algorithms at once (a frame with the columns of :meth:`algorithms`)."""
+        """Record many algorithms at once (a frame with the columns of :meth:`algorithms`).
+
+        Parameters
+        ----------
+        frame : DataFrame
+            A ``name`` column and any of ``family, library, parameters``; missing cells never
+            erase stored values (see :meth:`add_algorithm`).
+        """
         self._upsert_many("algorithms", frame, ALGORITHM_COLUMNS)
 
     def _upsert_many(self, table_name: str, frame, columns) -> None:
@@ -423,6 +477,11 @@ class KnowledgeBase:
         gets the values given (an empty cell changes nothing).  Importing it before the runs
         keeps what the runs file cannot say, such as which datasets are regression tasks.
 
+        Parameters
+        ----------
+        path_or_frame : str, path-like or DataFrame
+            A CSV / TSV / Parquet file, or a DataFrame, with those columns.
+
         Returns
         -------
         ImportReport
@@ -442,9 +501,15 @@ class KnowledgeBase:
         What :meth:`export` writes as ``algorithms``: a ``name`` column, and any of
         ``family, library, parameters``.  See :meth:`import_datasets`.
 
+        Parameters
+        ----------
+        path_or_frame : str, path-like or DataFrame
+            A CSV / TSV / Parquet file, or a DataFrame, with those columns.
+
         Returns
         -------
         ImportReport
+            Algorithms added, already stored unchanged, and updated.
 
         Raises
         ------
@@ -508,6 +573,31 @@ class KnowledgeBase:
         The datasets must already be in the knowledge base.  OpenML quality names are
         translated to metarec's (:data:`metarec.metafeatures.OPENML_QUALITY_MAP`).  Values are
         replaced in place; missing cells never erase a stored value.  One transaction.
+
+        Parameters
+        ----------
+        path_or_frame : str, path-like or DataFrame
+            A CSV / TSV / Parquet file, or a DataFrame: a ``dataset`` column naming stored
+            datasets and one numeric column per metafeature.
+        skip_invalid : bool, default=False
+            Store the valid rows and report the invalid ones instead of rejecting the input.
+        progress : callable, optional
+            ``progress(n_rows, total=None)`` after each chunk.
+        chunksize : int, optional
+            Rows read and written at a time (memory stays bounded by it).
+
+        Returns
+        -------
+        ImportReport
+            Metafeature values added, replaced (``updated``) and already stored, rows
+            rejected, and the problems found.
+
+        Raises
+        ------
+        ImportRejectedError
+            An invalid row (an unknown or repeated dataset, a value that is not a finite
+            number) without ``skip_invalid``, no ``dataset`` column, a reserved column name,
+            an unreadable file; nothing was stored.
         """
         with database_errors(self.url, "import metafeatures into"):
             with write_transaction(self.engine) as conn:
@@ -526,6 +616,13 @@ class KnowledgeBase:
 
         Also the datasets by task: ``classification_datasets`` (binary, multiclass, or no
         recorded task) and ``regression_datasets``.
+
+        Returns
+        -------
+        dict of str to Any
+            ``url``, ``dialect``, ``revision``, ``builtin`` (whether it is the built-in
+            knowledge base), ``datasets``, ``classification_datasets``,
+            ``regression_datasets`` and the row count of every other table.
         """
         counts = {table: self.count(table) for table in TABLES}
         tasks = self.datasets()["task"]
@@ -546,6 +643,18 @@ class KnowledgeBase:
 
         One indexed look-up per 5,000 ids (the integer run keys of named runs), without
         reading any run: what an ingester asks before downloading runs again.
+
+        Parameters
+        ----------
+        source : str
+            The runs' ``source`` (``"openml"``...).
+        ids : iterable of str
+            Run identifiers at that source (compared as text).
+
+        Returns
+        -------
+        list of str
+            The stored ones among ``ids``, each once.
         """
         return self._reads.source_run_ids(source, ids)
 
@@ -555,23 +664,57 @@ class KnowledgeBase:
         Every write transaction that changes the data stores a new random token (an import
         that adds nothing keeps it), so two reads that see the same token see the same data:
         a cache key (the fitted recommender is cached under it).
+
+        Returns
+        -------
+        str
+            The current token (``""`` when none has been stored yet).
         """
         return self._reads.data_version()
 
     def count(self, table: str) -> int:
-        """Number of rows of one table (``"runs"``, ``"datasets"``...)."""
+        """Number of rows of one table (``"runs"``, ``"datasets"``...).
+
+        Parameters
+        ----------
+        table : str
+            A table of the knowledge base: ``"datasets"``, ``"algorithms"``,
+            ``"metafeatures"``, ``"runs"``, ``"run_metrics"``...
+
+        Returns
+        -------
+        int
+        """
         return self._reads.count(table)
 
     def has_runs(self) -> bool:
-        """Whether any run is stored (looks up one row; ``count`` would scan an index)."""
+        """Whether any run is stored (looks up one row; ``count`` would scan an index).
+
+        Returns
+        -------
+        bool
+        """
         return self._reads.has_runs()
 
     def datasets(self):
-        """All datasets: name, source, source_id, task, n_instances, n_features, fingerprint."""
+        """All datasets: name, source, source_id, task, n_instances, n_features, fingerprint.
+
+        Returns
+        -------
+        DataFrame
+            One row per dataset, sorted by name, with those columns (the sizes as nullable
+            ``Int64``; a field never recorded is missing).
+        """
         return self._reads.datasets()
 
     def algorithms(self):
-        """All algorithms: name, family, library, parameters (canonical JSON text)."""
+        """All algorithms: name, family, library, parameters (canonical JSON text).
+
+        Returns
+        -------
+        DataFrame
+            One row per algorithm, sorted by name, with those columns.
+        """
         return self._reads.algorithms()
 
     def metafeatures(
@@ -585,6 +728,12 @@ class KnowledgeBase:
             Only these datasets.
         names : iterable of str, optional
             Only these metafeatures.
+
+        Returns
+        -------
+        DataFrame
+            One row per dataset with at least one value, a ``dataset`` column and one float
+            column per metafeature in name order (NaN where a dataset has no value).
         """
         return self._reads.metafeatures(datasets=datasets, names=names)
 
@@ -611,6 +760,11 @@ class KnowledgeBase:
             Only these.
         metrics : iterable of str, optional
             Only these per-run metrics (``[]``: none); all by default.
+
+        Returns
+        -------
+        DataFrame
+            The runs, or their aggregates, with the columns described under ``aggregate``.
         """
         return self._reads.runs(
             aggregate=aggregate, datasets=datasets, algorithms=algorithms, metrics=metrics
@@ -631,10 +785,19 @@ class KnowledgeBase:
         failed export leaves an earlier export in ``directory`` whole, never a mix of two
         moments.
 
+        Parameters
+        ----------
+        directory : str or path-like
+            The folder of the four files (created when missing; files of the same names in
+            it are replaced).
+        format : {"parquet", "csv"}, default="parquet"
+            The files' format, also their extension.
+
         Returns
         -------
         dict of str to Path
-            The files written.
+            The files written, by table (``datasets``, ``algorithms``, ``runs``,
+            ``metafeatures``).
         """
         if format not in EXPORT_FORMATS:
             raise KnowledgeBaseError(

@@ -31,7 +31,16 @@ __all__ = [
 
 
 class NoKnowledgeBaseError(KnowledgeBaseError):
-    """A knowledge base was to be read where there is none (a mistyped ``--db``)."""
+    """A knowledge base was to be read where there is none (a mistyped ``--db``).
+
+    Parameters
+    ----------
+    *args
+        The message for Python callers (see :class:`~metarec.exceptions.MetarecError`).
+    cli_message : str, optional
+        The message for the command line, printed instead (see
+        :class:`~metarec.exceptions.MetarecError`).
+    """
 
 
 def _missing_file_message(path: Path, given, shown_url: str) -> tuple[str, str]:

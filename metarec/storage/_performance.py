@@ -275,7 +275,23 @@ def _positions(rank, ids):
 
 
 def aggregate_runs(runs):
-    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`)."""
+    """One row per (dataset, algorithm) from per-run rows (see :meth:`KnowledgeBase.runs`).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Per-run rows, as :meth:`KnowledgeBase.runs` returns them with ``aggregate=False``:
+        at least ``dataset, algorithm, status, accuracy, fit_time, predict_time``, and one
+        column per per-run metric.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Sorted by dataset and algorithm: ``dataset, algorithm, status, accuracy, fit_time,
+        predict_time, n_runs, n_failed`` and the metrics.  ``accuracy`` and the metrics are
+        means over the ``ok`` runs, the times means over all runs that recorded one;
+        ``status`` is ``ok`` when any run is ok, else the first failure's status.
+    """
     import numpy as np
     import pandas as pd
 

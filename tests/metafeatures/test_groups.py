@@ -325,3 +325,20 @@ def test_lda_landmarker_survives_between_class_directions_of_rank_zero():
     result = extract(pd.DataFrame({"f": values}), np.array(labels), groups="landmarkers")
     # folds where the one varying row is left out: the nearest class mean, as LDA's limit
     assert 0.0 <= result["landmark_lda_accuracy"] <= 1.0
+
+
+def test_a_metafeature_set_is_immutable_and_pickles():
+    import pickle
+
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0.0, 1.0, 0.0, 1.0]})
+    mf = extract(X, [0, 1, 0, 1], groups="general")
+    with pytest.raises(AttributeError, match="immutable"):
+        mf.groups = ("info",)
+    with pytest.raises(TypeError):
+        mf.timings["general"] = 0.0  # a read-only view
+    with pytest.raises(TypeError):
+        mf["n_instances"] = 5.0
+    back = pickle.loads(pickle.dumps(mf))
+    assert dict(back) == pytest.approx(dict(mf), nan_ok=True)
+    assert back.groups == mf.groups and dict(back.timings) == dict(mf.timings)
+    assert dict(back.reasons) == dict(mf.reasons) and back.n_dropped_target == 0
