@@ -11,6 +11,7 @@ from metarec._commands._types import (
     OutputFolder,
     SchedulerAddress,
     SuggestingChoice,
+    as_classes_option,
     task_option,
 )
 
@@ -106,6 +107,7 @@ def _expand(sources: tuple[str, ...]) -> list[str]:
 )
 @click.option("--target", help="Target column of file datasets.")
 @task_option
+@as_classes_option
 @click.option(
     "--cache-dir",
     type=OutputFolder(),
@@ -133,6 +135,7 @@ def benchmark(
     seed,
     target,
     task,
+    as_classes,
     cache_dir,
     list_only,
     fmt,
@@ -143,7 +146,7 @@ def benchmark(
     sklearn:NAME or openml:ID.  Each dataset runs the portfolio's algorithms of its task:
     classifiers for a classification target (scored by accuracy), regressors for a
     continuous one (scored by R² clipped at 0, with RMSE, MAE and R² stored); --task
-    overrides the detected task.  Runs already stored are skipped, so an interrupted
+    overrides the detected task (--as-classes is --task classification).  Runs already stored are skipped, so an interrupted
     benchmark resumes where it stopped: Ctrl-C or SIGTERM stops it within moments (exit
     130 / 143), keeping every dataset whose algorithms all finished in the KB and the
     finished folds of the others in the cache; run the same command again to resume.
@@ -167,6 +170,7 @@ def benchmark(
 
     if not data and not list_only:
         raise click.UsageError("Missing argument 'DATA...'.", ctx=ctx)
+    task = task or ("classification" if as_classes else None)
     portfolio = load_portfolio(portfolio_file)
     names = list(algorithm_names) + [n.strip() for n in (algorithms or "").split(",") if n.strip()]
     names = names or None

@@ -106,6 +106,25 @@ def upgrade(ctx, backup_path, no_backup):
         )
 
 
+def _own_or_builtin(ctx, *, read_only):
+    """The knowledge base named by ``--db`` / ``METAREC_DB``, else the default file; when
+    neither is given and the default file does not exist (or is empty), the built-in one, with
+    a note: the knowledge base recommendations use then."""
+    from metarec._config import default_db_url
+    from metarec.storage import KnowledgeBase, open_builtin
+
+    url = db_url(ctx)
+    if url is None:
+        default_path = Path(default_db_url().removeprefix("sqlite:///"))
+        if not default_path.exists() or default_path.stat().st_size == 0:
+            echo_note(
+                f"your KB ({default_path}) does not exist yet; this is the built-in KB, "
+                "the one recommendations use"
+            )
+            return open_builtin()
+    return KnowledgeBase(url, create=False, read_only=read_only)
+
+
 @db.command("check")
 @format_option()
 @click.pass_context
@@ -114,15 +133,15 @@ def check(ctx, fmt):
 
     Reads only.  Exit code 0 when every check passes, 1 otherwise (the table says which
     failed).  The performance matrix is compared with the aggregates recomputed from the runs.
+    Without --db (and METAREC_DB), while your own knowledge base does not exist yet, the
+    built-in one is checked.
 
     \b
     Example:
       metarec db check
       metarec --db team.sqlite db check --format json
     """
-    from metarec.storage import KnowledgeBase
-
-    kb = KnowledgeBase(db_url(ctx), create=False, read_only=True)
+    kb = _own_or_builtin(ctx, read_only=True)
     try:
         checks = kb.check()
     finally:
@@ -224,15 +243,16 @@ def export(ctx, directory, file_format, builtin, fmt):
     """Write datasets, algorithms, runs and metafeatures into DIRECTORY.
 
     'metarec import datasets|algorithms|runs|metafeatures FILE', in that order, reads them
-    back into a knowledge base.
+    back into a knowledge base.  Without --db (and METAREC_DB), while your own knowledge base
+    does not exist yet, the built-in one is exported (as with --builtin).
 
     \b
     Example:
       metarec db export backup/
       metarec db export --builtin builtin-csv/ --file-format csv
     """
-    from metarec.storage import KnowledgeBase, open_builtin
+    from metarec.storage import open_builtin
 
-    kb = open_builtin() if builtin else KnowledgeBase(db_url(ctx), create=False, read_only=None)
+    kb = open_builtin() if builtin else _own_or_builtin(ctx, read_only=None)
     written = kb.export(directory, format=file_format)
     emit([{"table": k, "file": str(v)} for k, v in written.items()], fmt, title="Exported")

@@ -78,7 +78,7 @@ def evaluate(
     the loss-time curve of running the algorithms in the ranking's run order (the "run"
     column of recommend; "metarec (run as ranked)" runs the table top down instead).  The
     baselines (AR, global AR*, kNN AR* (k=5, n=16), the classic a3r
-    strategy, single best, random, and the bound
+    strategy unless it is the one evaluated, single best, random, and the bound
     "best single run within time t") are evaluated in the same run.
 
     \b

@@ -6,7 +6,7 @@ import click
 
 from metarec._commands._interrupt import say_kept
 from metarec._commands._output import echo_note, emit, format_option, open_kb, progress
-from metarec._commands._types import SuggestingChoice
+from metarec._commands._types import SuggestingChoice, existing_file
 
 
 @click.group("import")
@@ -43,7 +43,7 @@ def _report(report, fmt: str) -> None:
 
 
 @import_group.command("runs")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", type=click.Path(), callback=existing_file)
 @click.option("--skip-invalid", is_flag=True, help="Import the valid rows and report the others.")
 @click.option("--source", help="Source recorded for rows without one (e.g. 'lab-2024').")
 @click.option("--protocol", help="Protocol recorded for rows without one (e.g. 'cv10').")
@@ -87,7 +87,7 @@ def runs(ctx, file, skip_invalid, source, protocol, on_conflict, fmt):
 
 
 @import_group.command("metafeatures")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", type=click.Path(), callback=existing_file)
 @click.option("--skip-invalid", is_flag=True, help="Import the valid rows and report the others.")
 @format_option()
 @click.pass_context
@@ -109,7 +109,7 @@ def metafeatures(ctx, file, skip_invalid, fmt):
 
 
 @import_group.command("datasets")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", type=click.Path(), callback=existing_file)
 @format_option()
 @click.pass_context
 def datasets(ctx, file, fmt):
@@ -129,7 +129,7 @@ def datasets(ctx, file, fmt):
 
 
 @import_group.command("algorithms")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", type=click.Path(), callback=existing_file)
 @format_option()
 @click.pass_context
 def algorithms(ctx, file, fmt):

@@ -214,6 +214,19 @@ class SuggestingChoice(click.Choice):
             )
 
 
+def existing_file(ctx, param, value):
+    """Click callback of an input file argument: a missing file (or a folder) is a problem
+    with the input (exit code 1, as when a dataset file is missing), not with the usage."""
+    if value is None:
+        return value
+    path = Path(value)
+    if path.is_dir():
+        raise click.ClickException(f"{value} is a folder; give a file")
+    if not path.exists():
+        raise click.ClickException(f"file not found: {value}")
+    return value
+
+
 #: ``--target`` of the commands that read one dataset.
 target_option = click.option(
     "--target", help="Target column [default: 'target', else 'class', else the last column]."

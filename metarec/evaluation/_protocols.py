@@ -167,12 +167,32 @@ def _why_not(exc: ValueError, y: np.ndarray, n_folds: int) -> str:
         return (
             f"every class has fewer than {n_folds} rows (the largest {counts.max()}, of "
             f"{counts.size} classes); a stratified split needs one class of {n_folds} or more"
-            + (
-                ", and so many classes for so few rows look like a continuous target, not "
-                "class labels"
-                if counts.size > len(y) / 2
-                else ""
-            )
+            + _looks_continuous(counts, len(y))
+        )
+    return str(exc)
+
+
+def _looks_continuous(counts: np.ndarray, n_rows: int) -> str:
+    """The hint that many classes for few rows are a continuous target (or nothing)."""
+    if counts.size > n_rows / 2:
+        return (
+            ", and so many classes for so few rows look like a continuous target, not class labels"
+        )
+    return ""
+
+
+def _why_not_holdout(exc: ValueError, y) -> str:
+    """What stops a stratified holdout split, in the data's words (scikit-learn's otherwise)."""
+    import pandas as pd
+
+    if y is None or pd.isna(y).any():
+        return str(exc)
+    _, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+    single = int((counts < 2).sum())
+    if single:
+        return (
+            f"{single} of the {counts.size} classes have a single row, and a stratified "
+            "holdout puts every class on both sides" + _looks_continuous(counts, len(y))
         )
     return str(exc)
 
@@ -333,7 +353,9 @@ class HoldoutProtocol:
             else:
                 train, val = rest, np.array([], dtype=int)
         except ValueError as exc:
-            raise InvalidInputError(f"holdout split impossible on {n} objects: {exc}") from exc
+            raise InvalidInputError(
+                f"holdout split impossible on {n} objects: {_why_not_holdout(exc, strat)}"
+            ) from exc
         return np.sort(train), np.sort(val), np.sort(test)
 
     def split(self, X: Any, y: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -169,7 +169,9 @@ class PerformanceMatrix:
         task : {"classification", "regression"}, optional
             Keep only the datasets of this task (``kb.datasets()``'s ``task``: binary and
             multiclass are classification; a dataset without a recorded task counts as
-            classification), so that one matrix never mixes the tasks.  ``None`` keeps all.
+            classification), so that one matrix never mixes the tasks.  ``None``: the
+            knowledge base's one task; one holding datasets of both (the built-in one) is
+            refused, asking for ``task``.
 
         Returns
         -------
@@ -178,9 +180,21 @@ class PerformanceMatrix:
         Raises
         ------
         InvalidInputError
-            The knowledge base has no runs of ``task``.
+            The knowledge base has no runs of ``task``, or ``task`` is None and it holds
+            runs of both tasks.
         """
         runs, meta = kb.runs(), kb.metafeatures()
+        if task is None and hasattr(kb, "datasets"):
+            ran = set(runs["dataset"].astype(str)) if "dataset" in runs.columns else set()
+            held = kb.datasets()
+            if ran & datasets_of_task(held, "regression") and ran - datasets_of_task(
+                held, "regression"
+            ):
+                raise InvalidInputError(
+                    "the knowledge base holds runs of classification and of regression "
+                    "datasets, and one matrix never mixes the tasks: pass "
+                    "task='classification' or task='regression'"
+                )
         if task is not None:
             names = datasets_of_task(kb.datasets(), task)
             runs = runs[runs["dataset"].astype(str).isin(names)]

@@ -112,8 +112,12 @@ def test_console_script_version_and_missing_file(tmp_path):
     )
     assert version.returncode == 0 and "metarec" in version.stdout
     result = _invoke(f"sqlite:///{tmp_path / 'kb.sqlite'}", "import", "runs", "nope.csv")
-    assert result.exit_code == 2 and "'nope.csv' does not exist" in result.output
+    # a missing input file is a problem with the input (1), as for a dataset file
+    assert result.exit_code == 1 and "Error: file not found: nope.csv" in result.output
     assert not (tmp_path / "kb.sqlite").exists()  # refused before the database is made
+    folder = _invoke(f"sqlite:///{tmp_path / 'kb.sqlite'}", "import", "metafeatures", ".")
+    assert folder.exit_code == 1 and "Error: . is a folder; give a file" in folder.output
+    assert not (tmp_path / "kb.sqlite").exists()
 
 
 def test_a_rejected_import_names_the_option_and_python_the_parameter(tmp_path):

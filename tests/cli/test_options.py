@@ -103,6 +103,23 @@ def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypat
     assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
 
 
+def test_db_check_and_export_on_a_fresh_install_read_the_builtin_kb(tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.setenv("METAREC_HOME", str(tmp_path / "fresh-home"))
+    checked = _run("db", "check", "--format", "json")
+    assert checked.exit_code == 0, checked.output
+    assert "does not exist yet; this is the built-in KB" in checked.stderr
+    rows = {r["check"]: r for r in json.loads(checked.stdout)["results"]}
+    assert {r["status"] for r in rows.values()} == {"ok"}
+    exported = _run("db", "export", str(tmp_path / "out"), "--file-format", "csv")
+    assert exported.exit_code == 0, exported.output
+    assert "does not exist yet; this is the built-in KB" in exported.stderr
+    datasets = pd.read_csv(tmp_path / "out" / "datasets.csv")
+    assert len(datasets) == 242 and rows["rows: datasets"]["detail"] == "242"
+    assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
+
+
 def test_db_info_of_an_own_kb_with_runs(real_kb, monkeypatch, tmp_path):
     import shutil
 

@@ -152,3 +152,17 @@ def test_a_split_no_class_allows_says_why_in_the_data_s_words():
     with pytest.raises(InvalidInputError, match="cv5 cannot split these data") as e:
         list(cv5.split(np.zeros((10, 1)), gaps))
     assert "every class" not in str(e.value)  # a missing label is not a class of 3 rows
+
+
+def test_a_holdout_no_class_allows_says_why_in_the_datas_words():
+    holdout = get_protocol("holdout", random_state=0)
+    many = (np.arange(40) / 3).round(2).astype(str)  # a continuous target taken for labels
+    with pytest.raises(
+        InvalidInputError,
+        match=r"on 40 objects: 40 of the 40 classes have a single row, .*continuous target",
+    ):
+        list(holdout.split(np.zeros((40, 1)), many))
+    one_alone = np.array(["a"] * 10 + ["b"] * 10 + ["c"])
+    with pytest.raises(InvalidInputError, match=r"1 of the 3 classes have a single row") as e:
+        list(holdout.split(np.zeros((21, 1)), one_alone))
+    assert "continuous" not in str(e.value)

@@ -485,6 +485,8 @@ def test_a_ranking_never_mixes_tasks():
     mixed = FrameKB(runs, meta, tasks={"R1": "regression", "R2": "regression", "D1": "binary"})
     classification = PerformanceMatrix.from_kb(mixed, task="classification")
     alone = PerformanceMatrix.from_kb(plain)
+    with pytest.raises(InvalidInputError, match="pass task='classification' or task='regr"):
+        PerformanceMatrix.from_kb(mixed)  # both tasks: which one is not guessed
     assert classification.datasets.tolist() == alone.datasets.tolist() == ["D1", "D2", "D3"]
     assert classification.algorithms.tolist() == ["A", "B", "C"]
     np.testing.assert_array_equal(classification.accuracy, alone.accuracy)
