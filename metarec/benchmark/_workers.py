@@ -163,7 +163,9 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
             X, y, splits = data[spec.dataset]
             spec = replace(spec, X=X, y=y)
             for index in range(start, len(splits)):
-                send(("start", index))
+                # the worker's own clock (perf_counter is the system's monotonic clock, the
+                # same in every process): the parent may read this message late
+                send(("start", index, time.perf_counter()))
                 train, test = splits[index]
                 send(("fold", _folds.evaluate_fold(spec, index, train, test)))
             send(("done",))
@@ -475,7 +477,8 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
             for message in found:
                 kind = message[0]
                 if kind == "start":
-                    worker.fold, worker.fold_started = message[1], time.perf_counter()
+                    worker.fold = message[1]
+                    worker.fold_started = min(message[2], time.perf_counter())
                     if worker.task.started is None:
                         worker.task.started = worker.fold_started
                 elif kind == "fold":

@@ -57,6 +57,13 @@ __all__ = [
 
 #: Most datasets the prior's all-datasets means are taken over (see "Planner evidence").
 PRIOR_ROWS = 2000
+#: Datasets an algorithm must have been compared on (run beside another algorithm) for the
+#: model's predictions of it to place it: with fewer, it is never the answer and comes after
+#: the others in the model's order (basis "few datasets").  One comparison won would
+#: otherwise make an algorithm the answer on every dataset.  A knowledge base whose
+#: algorithms all have fewer asks only for the most any of them has.
+MIN_COMPARED = 5
+
 #: Folds of the cross-fitted residuals that size the expected accuracy's interval.
 CALIBRATION_FOLDS = 5
 
@@ -226,6 +233,8 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
             start = np.where(has[:, t], np.maximum(start, acc[:, t]), start)
             clock = clock + np.where(has[:, t], time[:, t], 0.0)
     horizon = float(np.max(rec.row_time_[~excluded], initial=0.0))
+    supported = well_compared(rec.present_[~excluded])
+    plannable = keep & supported if (keep & supported).any() else keep
 
     def anytime(floor: float) -> tuple[np.ndarray, list]:
         """The planner's picks on a log-time axis from ``floor``, then the model's order."""
@@ -237,7 +246,7 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
                 - np.maximum(log_time, np.log(floor)) / float(rec.n)
             )
         j = np.flatnonzero(keep)
-        model_order = j[np.lexsort((rec._ties(j), key[j]))]
+        model_order = j[np.lexsort((rec._ties(j), key[j], ~supported[j]))]
         picks, _ = plan_first(
             acc,
             time,
@@ -245,7 +254,7 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
             best,
             start,
             clock,
-            keep,
+            plannable,
             n_plan=int(rec.n_plan),
             floor=floor,
             horizon=max(horizon, 10.0 * floor),
@@ -258,10 +267,11 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
 
     order, picks = anytime(float(rec.time_floor))
     basis = np.full(rec.algorithms_.size, "model", dtype=object)
+    basis[~supported] = "few datasets"
     basis[picks] = "planner"
     exp_time = shared.expected_time  # the runtime model's, scaled to the query's size
     if rec.answer_n is not None and order.size:
-        answer = _answer(rec, exp_acc, exp_time, keep)
+        answer = _answer(rec, exp_acc, exp_time, plannable)
         order = np.concatenate([[answer], order[order != answer]])
         basis[answer] = "answer"
     run_order = None  # the ranking's own order
@@ -274,6 +284,25 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
     scores = np.full(rec.algorithms_.size, np.nan)
     scores[order] = expected_loss_along(order, acc, weights, best, start)
     return order, scores, exp_acc, exp_time, basis, run_order
+
+
+def well_compared(present: np.ndarray) -> np.ndarray:
+    """Which algorithms (columns) were compared on enough datasets (see :data:`MIN_COMPARED`).
+
+    Parameters
+    ----------
+    present : ndarray of bool, shape (n_datasets, n_algorithms)
+        Which algorithm has a result on which dataset.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_algorithms,)
+        Run beside another algorithm on at least ``min(MIN_COMPARED, the most any has)``
+        datasets.
+    """
+    present = np.asarray(present, dtype=bool)
+    compared = (present & (present.sum(axis=1) >= 2)[:, None]).sum(axis=0)
+    return compared >= min(MIN_COMPARED, int(compared.max(initial=0)))
 
 
 def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:

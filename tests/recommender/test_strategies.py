@@ -196,3 +196,30 @@ def test_learned_score_is_the_expected_loss_and_never_grows():
     assert ranking.score_name == "expected_loss"
     assert all(b <= a + 1e-12 for a, b in zip(scores, scores[1:], strict=False))
     assert scores[-1] >= 0.0
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "beside others"])
+def test_an_algorithm_compared_on_too_few_datasets_is_never_the_answer(alone):
+    """One result (alone on a dataset without metafeatures, or a win beside the others on
+    one dataset) would make the model predict it best everywhere."""
+    import pandas as pd
+
+    from tests.recommender._fakes import FrameKB
+
+    kb = random_kb(n_datasets=40, seed=3)
+    runs, meta = kb.runs(), kb.metafeatures()
+    dataset = "brand_new" if alone else str(meta["dataset"].iloc[0])
+    newcomer = pd.DataFrame(
+        {"dataset": [dataset], "algorithm": ["newcomer"], "accuracy": [1.0],
+         "fit_time": [0.01], "status": ["ok"], "n_runs": [1], "n_failed": [0]}
+    )  # fmt: skip
+    rec = Recommender(random_state=0, n_estimators=20).fit(
+        FrameKB(pd.concat([runs, newcomer], ignore_index=True), meta)
+    )
+    for i in range(1, 8):
+        ranking = rec.recommend(metafeatures=meta.iloc[i].drop("dataset").to_dict())
+        frame = ranking.to_frame().set_index("algorithm")
+        assert ranking.algorithms[0] != "newcomer"
+        assert ranking.algorithms[-1] == "newcomer"
+        assert frame.loc["newcomer", "basis"] == "few datasets"
+        assert ranking.run_order[-1] == "newcomer"
