@@ -205,7 +205,7 @@ class _AutoSearch(BaseEstimator):
             raise DataError(message.removeprefix("frame: ")) from None
 
     def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
-        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals
+        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
         from metarec.data import task_family
 
         if task_family(ds.task) != self._task:
@@ -238,19 +238,22 @@ class _AutoSearch(BaseEstimator):
             if notes is not None and renamed:
                 notes.append(renamed)
             with _Signals() as signals:
-                result = search(
-                    ds,
-                    kb,
-                    settings,
-                    deadline=deadline,
-                    start=start,
-                    portfolio=portfolio,
-                    check=signals.check,
-                    progress=progress,
-                    name=name,
-                    pool=pool,
-                    critical=signals.critical,
-                )
+                try:
+                    result = search(
+                        ds,
+                        kb,
+                        settings,
+                        deadline=deadline,
+                        start=start,
+                        portfolio=portfolio,
+                        check=signals.check,
+                        progress=progress,
+                        name=name,
+                        pool=pool,
+                        critical=signals.critical,
+                    )
+                except _Stop as stop:  # before any fold ran (metafeatures, the recommender)
+                    raise BenchmarkInterrupted(stop.signum, 0) from None
         self._set_fitted(result, ds)
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)

@@ -217,3 +217,20 @@ def test_an_interruption_before_any_model_says_none_was_written(tmp_path, monkey
     assert result.exit_code == 130, result.output
     assert f"no model written to {model}: interrupted before anything finished" in result.output
     assert not model.exists()
+
+
+def test_a_signal_while_the_metafeatures_are_computed_is_an_interruption(tmp_path, monkeypatch):
+    import metarec.automl._search as search_module
+    from metarec.benchmark._signals import _Stop
+
+    def signalled(*args, **kwargs):  # what the SIGINT handler raises at that moment
+        raise _Stop(signal.SIGINT)
+
+    monkeypatch.setattr(search_module, "_metafeatures", signalled)
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    model = tmp_path / "model.joblib"
+    result = _run("--db", url, "run", _data(tmp_path / "toy.csv"), "--target", "label",
+                  "--output", model)  # fmt: skip
+    assert result.exit_code == 130, result.output
+    assert "Traceback" not in result.output and "_Stop" not in result.output
+    assert f"no model written to {model}" in result.output
