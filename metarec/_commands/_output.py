@@ -291,6 +291,22 @@ def emit(
         prints them).
     """
     frame = _to_frame(data)
+    try:
+        _print(frame, fmt, title, json_extra)
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _reader_gone() -> None:
+    """The reader of standard output went away (`| head`): it had what it wanted.  What is
+    left of the output goes nowhere, and the command ends as it would, exit code and notes on
+    standard error included (rich and click would exit with 1 at once)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _print(frame, fmt: str, title: str | None, json_extra) -> None:
     if fmt == "json":
         records = _jsonable(frame)
         document = {"results": records, **_jsonable(dict(json_extra or {}))}
@@ -300,6 +316,10 @@ def emit(
     elif fmt == "table":
         from rich.console import Console
         from rich.table import Table
+
+        class _Console(Console):
+            def on_broken_pipe(self) -> None:
+                _reader_gone()
 
         table = Table(title=title, show_edge=False, header_style="bold")
         headers, rows, numeric = table_cells(frame)
@@ -319,7 +339,7 @@ def emit(
         # in a pipe or a file, do not cut names to an assumed 80-column terminal; cells are
         # plain text: no markup (a name like "svc[rbf]" stays whole), no highlighting
         width = None if sys.stdout.isatty() else 200
-        console = Console(soft_wrap=True, width=width, markup=False, highlight=False, emoji=False)
+        console = _Console(soft_wrap=True, width=width, markup=False, highlight=False, emoji=False)
         console.print(table)
     else:  # pragma: no cover - click.Choice prevents it
         raise click.BadParameter(f"unknown format {fmt!r}")

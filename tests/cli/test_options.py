@@ -326,3 +326,22 @@ def test_a_narrow_terminal_wraps_text_and_never_cuts_names_or_numbers(monkeypatc
     assert any(line.startswith(" logistic_regression ") for line in lines)
     assert all(v in out for v in ("0.912", "0.876", "0.910", "0.877", "skipped"))
     assert sum("│" in line for line in lines) >= 4  # the message took several lines
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_a_reader_that_goes_away_ends_the_output_not_the_command(fmt):
+    """`metarec ... | head`: what is left of the output goes nowhere; exit code 0 and the
+    notes on standard error are kept (rich and click would exit with 1 at once)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "metarec", "recommend", "sklearn:iris", "--format", fmt],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    process.stdout.close()  # gone before the first line is written
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "Ranked by the learned performance model" in err
