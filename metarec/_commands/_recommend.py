@@ -116,9 +116,14 @@ R2_COLUMNS = {
 }
 
 
-def task_columns(frame, task: str):
-    """``frame`` with accuracy columns named for what they hold under ``task``."""
-    return frame.rename(columns=R2_COLUMNS) if task == "regression" else frame
+def task_columns(frame, task: str, metric: str = "accuracy"):
+    """``frame`` with the expected success rate's columns named for what they hold: R² for
+    regression's ``accuracy`` (R² clipped at 0), else the metric ranked by."""
+    if task == "regression" and metric == "accuracy":
+        return frame.rename(columns=R2_COLUMNS)
+    if metric == "accuracy":
+        return frame
+    return frame.rename(columns={c: c.replace("accuracy", str(metric)) for c in R2_COLUMNS})
 
 
 def _note_forced_classes(y) -> None:
@@ -265,7 +270,7 @@ def recommend(
             _note_forced_classes(dataset.y)
         y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
         ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
-    frame = task_columns(_with_library(ranking.to_frame(), kb), family)
+    frame = task_columns(_with_library(ranking.to_frame(), kb), family, ranking.metric)
     not_installed = _not_installed(frame["algorithm"])
     neighbours = ranking.neighbours_frame()
     title = f"Algorithms to try on {dataset.name} ({ranking.method}, {len(neighbours)} neighbours)"
@@ -346,7 +351,7 @@ def rank(ctx, dataset, all_, method, n, metric, task, fmt):
         model = _recommender(kb, None, n, metric, method, task=task)
         ranking = model.rank(dataset)
     scope = f"dataset {dataset}" if dataset else f"all {len(ranking.neighbours)} datasets"
-    frame = task_columns(ranking.to_frame(), task)
+    frame = task_columns(ranking.to_frame(), task, ranking.metric)
     if dataset:  # the stored results themselves: no interval around them
         frame = frame.drop(columns=[c for c in frame.columns if c.endswith(("_low", "_high"))])
     emit(

@@ -511,4 +511,14 @@ class Recommender(BaseEstimator):
                 "y looks continuous but this Recommender ranks classifiers; use "
                 "Recommender(task='regression'), or give y as class labels (strings)"
             )
-        return extract(X, y, task="binary" if present.nunique() <= 2 else "multiclass")
+        counts = present.astype(str).value_counts()
+        if counts.size < 2:
+            what = f"a single class ({counts.index[0]!r})" if counts.size else "no labels"
+            raise InvalidInputError(f"y has {what}; nothing to learn")
+        if counts.max() < 2:
+            raise InvalidInputError(
+                f"every class of y has a single row ({counts.size} classes for "
+                f"{len(present)} rows): no algorithm learns a label it saw once; if y is a "
+                "quantity, use Recommender(task='regression'), if an identifier, another target"
+            )
+        return extract(X, y, task="binary" if counts.size <= 2 else "multiclass")

@@ -15,6 +15,12 @@ from metarec.exceptions import InvalidInputError
 __all__ = ["RankedAlgorithm", "Neighbour", "Ranking"]
 
 
+def metric_label(metric: str, task: str | None) -> str:
+    """What a ranking's success rate is called in words: ``"R²"`` for regression's
+    ``accuracy`` (R² clipped at 0), else the metric's own name."""
+    return "R²" if task == "regression" and metric == "accuracy" else str(metric)
+
+
 @dataclass(frozen=True)
 class RankedAlgorithm:
     """One algorithm of a ranking.
@@ -249,7 +255,7 @@ class Ranking:
             if not math.isnan(top.score)
             else "no dataset (no evidence)"
         )
-        score = "R²" if self.task == "regression" else "accuracy"
+        score = metric_label(self.metric, self.task)
         if self.budget is not None:
             expected = " and the performance model's" if self.method == "learned" else ""
             text = (

@@ -56,10 +56,17 @@ def test_metric_and_strategy_reach_recommend_rank_and_evaluate(real_kb):
     first = [r["algorithm"] for r in by_accuracy["results"]]
     assert [r["algorithm"] for r in by_reverse["results"]] == first[::-1]
     assert by_reverse["metric"] == "reverse"
+    # the expected success rate is named for the metric ranked by, in columns and words
+    assert {"expected_reverse", "expected_reverse_low"} <= set(by_reverse["results"][0])
+    assert "expected_accuracy" not in by_reverse["results"][0]
     doc = _json(_run("--db", url, "recommend", files["tiny"], "--target", "label",
                      "--strategy", "ar*", "--metric", "reverse", "--format", "json"))  # fmt: skip
     assert doc["params"]["strategy"] == "ar*" and doc["params"]["metric"] == "reverse"
     assert doc["method"] == "ar*"
+    assert "expected_reverse" in doc["results"][0]
+    learned = _json(_run("--db", url, "recommend", files["tiny"], "--target", "label",
+                         "--metric", "reverse", "--format", "json"))  # fmt: skip
+    assert "predicted reverse " in learned["explanation"]
     evaluated = _json(_run("--db", url, "evaluate", "--method", "a3r", "--strategy", "ar",
                            "--metric", "reverse", "--seed", "3", "--random", "2",
                            "--format", "json"))  # fmt: skip

@@ -391,6 +391,10 @@ def test_recommend_from_X_y_uses_extracted_metafeatures():
     )
     with pytest.raises(InvalidInputError):
         rec.recommend(X)
+    with pytest.raises(InvalidInputError, match=r"y has a single class \('1'\); nothing to"):
+        rec.recommend(X, np.ones(60, dtype=int))
+    with pytest.raises(InvalidInputError, match=r"every class of y has a single row \(60 clas"):
+        rec.recommend(X, [f"row{i}" for i in range(60)])
 
 
 def test_per_run_rows_are_aggregated():
@@ -515,7 +519,7 @@ def test_recommend_checks_the_target_against_the_task():
     with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
         model.recommend(X, X["x"].astype(int) * 7)
     assert len(model.recommend(X, (X["x"] % 3).astype(int))) > 0
-    assert len(model.recommend(X, (X["x"].astype(int) * 7).astype(str))) > 0
+    assert len(model.recommend(X, (X["x"].astype(int) // 2 * 7).astype(str))) > 0
 
 
 def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
