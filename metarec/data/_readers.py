@@ -112,6 +112,10 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         # a spreadsheet's "CSV" in a locale whose decimal mark is the comma: ";" separates
         kwargs.update(_semicolon_dialect(path))
         header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
+    elif sep == "," and header.shape[1] == 1 and "\t" in str(header.iloc[0, 0]):
+        # a tab-separated file named .csv (as many tools export it): tabs separate
+        kwargs["sep"] = "\t"
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
     check_unique_columns(header.iloc[0].tolist() if len(header) else [], str(path))
     trailing = trailing_separator(path, header.shape[1], **kwargs)
     if isinstance(trailing, str):

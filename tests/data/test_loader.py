@@ -399,6 +399,14 @@ def test_a_semicolon_csv_with_decimal_commas_is_read(tmp_path):
     assert load_dataset(dots).X["a"].tolist() == [1.5, 2.5, 3.5, 4.0]
 
 
+def test_a_tab_separated_file_named_csv_is_read(tmp_path):
+    path = tmp_path / "tabs.csv"
+    path.write_text("a\tb\tlabel\n1.5\t2\tx\n2.5\t3\ty\n3.5\t1\tx\n4.0\t2\ty\n")
+    ds = load_dataset(path)
+    assert ds.numeric_columns == ("a", "b") and ds.target == "label"
+    assert ds.X["a"].tolist() == [1.5, 2.5, 3.5, 4.0] and ds.y.tolist() == ["x", "y", "x", "y"]
+
+
 ARFF = """@relation r
 @attribute x numeric
 @attribute seen date "yyyy-MM-dd"
