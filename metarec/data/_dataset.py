@@ -210,7 +210,10 @@ def prepare_frame(
         X = X.loc[keep].reset_index(drop=True)
         y = y.loc[keep].reset_index(drop=True)
     y = y.rename(target_name)
+    given = task
     task = "regression" if task == "regression" else infer_task(y.astype(str) if as_classes else y)
+    if given is None and not as_classes and task != "regression" and is_numeric_column(y):
+        _note_many_whole_numbers(y, target_name, where)
     if task == "regression" and y.nunique() == 1:
         raise DataError(f"{where}: target column {target_name!r} is constant; nothing to learn")
     if task == "regression" and y.nunique() < 3:
@@ -365,6 +368,27 @@ def _check_stray_text(y: pd.Series, target_name: str, where: str) -> None:
         + ": a regression target is numbers throughout; fix or empty those cells, or give "
         "--task classification to take every value as a class label"
     )
+
+
+def _note_many_whole_numbers(y, target_name: str, where: str) -> None:
+    """Warn when many distinct whole numbers are taken as classes (they were few against the
+    rows, so the task rule says classification): counts and delays look like that too."""
+    import warnings
+
+    from metarec.data._types import REGRESSION_MIN_DISTINCT
+    from metarec.exceptions import MetarecWarning
+
+    values = y.dropna().to_numpy(dtype="float64")
+    n_distinct = np.unique(values).size
+    if n_distinct > REGRESSION_MIN_DISTINCT:
+        warnings.warn(
+            f"{where}: target {target_name!r} holds {n_distinct} distinct whole numbers "
+            f"({values.min():g} to {values.max():g}), taken as {n_distinct} classes (they are "
+            "few against the rows); if they are quantities, ask for a regression "
+            "(--task regression, or task='regression')",
+            MetarecWarning,
+            stacklevel=3,
+        )
 
 
 def load_dataset(

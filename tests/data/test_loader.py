@@ -476,3 +476,22 @@ def test_a_numeric_target_with_a_stray_text_cell_is_named_not_taken_for_classes(
     assert load_dataset(frame, target="y", task="classification").task == "multiclass"
     words = frame.assign(y=[f"w{i % 5}" for i in range(40)])
     assert load_dataset(words, target="y").task == "multiclass"
+
+
+def test_many_distinct_whole_numbers_taken_as_classes_get_a_warning():
+    import warnings
+
+    from metarec.exceptions import MetarecWarning
+
+    rng = np.random.default_rng(0)
+    delays = rng.integers(-20, 10, size=1000)  # 30 values, 3 % of the rows: classes by the rule
+    frame = pd.DataFrame({"x": rng.normal(size=1000), "delay": delays})
+    with pytest.warns(
+        MetarecWarning, match=r"'delay' holds 30 distinct whole numbers \(-20 to 9\)"
+    ):
+        ds = load_dataset(frame, target="delay")
+    assert ds.task == "multiclass"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # asked for: no warning
+        load_dataset(frame, target="delay", task="classification")
+        load_dataset(frame.assign(delay=delays % 5), target="delay")  # 5 codes: labels
