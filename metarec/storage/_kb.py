@@ -491,7 +491,8 @@ class KnowledgeBase:
         ------
         ImportRejectedError
             No ``name`` column, an unknown column, an empty name, a repeated name, an
-            unknown task or a size that is not a whole number >= 0; nothing was stored.
+            unknown task, a size that is not a whole number >= 0, or a dataset with runs
+            turned from classification into regression or back; nothing was stored.
         """
         return self._import_records("datasets", path_or_frame, DATASET_COLUMNS)
 
@@ -545,6 +546,8 @@ class KnowledgeBase:
             raise ImportRejectedError(f"{where}, {line}: {message}")
         frame = frame.assign(name=frame["name"].astype(str).str.strip())
         before = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
+        if table == "datasets" and "task" in frame.columns:
+            self._refuse_task_family_changes(frame, before, where)
         self._upsert_many(table, frame, columns)
         after = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
         names = list(frame["name"])
@@ -559,6 +562,30 @@ class KnowledgeBase:
             added=added, present=same, rejected=0, updated=len(kept) - same, source=where,
             notes=tuple(reader.notes),
         )  # fmt: skip
+
+    def _refuse_task_family_changes(self, frame, before, where: str) -> None:
+        """A stored dataset with runs keeps its kind of task: its runs were measured as
+        classification (or as regression), and relabelling the dataset would rank them as the
+        other (an accuracy read as an R²)."""
+
+        def regression(tasks):
+            return tasks.astype("string").eq("regression").fillna(False)
+
+        new = frame.loc[frame["task"].notna(), ["name", "task"]].set_index("name")["task"]
+        old = before["task"].reindex(new.index)
+        changed = new.index[
+            old.notna().to_numpy() & (regression(new) != regression(old)).to_numpy()
+        ]
+        if len(changed) == 0:
+            return
+        with_runs = set(self.runs(datasets=list(changed))["dataset"].astype(str))
+        for name in changed:
+            if name in with_runs:
+                raise ImportRejectedError(
+                    f"{where}: dataset {name!r} is stored as {old[name]} with runs; it cannot "
+                    f"become {new[name]} (its runs were measured for the other kind of task); "
+                    "nothing was stored"
+                )
 
     def import_metafeatures(
         self,

@@ -338,6 +338,35 @@ def test_a_bad_datasets_file_is_refused_whole(kb, tmp_path, rows, message):
     assert list(kb.datasets()["name"]) == ["keep"]
 
 
+def test_a_dataset_with_runs_keeps_its_kind_of_task(kb):
+    kb.add_dataset("iris", task="multiclass")
+    kb.add_dataset("fresh", task="binary")  # no runs: its task may change
+    kb.import_runs(
+        pd.DataFrame(
+            {
+                "dataset": ["iris"] * 2,
+                "algorithm": ["knn"] * 2,
+                "fold": [0, 1],
+                "accuracy": [0.9, 0.95],
+                "fit_time": [0.1, 0.1],
+            }
+        )  # fmt: skip
+    )
+    before = kb.datasets()
+    bad = pd.DataFrame({"name": ["fresh", "iris"], "task": ["regression", "regression"]})
+    with pytest.raises(ImportRejectedError, match="'iris' is stored as multiclass with runs"):
+        kb.import_datasets(bad)
+    pd.testing.assert_frame_equal(kb.datasets(), before)  # nothing stored, fresh included
+    report = kb.import_datasets(
+        pd.DataFrame({"name": ["iris", "fresh"], "task": ["binary", "regression"]})
+    )
+    assert report.updated == 2  # within classification, and a dataset without runs
+    assert dict(zip(kb.datasets()["name"], kb.datasets()["task"], strict=True)) == {
+        "fresh": "regression",
+        "iris": "binary",
+    }
+
+
 def test_empty_database_reads_as_empty_frames(kb):
     assert kb.runs().empty and kb.runs(aggregate=False).empty
     assert kb.metafeatures().empty and kb.datasets().empty and kb.algorithms().empty
