@@ -196,7 +196,8 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
     """How a table shows a column, chosen by its name (JSON and CSV keep full precision).
 
     ``*time`` -> seconds with a unit (2 significant digits); ``*accuracy*`` -> percent with one
-    decimal; ``r2`` and ``expected_r2*`` -> three decimals; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
+    decimal; ``r2``, ``expected_r2*`` and the other ``expected_*`` success rates -> three
+    decimals; ``expected_loss`` -> accuracy points; distances, weights, scores -> 3
     significant digits.  Other columns keep the generic format.
     """
     lowered = name.lower()
@@ -209,6 +210,8 @@ def _cell_formatter(name: str) -> Callable[[Any], str] | None:
         return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.3f}"
     if lowered == "expected_loss":  # already in accuracy points
         return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.1f} pts"
+    if lowered.startswith("expected_"):  # another success rate ranked by (roc_auc, tau...)
+        return lambda v: "-" if _as_float(v) is None else f"{_as_float(v):.3f}"
     if any(word in lowered for word in ("distance", "weight", "score")):
         return lambda v: "-" if _as_float(v) is None else _significant(_as_float(v), 3)
     return None

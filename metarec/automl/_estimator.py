@@ -197,7 +197,10 @@ class _AutoSearch(BaseEstimator):
         numeric = is_numeric_column(frame[target])
         task = "regression" if self._task == "regression" and numeric else None
         try:
-            return load_dataset(frame, target=target, task=task)
+            with warnings.catch_warnings():
+                if self._task == "classification":  # chosen: many whole numbers are classes
+                    warnings.filterwarnings("ignore", "frame: target .* distinct whole numbers")
+                return load_dataset(frame, target=target, task=task)
         except DataError as exc:  # about the data as given: y, not the frame built from it
             if target != TARGET:
                 raise

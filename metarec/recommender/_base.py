@@ -41,6 +41,7 @@ from metarec._duration import parse_duration
 from metarec._names import check_names, unknown_name
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError, UnknownNameError
+from metarec.recommender._matrix import well_compared
 from metarec.recommender._neighbours import (
     DISTANCES,
     MetafeatureScaler,
@@ -244,7 +245,8 @@ class BaseRanker(BaseEstimator):
 
         if not isinstance(matrix, PerformanceMatrix):
             raise InvalidInputError(
-                f"fit takes a PerformanceMatrix (PerformanceMatrix.from_kb(kb)); "
+                f"fit takes a PerformanceMatrix (PerformanceMatrix.from_kb(kb, "
+                f"task='classification')); "
                 f"got {type(matrix).__name__}"
             )
         self._validate_params()
@@ -477,7 +479,10 @@ class BaseRanker(BaseEstimator):
         score_name = self._score_name(bool(tried))
         plan: tuple = ()
         if budget is not None:
-            order, plan = budget_plan(self, idx, w, order, exp_time, tried, float(budget))
+            # an algorithm compared on too few datasets is not planned while others remain
+            supported = well_compared(self.present_[~excluded])[order]
+            candidates = order[supported] if supported.any() else order
+            order, plan = budget_plan(self, idx, w, candidates, exp_time, tried, float(budget))
             basis = np.full(self.algorithms_.size, "budget plan", dtype=object)
             scores = np.full(self.algorithms_.size, np.nan)
             scores[order] = [loss for _, loss in plan]

@@ -43,6 +43,7 @@ import numpy as np
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import SR_FLOOR, TIME_FLOOR, BaseRanker
+from metarec.recommender._matrix import well_compared
 from metarec.recommender._scoring import pairwise_log_score
 
 __all__ = [
@@ -57,13 +58,6 @@ __all__ = [
 
 #: Most datasets the prior's all-datasets means are taken over (see "Planner evidence").
 PRIOR_ROWS = 2000
-#: Datasets an algorithm must have been compared on (run beside another algorithm) for the
-#: model's predictions of it to place it: with fewer, it is never the answer and comes after
-#: the others in the model's order (basis "few datasets").  One comparison won would
-#: otherwise make an algorithm the answer on every dataset.  A knowledge base whose
-#: algorithms all have fewer asks only for the most any of them has.
-MIN_COMPARED = 5
-
 #: Folds of the cross-fitted residuals that size the expected accuracy's interval.
 CALIBRATION_FOLDS = 5
 
@@ -284,25 +278,6 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
     scores = np.full(rec.algorithms_.size, np.nan)
     scores[order] = expected_loss_along(order, acc, weights, best, start)
     return order, scores, exp_acc, exp_time, basis, run_order
-
-
-def well_compared(present: np.ndarray) -> np.ndarray:
-    """Which algorithms (columns) were compared on enough datasets (see :data:`MIN_COMPARED`).
-
-    Parameters
-    ----------
-    present : ndarray of bool, shape (n_datasets, n_algorithms)
-        Which algorithm has a result on which dataset.
-
-    Returns
-    -------
-    ndarray of bool, shape (n_algorithms,)
-        Run beside another algorithm on at least ``min(MIN_COMPARED, the most any has)``
-        datasets.
-    """
-    present = np.asarray(present, dtype=bool)
-    compared = (present & (present.sum(axis=1) >= 2)[:, None]).sum(axis=0)
-    return compared >= min(MIN_COMPARED, int(compared.max(initial=0)))
 
 
 def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:

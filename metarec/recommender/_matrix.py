@@ -24,7 +24,7 @@ from metarec._names import check_names
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._results import aggregate_run_rows, failure_baseline
 
-__all__ = ["PerformanceMatrix", "datasets_of_task"]
+__all__ = ["PerformanceMatrix", "datasets_of_task", "well_compared", "MIN_COMPARED"]
 
 
 def datasets_of_task(datasets, task: str) -> set[str]:
@@ -50,6 +50,33 @@ def datasets_of_task(datasets, task: str) -> set[str]:
     is_regression = datasets["task"].eq("regression").fillna(False).to_numpy(bool)
     chosen = is_regression if wanted == "regression" else ~is_regression
     return set(datasets.loc[chosen, "name"].astype(str))
+
+
+#: Datasets an algorithm must have been compared on (run beside another algorithm) for the
+#: model's predictions of it to place it: with fewer, it is never the answer, nor in a
+#: budget plan, and comes after the others in the model's order (basis "few datasets").  One comparison won would
+#: otherwise make an algorithm the answer on every dataset.  A knowledge base whose
+#: algorithms all have fewer asks only for the most any of them has.
+MIN_COMPARED = 5
+
+
+def well_compared(present: np.ndarray) -> np.ndarray:
+    """Which algorithms (columns) were compared on enough datasets (see :data:`MIN_COMPARED`).
+
+    Parameters
+    ----------
+    present : ndarray of bool, shape (n_datasets, n_algorithms)
+        Which algorithm has a result on which dataset.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_algorithms,)
+        Run beside another algorithm on at least ``min(MIN_COMPARED, the most any has)``
+        datasets.
+    """
+    present = np.asarray(present, dtype=bool)
+    compared = (present & (present.sum(axis=1) >= 2)[:, None]).sum(axis=0)
+    return compared >= min(MIN_COMPARED, int(compared.max(initial=0)))
 
 
 _COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")

@@ -116,7 +116,8 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     ----------
     frame : DataFrame
         :meth:`Ranking.to_frame` output: ``algorithm``, ``rank``, ``expected_accuracy`` (a
-        fraction) and ``expected_time`` (seconds).
+        fraction; or the column of another success rate, ``expected_r2``,
+        ``expected_roc_auc``..., as the commands name it) and ``expected_time`` (seconds).
     path : str or Path, optional
         Save the figure there (PNG, SVG or PDF by extension).
     ax : matplotlib Axes, optional
@@ -134,15 +135,26 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     if new:
         fig.subplots_adjust(left=0.08, right=0.74, top=0.9, bottom=0.11)
     frame = frame.sort_values("rank")
-    accuracy = 100 * frame["expected_accuracy"].to_numpy(dtype=float)
+    success = next(
+        (
+            c
+            for c in frame.columns
+            if str(c).startswith("expected_")
+            and str(c) not in ("expected_time", "expected_loss")
+            and not str(c).startswith("expected_time")
+            and not str(c).endswith(("_low", "_high"))
+        ),
+        "expected_accuracy",
+    )
+    accuracy = 100 * frame[success].to_numpy(dtype=float)
     time = frame["expected_time"].to_numpy(dtype=float)
     time = np.where(time > 0, time, np.nan)
     ranks = frame["rank"].to_numpy()
     names = frame["algorithm"].astype(str).to_numpy()
     top = ranks <= 3
-    if {"expected_accuracy_low", "expected_accuracy_high"} <= set(frame.columns):
-        low = 100 * frame["expected_accuracy_low"].to_numpy(dtype=float)
-        high = 100 * frame["expected_accuracy_high"].to_numpy(dtype=float)
+    if {f"{success}_low", f"{success}_high"} <= set(frame.columns):
+        low = 100 * frame[f"{success}_low"].to_numpy(dtype=float)
+        high = 100 * frame[f"{success}_high"].to_numpy(dtype=float)
         ax.vlines(time, low, high, color="0.75", linewidth=1, zorder=1, label="80 % interval")
     front = pareto_front(accuracy, time)
     order = np.argsort(time[front])
@@ -182,7 +194,8 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     )
     _seconds_axis(ax, time)
     ax.set_xlabel("expected training time (s, log scale)")
-    ax.set_ylabel("expected accuracy (%)")
+    what = success.removeprefix("expected_")
+    ax.set_ylabel(f"expected {'R²' if what == 'r2' else what.replace('_', ' ')} (%)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(frameon=False, fontsize="small", loc="lower right")
     if title:

@@ -304,3 +304,14 @@ def test_a_named_y_is_the_same_content_as_the_file_with_that_target(tmp_path):
     assert auto._dataset(table.drop(columns="label"), y).fingerprint != from_file.fingerprint
     clash = auto._dataset(table.drop(columns="label"), table["label"].rename("a"))
     assert clash.target == "__metarec_target__"
+
+
+def test_a_classifier_takes_many_whole_numbers_as_classes_without_a_note():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=2000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the estimator was chosen: no advice to regress
+        ds = AutoClassifier(budget=5, kb=None)._dataset(X, rng.integers(0, 26, 2000))
+    assert ds.task == "multiclass" and ds.y.nunique() == 26

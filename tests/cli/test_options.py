@@ -200,6 +200,8 @@ def test_table_formats_by_column_name_and_shows_intervals():
     assert _significant(1234.5, 3) == "1234"
     assert _cell_formatter("time_ratio") is None  # a ratio of times has no unit
     assert _cell_formatter("time_s") is format_seconds
+    assert _cell_formatter("expected_roc_auc")(0.98051) == "0.981"  # another success rate
+    assert _cell_formatter("expected_loss")(1.04) == "1.0 pts"
     frame = pd.DataFrame(
         {
             "algorithm": ["svc[rbf]"],  # brackets are text, not markup

@@ -47,3 +47,24 @@ def test_plot_marks_order_front_and_spread(tmp_path):
     narrow.canvas.draw()
     labels = {t.get_text() for t in narrow.axes[0].xaxis.get_minorticklabels() if t.get_text()}
     assert labels and labels <= {"0.002", "0.005", "0.02", "0.05", "0.0002", "0.0005"}
+
+
+def test_plot_reads_the_success_rate_the_commands_name(tmp_path):
+    """``recommend -o`` draws the table as shown: ``expected_r2`` for regression,
+    ``expected_roc_auc`` with ``--metric roc_auc``."""
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["a", "b"],
+            "rank": [1, 2],
+            "expected_r2": [0.40, 0.30],
+            "expected_r2_low": [0.2, 0.1],
+            "expected_r2_high": [0.6, 0.5],
+            "expected_time": [1.0, 0.1],
+        }
+    )
+    ax = plot_recommendation(frame, path=tmp_path / "r2.png").axes[0]
+    assert ax.get_ylabel() == "expected R² (%)"
+    assert sorted(ax.get_lines()[0].get_ydata()) == [30.0, 40.0]
+    auc = frame.rename(columns=lambda c: c.replace("r2", "roc_auc"))
+    ax = plot_recommendation(auc, path=tmp_path / "auc.png").axes[0]
+    assert ax.get_ylabel() == "expected roc auc (%)"

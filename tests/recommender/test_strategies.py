@@ -223,3 +223,5 @@ def test_an_algorithm_compared_on_too_few_datasets_is_never_the_answer(alone):
         assert ranking.algorithms[-1] == "newcomer"
         assert frame.loc["newcomer", "basis"] == "few datasets"
         assert ranking.run_order[-1] == "newcomer"
+        planned = rec.recommend(metafeatures=meta.iloc[i].drop("dataset").to_dict(), budget=100.0)
+        assert "newcomer" not in planned.algorithms and len(planned.algorithms) > 0
