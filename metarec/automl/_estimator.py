@@ -208,7 +208,7 @@ class _AutoSearch(BaseEstimator):
             raise DataError(message.removeprefix("frame: ")) from None
 
     def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
-        from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
+        from metarec.benchmark._signals import BenchmarkInterrupted, Signals, Stop
         from metarec.data import task_family
 
         if task_family(ds.task) != self._task:
@@ -240,7 +240,7 @@ class _AutoSearch(BaseEstimator):
                 )
             if notes is not None and renamed:
                 notes.append(renamed)
-            with _Signals() as signals:
+            with Signals() as signals:
                 try:
                     result = search(
                         ds,
@@ -255,7 +255,7 @@ class _AutoSearch(BaseEstimator):
                         pool=pool,
                         critical=signals.critical,
                     )
-                except _Stop as stop:  # before any fold ran (metafeatures, the recommender)
+                except Stop as stop:  # before any fold ran (metafeatures, the recommender)
                     raise BenchmarkInterrupted(stop.signum, 0) from None
         self._set_fitted(result, ds)
         if result.interrupted is not None:

@@ -301,7 +301,7 @@ def search(
         closes it); by default one is started here and closed at the end.
     critical : callable, optional
         ``critical()`` is a context manager that defers a stopping signal to its end
-        (:class:`metarec.benchmark._signals._Signals`'s): recording a finished job runs
+        (:class:`metarec.benchmark._signals.Signals`'s): recording a finished job runs
         inside one, so a signal never leaves a job half recorded.
 
     Returns
@@ -678,9 +678,9 @@ class _Loop:
         try:
             pool.run([], on_job=self.on_job, check=check, more=self.next_task)
         except BaseException as stop:
-            from metarec.benchmark._signals import _Stop
+            from metarec.benchmark._signals import Stop
 
-            if not isinstance(stop, (_Stop, KeyboardInterrupt)):
+            if not isinstance(stop, (Stop, KeyboardInterrupt)):
                 raise
             import signal
 
@@ -716,7 +716,7 @@ def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
 
 def check_dataset(ds, settings: RunSettings) -> None:
     """Refuse, before any work, a dataset a search cannot use (one line naming the problem)."""
-    from metarec.benchmark._runner import PROTOCOLS, _unsplittable
+    from metarec.benchmark._runner import PROTOCOLS, unsplittable
 
     if settings.protocol not in PROTOCOLS:
         raise BenchmarkError(
@@ -733,6 +733,6 @@ def check_dataset(ds, settings: RunSettings) -> None:
     labels, codes = _codes(ds)
     if labels is not None and len(np.unique(codes)) < 2:
         raise BenchmarkError(f"dataset {ds.name!r} has a single class in {ds.target!r}")
-    problem = _unsplittable(ds.X, codes, settings.protocol, settings.random_state)
+    problem = unsplittable(ds.X, codes, settings.protocol, settings.random_state)
     if problem is not None:
         raise BenchmarkError(f"dataset {ds.name!r}: {problem}")

@@ -80,11 +80,11 @@ def store_folds(kb, name, ds, codes, n_classes, state, settings, metafeatures) -
     from metarec.benchmark import default_portfolio
     from metarec.benchmark._runner import (
         SOURCE,
-        _nosimple,
-        _rows,
         machine_description,
+        nosimple_by_fold,
         register_algorithm,
         register_dataset,
+        run_rows,
     )
 
     if not state.results:
@@ -96,11 +96,11 @@ def store_folds(kb, name, ds, codes, n_classes, state, settings, metafeatures) -
     if not len(kb.metafeatures(datasets=[name])):
         kb.import_metafeatures(pd.DataFrame([{"dataset": name, **metafeatures}]))
     machine = machine_description()
-    nosimple = _nosimple(state.results, codes, n_classes) if n_classes else {}
+    nosimple = nosimple_by_fold(state.results, codes, n_classes) if n_classes else {}
     rows = [
         row
         for result in state.results
-        for row in _rows(result, nosimple, codes, n_classes, machine)
+        for row in run_rows(result, nosimple, codes, n_classes, machine)
     ]
     report = kb.import_runs(
         pd.DataFrame(rows), source=SOURCE, protocol=settings.protocol, on_conflict="keep"

@@ -30,9 +30,9 @@ def plot_search(result: SearchResult) -> Any:
     -------
     matplotlib.figure.Figure
     """
-    from metarec.evaluation.plots import _pyplot, _seconds_axis
+    from metarec.evaluation.plots import pyplot_module, seconds_axis
 
-    plt = _pyplot()
+    plt = pyplot_module()
     done = sorted(
         (t for t in result.trials if t.complete and np.isfinite(t.finished)),
         key=lambda t: t.finished,
@@ -57,7 +57,7 @@ def plot_search(result: SearchResult) -> Any:
         if result.best:
             best = result.trial(result.best).cv_score
             ax.axhline(best, color="C1", ls="--", lw=1, label=f"chosen: {result.best}")
-        _seconds_axis(ax, times)
+        seconds_axis(ax, times)
         # at least a factor 4 wide: results reused from the knowledge base all arrive at once
         centre = np.sqrt(times.min() * times.max())
         ax.set_xlim(min(times.min() / 1.2, centre / 2), max(times.max() * 1.2, centre * 2))

@@ -38,7 +38,7 @@ from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_spli
 from metarec.benchmark._names import stored_name
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.benchmark._report import BenchmarkReport, Failure
-from metarec.benchmark._signals import BenchmarkInterrupted, _Signals, _Stop
+from metarec.benchmark._signals import BenchmarkInterrupted, Signals, Stop
 from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS
 from metarec.exceptions import BenchmarkError
@@ -163,7 +163,7 @@ def register_dataset(kb, name: str, ds) -> None:
     )
 
 
-def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> dict:
+def nosimple_by_fold(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> dict:
     """NoSimple ROC AUC of every (algorithm, fold) across the algorithms run on one dataset.
 
     The standard simple objects of a fold are those every algorithm with informative scores
@@ -207,9 +207,11 @@ def _nosimple(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> di
     return values
 
 
-def _rows(
+def run_rows(
     result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int, machine: str
 ) -> list[dict]:
+    """The knowledge base's run rows of one job: one per fold, with its metrics, NoSimple AUC
+    (from :func:`nosimple_by_fold`) and the machine that measured it."""
     rows = []
     for fold in result.folds:
         metrics = fold_metrics(fold, y, n_classes) if fold.status == "ok" else {}
@@ -258,7 +260,7 @@ def _encode(ds) -> tuple[np.ndarray, int]:
     return codes, len(classes)
 
 
-def _unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
+def unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
     """Why ``protocol`` cannot split the data (a class smaller than the folds...), or None."""
     from metarec.evaluation import get_protocol
     from metarec.exceptions import InvalidInputError
@@ -353,7 +355,7 @@ def run_benchmark(
     n_workers = worker_count(n_jobs)
     portfolio = (portfolio or default_portfolio(task="all")).select(algorithms)
     state = _State()
-    with _Signals() as signals:
+    with Signals() as signals:
         try:
             settings = _Settings(
                 protocol=protocol,
@@ -369,7 +371,7 @@ def run_benchmark(
             return _benchmark(
                 datasets, kb, portfolio, settings, cache_dir, progress, signals, state
             )
-        except _Stop as stop:
+        except Stop as stop:
             raise BenchmarkInterrupted(stop.signum, state.runs_stored) from None
         except KeyboardInterrupt:  # not in the main thread: Python's own SIGINT handling
             import signal
@@ -462,7 +464,7 @@ def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
             )
             del loaded[name], encoded[name]
     for name in list(loaded):
-        problem = _unsplittable(loaded[name].X, encoded[name][0], protocol, random_state)
+        problem = unsplittable(loaded[name].X, encoded[name][0], protocol, random_state)
         if problem is not None:  # e.g. a class smaller than the number of folds
             failures.append(Failure(name, "*", "error", 0, f"dataset skipped: {problem}"))
             del loaded[name], encoded[name]
@@ -573,8 +575,10 @@ def _store_dataset(kb, name, batch, encoded, machine, protocol, signals, state) 
     import pandas as pd
 
     codes, n_classes = encoded
-    nosimple = _nosimple(batch, codes, n_classes) if n_classes else {}
-    rows = [row for result in batch for row in _rows(result, nosimple, codes, n_classes, machine)]
+    nosimple = nosimple_by_fold(batch, codes, n_classes) if n_classes else {}
+    rows = [
+        row for result in batch for row in run_rows(result, nosimple, codes, n_classes, machine)
+    ]
     with signals.critical():
         # a fold stored by an earlier, interrupted run keeps its first measurement
         report = kb.import_runs(

@@ -1,8 +1,8 @@
 """Stopping a benchmark on SIGINT or SIGTERM: at once, but never in the middle of a write.
 
 While :func:`~metarec.benchmark.run_benchmark` runs in the main thread, both signals raise
-:class:`_Stop` (a ``BaseException``, so no ``except Exception`` in an algorithm or a library
-swallows it); inside :meth:`_Signals.critical` (a knowledge-base transaction, a cache file
+:class:`Stop` (a ``BaseException``, so no ``except Exception`` in an algorithm or a library
+swallows it); inside :meth:`Signals.critical` (a knowledge-base transaction, a cache file
 being written) the signal is only noted and raised when the section ends.  The runner turns
 it into :class:`BenchmarkInterrupted`, which the CLI reports with exit status 128 + signal.
 """
@@ -45,7 +45,7 @@ class BenchmarkInterrupted(BenchmarkError):
         self.runs_stored = runs_stored
 
 
-class _Stop(BaseException):
+class Stop(BaseException):
     """Raised by the signal handlers; a BaseException so no ``except Exception`` eats it."""
 
     def __init__(self, signum: int) -> None:
@@ -53,8 +53,8 @@ class _Stop(BaseException):
         self.signum = signum
 
 
-class _Signals:
-    """SIGINT / SIGTERM raise :class:`_Stop`, except inside ``critical()`` (deferred to its end).
+class Signals:
+    """SIGINT / SIGTERM raise :class:`Stop`, except inside ``critical()`` (deferred to its end).
 
     Handlers are installed only in the main thread (elsewhere signals cannot be handled) and
     the previous ones are restored on exit.
@@ -68,14 +68,14 @@ class _Signals:
     def _handle(self, signum, _frame) -> None:
         self.pending = signum  # also seen by check(), should the exception be swallowed
         if not self.depth:
-            raise _Stop(signum)
+            raise Stop(signum)
 
     def check(self) -> None:
-        """Raise :class:`_Stop` if a signal came (polled by the scheduling loop)."""
+        """Raise :class:`Stop` if a signal came (polled by the scheduling loop)."""
         if self.pending is not None and not self.depth:
-            raise _Stop(self.pending)
+            raise Stop(self.pending)
 
-    def __enter__(self) -> _Signals:
+    def __enter__(self) -> Signals:
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
                 if signal.getsignal(signum) is signal.SIG_IGN:
@@ -97,6 +97,6 @@ class _Signals:
                 self.depth -= 1
             if not self.depth and self.pending is not None:
                 signum, self.pending = self.pending, None
-                raise _Stop(signum)
+                raise Stop(signum)
 
         return section()

@@ -47,7 +47,7 @@ FIGURE_FORMATS = (".png", ".svg")
 _CMAP = "RdBu_r"  # the paper's scale: -1 dark blue ... 1 dark red
 
 
-def _pyplot():
+def pyplot_module():
     import matplotlib
 
     if "matplotlib.pyplot" not in sys.modules:
@@ -57,7 +57,7 @@ def _pyplot():
     return plt
 
 
-def _seconds_axis(ax, seconds) -> None:
+def seconds_axis(ax, seconds) -> None:
     """A log axis of seconds on ``ax``'s x labelled in plain numbers (``0.5``, ``20``).
 
     Minor ticks are labelled (at 2 and 5 times a power of ten) only when ``seconds`` span
@@ -113,7 +113,7 @@ def save_figure(fig: Any, path: str | Path, *, dpi: int = 130) -> Path:
     if not path.parent.exists():
         raise InvalidInputError(f"directory {str(path.parent)!r} of {str(path)!r} does not exist")
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    _pyplot().close(fig)
+    pyplot_module().close(fig)
     return path
 
 
@@ -164,7 +164,7 @@ def plot_metric_surfaces(
     """
     if not metrics:
         raise InvalidInputError("metrics is empty: name at least one metric")
-    plt = _pyplot()
+    plt = pyplot_module()
     n = len(metrics)
     fig, axes = plt.subplots(
         len(ratios),
@@ -220,7 +220,7 @@ def plot_imbalance_sensitivity(
     """
     if not metrics:
         raise InvalidInputError("metrics is empty: name at least one metric")
-    plt = _pyplot()
+    plt = pyplot_module()
     r = np.arange(1, 33, dtype=float) if ratios is None else np.asarray(ratios, dtype=float)
     fig, ax = plt.subplots(figsize=(9.0, 4.8), constrained_layout=True)
     styles = ["-", "--", "-.", ":"]
@@ -297,7 +297,7 @@ def plot_learning_path(
     if points.ndim != 2 or points.shape[1] != 2:
         raise InvalidInputError(f"a drawable learning path has shape (m, 2), got {points.shape}")
     ratio = 1.0 if ratio is None else ratio
-    plt = _pyplot()
+    plt = pyplot_module()
     fig, ax = plt.subplots(figsize=(6.4, 5.4), constrained_layout=True)
     surface = metric_surface(metric, ratio=ratio, resolution=resolution)
     image = _draw_surface(ax, surface)
@@ -384,7 +384,7 @@ def plot_a3r_vs_arr(
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot_module()
     log2_ratio = np.linspace(*log2_range, points)
     ratio = 2.0**log2_ratio
     fig, (ax_arr, ax_a3r) = plt.subplots(
@@ -433,7 +433,7 @@ def plot_simple_objects_effect(effect: Any, *, names: Sequence[str] | None = Non
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot_module()
     m = effect.plain_auc.shape[1]
     names = [f"classifier {j + 1}" for j in range(m)] if names is None else list(names)
     if len(names) != m:

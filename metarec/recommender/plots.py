@@ -128,7 +128,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    from metarec.evaluation.plots import _seconds_axis
+    from metarec.evaluation.plots import seconds_axis
 
     new = ax is None
     fig, ax = _figure(ax, path, figsize=(9.5, 5.5))
@@ -192,7 +192,7 @@ def plot_recommendation(frame, *, path=None, ax=None, title=None):
         family="monospace",
         fontsize="x-small",
     )
-    _seconds_axis(ax, time)
+    seconds_axis(ax, time)
     ax.set_xlabel("expected training time (s, log scale)")
     what = success.removeprefix("expected_")
     ax.set_ylabel(f"expected {'R²' if what == 'r2' else what.replace('_', ' ')} (%)")

@@ -332,7 +332,7 @@ def test_a_signal_keeps_the_folds_a_running_job_finished_and_leaves_it_incomplet
 def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
     from metarec.automl._search import _codes, _Loop
     from metarec.benchmark import _folds
-    from metarec.benchmark._signals import _Signals
+    from metarec.benchmark._signals import Signals
 
     X, y = toy_frame()
     ds = load_dataset(X.assign(target=y), target="target", name="toy")
@@ -344,7 +344,7 @@ def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
         FixedRecommender([("majority", 0.5, 0.001)]), {}, {}, start + 60, start,
         lambda n=1, total=None: None, 1,
     )  # fmt: skip
-    signals = _Signals()  # its handler called by hand below: no handler is installed
+    signals = Signals()  # its handler called by hand below: no handler is installed
     loop.critical = signals.critical
 
     class Pool:  # finishes the job's 5 folds, then hands it to on_job as the worker pool does

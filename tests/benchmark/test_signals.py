@@ -8,18 +8,18 @@ import signal
 import pytest
 
 from metarec.benchmark import machine_description
-from metarec.benchmark._signals import _Signals, _Stop
+from metarec.benchmark._signals import Signals, Stop
 
 
 def test_a_signal_raises_at_once_outside_and_at_the_end_of_a_critical_section():
     written = []
-    with _Signals() as signals:
-        with pytest.raises(_Stop) as stop:
+    with Signals() as signals:
+        with pytest.raises(Stop) as stop:
             with signals.critical():
                 os.kill(os.getpid(), signal.SIGTERM)
                 written.append("the whole write")  # still runs: the signal waits
         assert stop.value.signum == signal.SIGTERM and written == ["the whole write"]
-        with pytest.raises(_Stop):
+        with pytest.raises(Stop):
             os.kill(os.getpid(), signal.SIGINT)
             signal.sigtimedwait([], 0.5)  # give the handler a chance to run
     # the previous handlers are back
@@ -29,7 +29,7 @@ def test_a_signal_raises_at_once_outside_and_at_the_end_of_a_critical_section():
 def test_an_ignored_sigint_stays_ignored():
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        with _Signals():
+        with Signals():
             assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
             assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
     finally:

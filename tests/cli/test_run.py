@@ -221,10 +221,10 @@ def test_an_interruption_before_any_model_says_none_was_written(tmp_path, monkey
 
 def test_a_signal_while_the_metafeatures_are_computed_is_an_interruption(tmp_path, monkeypatch):
     import metarec.automl._search as search_module
-    from metarec.benchmark._signals import _Stop
+    from metarec.benchmark._signals import Stop
 
     def signalled(*args, **kwargs):  # what the SIGINT handler raises at that moment
-        raise _Stop(signal.SIGINT)
+        raise Stop(signal.SIGINT)
 
     monkeypatch.setattr(search_module, "_metafeatures", signalled)
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
@@ -232,5 +232,5 @@ def test_a_signal_while_the_metafeatures_are_computed_is_an_interruption(tmp_pat
     result = _run("--db", url, "run", _data(tmp_path / "toy.csv"), "--target", "label",
                   "--output", model)  # fmt: skip
     assert result.exit_code == 130, result.output
-    assert "Traceback" not in result.output and "_Stop" not in result.output
+    assert "Traceback" not in result.output and "Stop" not in result.output
     assert f"no model written to {model}" in result.output
