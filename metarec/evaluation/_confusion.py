@@ -143,6 +143,23 @@ CONFUSION_METRICS: dict[str, _MetricInfo] = {
 }
 
 
+#: The parameters every binary metric of this module shares, in its docstring.
+_BINARY_PARAMETERS = """y_true, y_pred : array-like of shape (n,), optional
+        True and predicted labels (ignored when ``confusion`` is given).
+    confusion : array-like of shape (2, 2), optional
+        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
+        columns predicted), scikit-learn's layout.
+    pos_label : label, default=1
+        The positive class when labels are given.  Every other label counts as negative, but
+        ``y_true`` must contain both the positive class and at least one other class."""
+
+
+def _binary_docstring(func):
+    """Write the shared parameters into ``func``'s docstring (its ``{binary_parameters}``)."""
+    func.__doc__ = func.__doc__.replace("{binary_parameters}", _BINARY_PARAMETERS)
+    return func
+
+
 def _binary(y_true, y_pred, confusion, pos_label, name, zero_division) -> float:
     counts = binary_confusion(y_true, y_pred, confusion=confusion, pos_label=pos_label)
     return float(CONFUSION_METRICS[name].kernel(counts, zero_division))
@@ -217,6 +234,7 @@ def balanced_accuracy_score(
     return float(np.mean(np.diag(cm)[present] / support[present]))
 
 
+@_binary_docstring
 def geometric_mean_score(
     y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
 ) -> float:
@@ -224,14 +242,7 @@ def geometric_mean_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
 
     Returns
     -------
@@ -247,6 +258,7 @@ def geometric_mean_score(
     return _binary(y_true, y_pred, confusion, pos_label, "geometric_mean", 0.0)
 
 
+@_binary_docstring
 def precision_score(
     y_true: Any = None,
     y_pred: Any = None,
@@ -259,14 +271,7 @@ def precision_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
     zero_division : float, default=0.0
         The score when ``tp + fp`` is zero.
 
@@ -282,6 +287,7 @@ def precision_score(
     return _binary(y_true, y_pred, confusion, pos_label, "precision", zero_division)
 
 
+@_binary_docstring
 def recall_score(
     y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
 ) -> float:
@@ -289,14 +295,7 @@ def recall_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
 
     Returns
     -------
@@ -310,6 +309,7 @@ def recall_score(
     return _binary(y_true, y_pred, confusion, pos_label, "recall", 0.0)
 
 
+@_binary_docstring
 def f1_score(
     y_true: Any = None,
     y_pred: Any = None,
@@ -322,14 +322,7 @@ def f1_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
     zero_division : float, default=0.0
         The score when the denominator is zero.
 
@@ -346,6 +339,7 @@ def f1_score(
     return _binary(y_true, y_pred, confusion, pos_label, "f1", zero_division)
 
 
+@_binary_docstring
 def gilbert_skill_score(
     y_true: Any = None,
     y_pred: Any = None,
@@ -362,14 +356,7 @@ def gilbert_skill_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
     zero_division : float, default=0.0
         The score when the denominator is zero.
 
@@ -386,6 +373,7 @@ def gilbert_skill_score(
     return _binary(y_true, y_pred, confusion, pos_label, "gilbert", zero_division)
 
 
+@_binary_docstring
 def doolittle_skill_score(
     y_true: Any = None,
     y_pred: Any = None,
@@ -406,14 +394,7 @@ def doolittle_skill_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
     zero_division : float, default=0.0
         The score when the denominator (a class predicted for no object) is zero.
 
@@ -430,6 +411,7 @@ def doolittle_skill_score(
     return _binary(y_true, y_pred, confusion, pos_label, "doolittle", zero_division)
 
 
+@_binary_docstring
 def heidke_skill_score(
     y_true: Any = None,
     y_pred: Any = None,
@@ -444,14 +426,7 @@ def heidke_skill_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
     zero_division : float, default=0.0
         The score when the denominator is zero.
 
@@ -471,6 +446,7 @@ def heidke_skill_score(
     return _binary(y_true, y_pred, confusion, pos_label, "heidke", zero_division)
 
 
+@_binary_docstring
 def true_skill_statistic(
     y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
 ) -> float:
@@ -481,14 +457,7 @@ def true_skill_statistic(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
 
     Returns
     -------
@@ -504,6 +473,7 @@ def true_skill_statistic(
     return _binary(y_true, y_pred, confusion, pos_label, "tss", 0.0)
 
 
+@_binary_docstring
 def youden_j_score(
     y_true: Any = None, y_pred: Any = None, *, confusion: Any = None, pos_label: Any = 1
 ) -> float:
@@ -514,14 +484,7 @@ def youden_j_score(
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
-    confusion : array-like of shape (2, 2), optional
-        Confusion matrix ``[[tn, fp], [fn, tp]]`` (rows true class negative/positive,
-        columns predicted), scikit-learn's layout.
-    pos_label : label, default=1
-        The positive class when labels are given.  Every other label counts as negative, but
-        ``y_true`` must contain both the positive class and at least one other class.
+    {binary_parameters}
 
     Returns
     -------
