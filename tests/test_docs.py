@@ -147,3 +147,39 @@ def test_the_readme_is_one_page_without_hand_typed_counts():
     text = (ROOT / "README.md").read_text()
     assert len(text.encode()) <= 25_000
     assert not re.search(r"\b\d[\d,]* (tests|slow tests)\b", text)
+
+
+def _example_rows(text: str) -> tuple[list[list[str]], list[list[str]], list[str]]:
+    """The ``metarec recommend sklearn:breast_cancer`` example: the cells of its ranking rows
+    (the library column left out: it names the installed version), of its neighbour rows, and
+    its explanation."""
+    block = text.split("$ metarec recommend sklearn:breast_cancer\n", 1)[1].split("```", 1)[0]
+    lines = block.splitlines()
+    cells = [[c.strip() for c in line.split("│")] for line in lines if "│" in line]
+    ranking = [row[:1] + row[2:] for row in cells if len(row) == 10 and "==" in row[1]]
+    neighbours = [row for row in cells if len(row) == 4]
+    explanation = [line for line in lines if line.startswith("Ranked by")]
+    return ranking, neighbours, explanation
+
+
+@pytest.mark.slow
+def test_the_recommend_example_is_what_the_command_prints():
+    from click.testing import CliRunner
+
+    from metarec.cli import cli
+
+    result = CliRunner().invoke(
+        cli, ["recommend", "sklearn:breast_cancer"], env={"COLUMNS": "250"}, catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    ranking, neighbours, explanation = _example_rows(
+        "$ metarec recommend sklearn:breast_cancer\n" + result.output
+    )
+    assert len(ranking) == 23 and len(neighbours) == 10 and len(explanation) == 1
+    for page in ("README.md", "docs/getting-started.md"):
+        shown, shown_neighbours, shown_explanation = _example_rows((ROOT / page).read_text())
+        assert len(shown) == 5, page
+        # the example shows the first rows as printed: copy them again when the ranking changes
+        assert shown == ranking[: len(shown)], page
+        assert shown_neighbours == neighbours, page
+        assert shown_explanation == explanation, page
