@@ -157,8 +157,12 @@ class PerformanceModel:
         logt = np.where(present, log_time, np.nan)
         n_alg = acc.shape[1]
         targets = self.targets(acc, logt, present)
-        with np.errstate(all="ignore"):
-            col_mean = np.nanmean(targets, axis=0)
+        # each algorithm's mean target over its datasets; 0 for one with none (np.nanmean
+        # would warn "Mean of empty slice": an algorithm with results only on excluded datasets)
+        known = ~np.isnan(targets)
+        counts = known.sum(axis=0)
+        sums = np.where(known, targets, 0.0).sum(axis=0)
+        col_mean = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0)
         col_mean = np.where(np.isfinite(col_mean), col_mean, 0.0)
         y = np.where(np.isfinite(targets), targets, col_mean)
         centre = y.mean(axis=0)

@@ -198,6 +198,8 @@ def test_learned_score_is_the_expected_loss_and_never_grows():
     assert scores[-1] >= 0.0
 
 
+# and no RuntimeWarning ("Mean of empty slice") from the model's algorithm left without results
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("alone", [True, False], ids=["alone", "beside others"])
 def test_an_algorithm_compared_on_too_few_datasets_is_never_the_answer(alone):
     """One result (alone on a dataset without metafeatures, or a win beside the others on
