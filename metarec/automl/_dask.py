@@ -15,9 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from metarec.benchmark._remote import run_folds
+from metarec.benchmark._remote import connect_scheduler, run_folds
 from metarec.benchmark._workers import BUDGET_STOP
-from metarec.exceptions import BenchmarkError
 
 __all__ = ["DaskPool"]
 
@@ -26,16 +25,7 @@ class DaskPool:
     """Jobs of a search on the Dask scheduler at ``address``."""
 
     def __init__(self, address: str, n_jobs: int = 1) -> None:
-        try:
-            from distributed import Client
-        except ImportError as exc:  # pragma: no cover
-            raise BenchmarkError(
-                "--scheduler needs dask.distributed: pip install 'metarec[dask]'"
-            ) from exc
-        try:
-            self.client = Client(address, timeout="20s")
-        except OSError as exc:
-            raise BenchmarkError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
+        self.client = connect_scheduler(address)
         threads = sum(self.client.nthreads().values()) or 1
         self.n_workers = threads if n_jobs == 1 else max(1, n_jobs)
 

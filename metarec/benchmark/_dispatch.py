@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from metarec.benchmark._folds import JobResult
 from metarec.benchmark._portfolio import Portfolio
-from metarec.benchmark._remote import run_job
+from metarec.benchmark._remote import connect_scheduler, run_job
 from metarec.benchmark._report import Failure
-from metarec.exceptions import BenchmarkError
 
 __all__ = ["preload_modules", "run_locally", "run_on_dask", "extract_metafeatures"]
 
@@ -91,18 +90,9 @@ def run_on_dask(
     """Run the jobs on a Dask cluster through joblib's dask backend."""
     import joblib
 
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover
-        raise BenchmarkError(
-            "--scheduler needs dask.distributed: pip install 'metarec[dask]'"
-        ) from exc
     if not specs and not mf_jobs:
         return
-    try:
-        client = Client(scheduler, timeout="20s")
-    except OSError as exc:
-        raise BenchmarkError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    client = connect_scheduler(scheduler)
 
     def tasks():
         for name, ds in mf_jobs:
