@@ -179,12 +179,16 @@ def test_ctrl_c_keeps_the_finished_folds_and_saves_the_best_so_far(tmp_path):
     assert process.returncode == 130, err.decode()
     assert stopped_in < 5
     doc = json.loads(out)
-    done = [r for r in doc["results"] if r["status"] == "ok"]
-    assert done and doc["best"] == done[0]["algorithm"]
-    assert model.exists()  # the best so far, refitted at once
+    done = [r["algorithm"] for r in doc["results"] if r["status"] == "ok"]
+    # the best so far whose refit takes about a second, refitted at once: any better one
+    # finished (svc_rbf when the machine was quick) is said not to be refitted
+    assert done and doc["best"] in done
+    for better in done[: done.index(doc["best"])]:
+        assert any(note.startswith(f"{better} not refitted") for note in doc["notes"]), doc
+    assert model.exists()
     kb = KnowledgeBase(url)
     stored = kb.runs(aggregate=False, datasets=["big"])
-    assert set(stored["algorithm"]) >= {r["algorithm"] for r in done}
+    assert set(stored["algorithm"]) >= set(done)
     # no worker outlives the command
     time.sleep(0.5)
     leftover = subprocess.run(
