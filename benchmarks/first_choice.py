@@ -20,26 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _cli import metarec as _metarec
 from _pages import markdown_table, write_page
 
 #: The gap (accuracy points) within which the first choice counts as as good as the best.
 TARGET_POINTS = 1.0
-
-
-def _metarec(*args, env) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "metarec", *map(str, args)], env=env, capture_output=True
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"metarec {' '.join(map(str, args))} failed: {done.stderr.decode()}")
-    return done.stdout.decode()
 
 
 def measure(data: str, target: str | None, jobs: int, work: Path) -> dict:
@@ -58,7 +49,7 @@ def measure(data: str, target: str | None, jobs: int, work: Path) -> dict:
     accuracy = runs.groupby("algorithm")["accuracy"].mean().sort_values(ascending=False)
     chosen = first["algorithm"]
     measured = float(accuracy.get(chosen, float("nan")))
-    best = str(accuracy.index[0])
+    best, best_score = str(accuracy.index[0]), float(accuracy.iloc[0])
     low, high = first["expected_accuracy_low"], first["expected_accuracy_high"]
     return {
         "dataset": ranking["dataset"],
@@ -68,10 +59,10 @@ def measure(data: str, target: str | None, jobs: int, work: Path) -> dict:
         "80 % interval (%)": f"{100 * low:.1f}-{100 * high:.1f}",
         "inside the interval": "yes" if low <= measured <= high else "no",
         "best algorithm": best,
-        "best CV accuracy (%)": 100 * float(accuracy.iloc[0]),
-        "points below the best": 100 * (float(accuracy.iloc[0]) - measured),
+        "best CV accuracy (%)": 100 * best_score,
+        "points below the best": 100 * (best_score - measured),
         f"within {TARGET_POINTS:g} point": (
-            "yes" if 100 * (float(accuracy.iloc[0]) - measured) <= TARGET_POINTS else "no"
+            "yes" if 100 * (best_score - measured) <= TARGET_POINTS else "no"
         ),
         "its rank (of measured)": int((accuracy > measured).sum()) + 1,
         "measured": int(accuracy.size),

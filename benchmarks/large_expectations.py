@@ -23,27 +23,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _cli import metarec as _metarec
 from _large import large_csv
 from _pages import markdown_table, write_page
 
 #: Share of the rows a holdout fit trains on, and of a cv10 fit (the knowledge base's).
 HOLDOUT_TRAIN, CV10_TRAIN = 0.6, 0.9
-
-
-def _metarec(*args, env):
-    done = subprocess.run(
-        [sys.executable, "-m", "metarec", *map(str, args)], env=env, capture_output=True
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"metarec {' '.join(map(str, args))} failed: {done.stderr.decode()}")
-    return done.stdout.decode()
 
 
 def main(argv=None) -> None:
