@@ -104,43 +104,54 @@ def test_public_docstrings_follow_numpydoc(name):
     assert not errors, "\n".join(errors)
 
 
-def _documented_defaults():
-    from numpydoc.docscrape import ClassDoc, FunctionDoc
-
+def _public_callables():
+    """Every public class and function of the API reference, by its exported name."""
     for package in _public_packages():
         module = importlib.import_module(package)
         for name in module.__all__:
             obj = getattr(module, name)
-            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
-                continue
-            try:
-                signature = inspect.signature(obj)
-            except (TypeError, ValueError):
-                continue
-            doc = ClassDoc(obj) if inspect.isclass(obj) else FunctionDoc(obj)
-            for entry in doc["Parameters"]:
-                found = re.search(r"default\s*=\s*(.+)$", entry.type)
-                if not found:
-                    continue
-                names = [n.strip() for n in entry.name.split(",")]
-                texts = [t.strip().strip("`") for t in found.group(1).split(",")]
-                if len(texts) != len(names):  # one default shared by several names
-                    texts = [found.group(1).strip().strip("`")] * len(names)
-                for param, text in zip(names, texts, strict=True):
-                    if param in signature.parameters:
-                        yield f"{package}.{name}", param, text, signature.parameters[param].default
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                yield f"{package}.{name}", obj
 
 
-@pytest.mark.parametrize("where, param, text, default", list(_documented_defaults()))
-def test_documented_defaults_are_the_code_defaults(where, param, text, default):
-    assert default is not inspect.Parameter.empty, f"{where}: {param} has no default"
+def _documented_defaults(obj):
+    """(param, documented default text, code default) of ``obj``'s Parameters section."""
+    from numpydoc.docscrape import ClassDoc, FunctionDoc
+
     try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        value = {"inf": float("inf"), "-inf": -float("inf")}.get(text, text.strip("\"'"))
-    assert value == default or repr(default) == text, (
-        f"{where}({param}): doc {text}, code {default!r}"
-    )
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return
+    doc = ClassDoc(obj) if inspect.isclass(obj) else FunctionDoc(obj)
+    for entry in doc["Parameters"]:
+        found = re.search(r"default\s*=\s*(.+)$", entry.type)
+        if not found:
+            continue
+        names = [n.strip() for n in entry.name.split(",")]
+        texts = [t.strip().strip("`") for t in found.group(1).split(",")]
+        if len(texts) != len(names):  # one default shared by several names
+            texts = [found.group(1).strip().strip("`")] * len(names)
+        for param, text in zip(names, texts, strict=True):
+            if param in signature.parameters:
+                yield param, text, signature.parameters[param].default
+
+
+@pytest.mark.parametrize("where", [where for where, _ in _public_callables()])
+def test_documented_defaults_are_the_code_defaults(where):
+    package, name = where.rsplit(".", 1)
+    obj = getattr(importlib.import_module(package), name)
+    problems = []
+    for param, text, default in _documented_defaults(obj):
+        if default is inspect.Parameter.empty:
+            problems.append(f"{where}: {param} has no default")
+            continue
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = {"inf": float("inf"), "-inf": -float("inf")}.get(text, text.strip("\"'"))
+        if not (value == default or repr(default) == text):
+            problems.append(f"{where}({param}): doc {text}, code {default!r}")
+    assert not problems, "\n".join(problems)
 
 
 def test_the_readme_is_one_page_without_hand_typed_counts():

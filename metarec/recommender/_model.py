@@ -101,6 +101,48 @@ class CompactForest:
 
 #: The largest float32: metafeatures are compared in float32, as scikit-learn's trees do.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: Decimals the principal directions and the components are rounded to (see
+#: :func:`principal_directions`).
+MACHINE_DECIMALS = 9
+
+
+def principal_directions(ys: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``r`` principal directions of ``ys`` and its coordinates along them.
+
+    Computed so that the result depends on ``ys`` alone, not on the machine.  The SVD runs
+    in the linear-algebra library (OpenBLAS, its kernels chosen for the processor: Haswell,
+    SkylakeX, Zen, ...), whose kernels and thread counts round the last digits differently;
+    a difference in the last digit of a tree's target can flip a split, and with it an
+    expected accuracy by half a point.  So the SVD runs on one thread, each direction's sign
+    is fixed (its largest entry, in absolute value, is positive: an SVD's signs are
+    arbitrary), and directions and coordinates are rounded to :data:`MACHINE_DECIMALS`
+    decimals (the targets are standardised: 1e-9 is far below any difference that means
+    something, and far above the ~1e-15 by which the kernels differ).
+
+    Parameters
+    ----------
+    ys : ndarray of shape (n_datasets, n_targets)
+        Standardised targets.
+    r : int
+        Number of directions kept.
+
+    Returns
+    -------
+    basis : ndarray of shape (r, n_targets)
+        Orthonormal rows (to the rounding).
+    comps : ndarray of shape (n_datasets, r)
+        ``ys @ basis.T``, rounded.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        _, _, vt = np.linalg.svd(ys, full_matrices=False)
+        basis = vt[:r]
+        largest = np.abs(basis).argmax(axis=1)
+        sign = np.where(basis[np.arange(basis.shape[0]), largest] < 0, -1.0, 1.0)
+        basis = np.round(basis * sign[:, None], MACHINE_DECIMALS)
+        comps = np.round(ys @ basis.T, MACHINE_DECIMALS)
+    return basis, comps
 
 
 class PerformanceModel:
@@ -146,7 +188,6 @@ class PerformanceModel:
         False are ignored (imputed for training only).
         """
         from sklearn.ensemble import ExtraTreesRegressor
-        from threadpoolctl import threadpool_limits
 
         X = np.asarray(X, dtype=float)
         if X.ndim == 2 and X.shape[1] == 0:  # no metafeature at all: one constant column
@@ -170,12 +211,7 @@ class PerformanceModel:
         scale = np.where(scale > 0, scale, 1.0)
         ys = (y - centre) / scale
         r = int(min(self.n_components, ys.shape[0], ys.shape[1]))
-        # one BLAS thread: multi-threaded reductions round differently, and a rounding
-        # difference can flip a tree split; the model must not depend on the machine's threads
-        with threadpool_limits(limits=1):
-            _, _, vt = np.linalg.svd(ys, full_matrices=False)
-            basis = vt[:r]
-            comps = ys @ basis.T
+        basis, comps = principal_directions(ys, r)
         with warnings.catch_warnings():  # an all-missing metafeature: its median is NaN
             warnings.simplefilter("ignore", RuntimeWarning)
             median = np.nanmedian(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])

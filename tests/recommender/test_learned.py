@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import platform
 
 import numpy as np
 import pandas as pd
@@ -531,3 +532,65 @@ def test_a_metafeature_missing_on_every_dataset_raises_no_numpy_warning():
         rec = Recommender(n_estimators=5, random_state=0).fit(kb)
         query = {c: v for c, v in kb._metafeatures.iloc[0].items() if c != "dataset"}
         assert len(rec.recommend(metafeatures=query, exclude=[first]).algorithms) == 6
+
+
+def test_principal_directions_by_hand_and_their_signs():
+    from metarec.recommender._model import principal_directions
+
+    # rows on the line y = -2x: one direction, (1, -2)/sqrt(5) with its largest entry positive
+    ys = np.array([[1.0, -2.0], [-1.0, 2.0], [2.0, -4.0]])
+    basis, comps = principal_directions(ys, 1)
+    s5 = math.sqrt(5.0)
+    np.testing.assert_allclose(basis, [[-1 / s5, 2 / s5]], atol=1e-9)
+    np.testing.assert_allclose(comps[:, 0], [-s5, s5, -2 * s5], atol=1e-9)
+    # the sign is the data's, not the SVD's: -ys has the same directions, negated coordinates
+    basis_neg, comps_neg = principal_directions(-ys, 1)
+    assert np.array_equal(basis_neg, basis) and np.array_equal(comps_neg, -comps)
+    # rounded to MACHINE_DECIMALS: a change in the 15th digit is not seen
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(40, 12))
+    b1, c1 = principal_directions(z, 5)
+    b2, c2 = principal_directions(z * (1 + 1e-15), 5)
+    assert np.array_equal(b1, b2) and np.array_equal(c1, c2)
+
+
+_FIT_ON_A_KERNEL = """
+import json
+import numpy as np
+from metarec.recommender._model import PerformanceModel
+rng = np.random.default_rng(3)
+X = rng.normal(size=(120, 15))
+acc = np.clip(0.7 + 0.1 * np.tanh(X[:, :1] + rng.normal(scale=0.5, size=(120, 20))), 0, 1)
+logt = X[:, 1:2] + rng.normal(size=(120, 20))
+present = rng.random((120, 20)) > 0.1
+model = PerformanceModel(n=40.0, random_state=0).fit(X, acc, logt, present)
+out = model.predict(rng.normal(size=(50, 15)))
+print(json.dumps(np.concatenate([out["gap"].ravel(), out["rank"].ravel()]).tolist()))
+"""
+
+
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64"),
+    reason="OpenBLAS's x86-64 kernels are chosen by name here",
+)
+def test_the_performance_model_is_the_same_on_every_blas_kernel():
+    """OpenBLAS picks its kernels for the processor; OPENBLAS_CORETYPE forces one. The model
+    fitted with two kernels that round differently predicts the same."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def predictions(kernel: str) -> list[float]:
+        env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
+        done = subprocess.run(
+            [sys.executable, "-c", _FIT_ON_A_KERNEL],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    first, second = predictions("Haswell"), predictions("Nehalem")
+    np.testing.assert_allclose(first, second, rtol=0, atol=1e-9)

@@ -1,32 +1,23 @@
-"""The standard checks of the alembic scripts (pytest-alembic), on SQLite and PostgreSQL.
+"""The alembic scripts checked with alembic's own API, on SQLite and PostgreSQL.
 
 One head; an upgrade from an empty database through every revision, one at a time; the
 models (``metarec.storage._models``) equal to what the scripts build (autogenerate finds no
-difference).  Revisions 0004 and 0005 rewrite the run keys and refuse to downgrade, so
-pytest-alembic's up/down check stops at 0005 (0006's downgrade is checked with rows here); the one downgrade that restores its revision's
-schema whole, 0003 to 0002, is checked here (0002's downgrade drops the matrix but keeps the
-16-byte run keys, which cannot become the text keys of 0001 again).
+difference); every downgrade offered, one step at a time, then the upgrade again.  Revisions
+0004 and 0005 rewrite the run keys and refuse to downgrade, so the step-by-step round trip
+stops at 0005 (:data:`MINIMUM_DOWNGRADE`; 0006's downgrade is checked with rows here); the one
+older downgrade that restores its revision's schema whole, 0003 to 0002, is checked here
+(0002's downgrade drops the matrix but keeps the 16-byte run keys, which cannot become the
+text keys of 0001 again).
 """
 
 from __future__ import annotations
 
 import pytest
-from pytest_alembic import Config
-from pytest_alembic.tests import (  # noqa: F401 - collected as tests of this module
-    test_model_definitions_match_ddl,
-    test_single_head_revision,
-    test_upgrade,
-)
 
-from metarec.storage._migrate import migrations_dir
+from metarec.storage._migrate import HEAD, KNOWN_REVISIONS, migrations_dir
 
-
-@pytest.fixture
-def alembic_config():
-    return Config(
-        config_options={"script_location": str(migrations_dir())},
-        minimum_downgrade_revision="0005",
-    )
+#: The oldest revision the scripts can downgrade to (0004 and 0005 refuse to go back).
+MINIMUM_DOWNGRADE = "0005"
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -42,6 +33,87 @@ def alembic_engine(request, tmp_path):
     engine = make_engine(url)
     yield engine
     engine.dispose()
+
+
+def _script():
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(migrations_dir()))
+
+
+def _current(conn) -> str | None:
+    from alembic.migration import MigrationContext
+
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def test_the_scripts_have_a_single_head_which_is_head():
+    script = _script()
+    assert script.get_heads() == [HEAD]
+    # a straight line: every revision has one parent, oldest first as metarec knows them
+    chain = [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    assert chain == list(KNOWN_REVISIONS)
+    for older, newer in zip(chain[:-1], chain[1:], strict=True):
+        assert script.get_revision(newer).down_revision == older
+
+
+def test_upgrade_from_empty_one_revision_at_a_time(alembic_engine):
+    from metarec.storage._migrate import run_scripts
+
+    with alembic_engine.begin() as conn:
+        assert _current(conn) is None
+    for revision in KNOWN_REVISIONS:
+        with alembic_engine.begin() as conn:
+            run_scripts(conn, revision)
+        with alembic_engine.connect() as conn:
+            assert _current(conn) == revision
+
+
+def test_the_models_match_what_the_scripts_build(alembic_engine):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from metarec.storage._migrate import run_scripts
+    from metarec.storage._models import metadata
+
+    with alembic_engine.begin() as conn:
+        run_scripts(conn)
+    with alembic_engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(context, metadata) == []
+
+
+def test_every_downgrade_offered_then_the_upgrade_again(alembic_engine):
+    from metarec.storage._migrate import run_scripts
+
+    offered = KNOWN_REVISIONS[KNOWN_REVISIONS.index(MINIMUM_DOWNGRADE) :]
+    with alembic_engine.begin() as conn:
+        run_scripts(conn)
+        schemas = {HEAD: _schema(conn)}
+    for revision in reversed(offered[:-1]):  # down one step at a time
+        with alembic_engine.begin() as conn:
+            _downgrade(conn, revision)
+        with alembic_engine.connect() as conn:
+            assert _current(conn) == revision
+            schemas[revision] = _schema(conn)
+    for revision in offered[1:]:  # and up again, to the same schema at every step
+        with alembic_engine.begin() as conn:
+            run_scripts(conn, revision)
+        with alembic_engine.connect() as conn:
+            assert _current(conn) == revision
+            assert _schema(conn) == schemas.get(revision, schemas[HEAD])
+
+
+def test_a_downgrade_below_the_minimum_is_refused(alembic_engine):
+    from metarec.storage._migrate import run_scripts
+
+    with alembic_engine.begin() as conn:
+        run_scripts(conn, MINIMUM_DOWNGRADE)
+    with pytest.raises(NotImplementedError, match="restore a copy of the knowledge base"):
+        with alembic_engine.begin() as conn:
+            _downgrade(conn, KNOWN_REVISIONS[KNOWN_REVISIONS.index(MINIMUM_DOWNGRADE) - 1])
+    with alembic_engine.connect() as conn:
+        assert _current(conn) == MINIMUM_DOWNGRADE
 
 
 def _schema(conn) -> dict:
