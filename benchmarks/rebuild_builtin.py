@@ -16,7 +16,14 @@ Steps:
    the response): ``benchmark FILES --target target --protocol cv5 --seed 0 -j J --timeout T``,
    five folds (the regression part has several datasets of 10,000-33,000 rows where ten folds
    of every regressor would take hours on two cores).
-3. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
+3. The configurations (``metarec/_resources/default_configurations.json``, see
+   :mod:`metarec.benchmark._configurations`) of both tasks, and for classification the
+   defaults of their families again: ``benchmark FILES --portfolio CONFIGURATIONS
+   --algorithms NAMES --protocol cv5 --seed 0``, five folds, so that every configuration of a
+   family is compared with its default on the same folds (``--no-configurations`` leaves
+   them out).  With ``--seed-builtin`` an empty DB first receives the shipped built-in
+   knowledge base, so that only the configurations run.
+4. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
    then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
    algorithm) and the size of every resource file, for the README.
 
@@ -61,15 +68,16 @@ def _readable(folder: Path, pattern: str = "*.tsv.gz") -> tuple[list[Path], list
     return files, refused
 
 
-def _benchmark(args, files: list[Path], protocol: str, task: str) -> int:
+def _benchmark(args, files: list[Path], protocol: str, task: str, extra=()) -> int:
     """Run (or resume) ``metarec benchmark`` of ``files`` into ``args.db``; the exit code."""
     command = [
         sys.executable, "-m", "metarec.cli", "--db", args.db, "benchmark", *map(str, files),
         "--target", "target", "--task", task, "--protocol", protocol, "--seed", "0",
         "-j", str(args.jobs),
-        "--timeout", str(args.timeout),
+        "--timeout", str(args.timeout), *extra,
     ]  # fmt: skip
-    print("$", " ".join(command[2:8]), "...", " ".join(command[-11:]), flush=True)
+    print("$", " ".join(command[2:8]), "...", " ".join(command[-11 - len(extra) :])[:300],
+          flush=True)  # fmt: skip
     start = time.perf_counter()
     env = {
         **os.environ,
@@ -84,6 +92,20 @@ def _benchmark(args, files: list[Path], protocol: str, task: str) -> int:
     return 0
 
 
+def _configuration_options(task: str) -> list[str]:
+    """``--portfolio`` and ``--algorithms`` of the configurations of ``task`` (with their
+    families' defaults for classification, whose defaults were run with ten folds)."""
+    from metarec.benchmark import default_configurations, default_portfolio
+
+    configurations = default_configurations(task=task)
+    names = [a.name for a in configurations]
+    if task == "classification":
+        bases = {a.configuration_of for a in configurations}
+        names = [a.name for a in default_portfolio(task=task) if a.name in bases] + names
+    path = ROOT / "metarec" / "_resources" / "default_configurations.json"
+    return ["--portfolio", str(path), "--algorithms", ",".join(names)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", help="folder of PMLB .tsv.gz files")
@@ -92,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per fit")
     parser.add_argument("--db", default=f"sqlite:///{ROOT / 'builtin.sqlite'}")
     parser.add_argument("--out", default=str(ROOT / "metarec" / "_resources"))
+    parser.add_argument("--no-configurations", action="store_true",
+                        help="the default portfolio only")  # fmt: skip
+    parser.add_argument("--seed-builtin", action="store_true",
+                        help="fill an empty DB with the shipped built-in KB first")  # fmt: skip
     args = parser.parse_args(argv)
 
     from metarec.benchmark import default_portfolio, export_builtin
@@ -106,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.seed_builtin:
+        from metarec.storage import open_seeded
+
+        kb, seeded = open_seeded(args.db)
+        print("the built-in knowledge base copied into the DB" if seeded else "DB not empty")
     parts = [(Path(args.data), "*.tsv.gz", "cv10", "classification")]
     if args.regression:
         parts.append((Path(args.regression), "*.csv", "cv5", "regression"))
@@ -116,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         code = _benchmark(args, files, protocol, task)
         if code:
             return code
+    if not args.no_configurations:
+        for folder, pattern, protocol, task in parts:
+            files, _ = _readable(folder, pattern)
+            code = _benchmark(args, files, "cv5", task, _configuration_options(task))
+            if code:
+                return code
 
     kb = KnowledgeBase(args.db)
     written = export_builtin(kb, args.out)

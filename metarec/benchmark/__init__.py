@@ -5,6 +5,7 @@ from metarec.benchmark._portfolio import (
     Algorithm,
     Portfolio,
     build_pipeline,
+    default_configurations,
     default_portfolio,
     load_portfolio,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "Algorithm",
     "Portfolio",
     "default_portfolio",
+    "default_configurations",
     "load_portfolio",
     "build_pipeline",
     "run_benchmark",

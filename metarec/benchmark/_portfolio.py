@@ -45,6 +45,7 @@ __all__ = [
     "TASKS",
     "load_portfolio",
     "default_portfolio",
+    "default_configurations",
     "build_pipeline",
 ]
 
@@ -116,6 +117,19 @@ class Algorithm:
     task: str = "classification"
     scale_target: bool = False
     description: str = ""
+
+    @property
+    def configuration_of(self) -> str | None:
+        """The default algorithm this one is a configuration of (``"lightgbm"`` for
+        ``"lightgbm_c07"``; see :mod:`metarec.benchmark._configurations`), or None."""
+        from metarec.benchmark._configurations import configuration_base
+
+        return configuration_base(self.name)
+
+    @property
+    def base(self) -> str:
+        """The algorithm whose family this is: :attr:`configuration_of`, else its own name."""
+        return self.configuration_of or self.name
 
     @property
     def library(self) -> str:
@@ -382,7 +396,9 @@ def _parse(document: Any, origin: str) -> Portfolio:
     return Portfolio(tuple(algorithms))
 
 
-def default_portfolio(*, task: str | None = "classification") -> Portfolio:
+def default_portfolio(
+    *, task: str | None = "classification", configurations: bool = False
+) -> Portfolio:
     """Return metarec's default portfolio for a task.
 
     Classification: twenty scikit-learn classifiers; regression: sixteen scikit-learn
@@ -392,14 +408,51 @@ def default_portfolio(*, task: str | None = "classification") -> Portfolio:
     ----------
     task : {"classification", "regression", "all"}, default="classification"
         The task whose algorithms are returned; ``"all"`` returns both portfolios.
+    configurations : bool, default=False
+        Also the configurations of the main families (:func:`default_configurations`),
+        after the defaults.
 
     Returns
     -------
     Portfolio
     """
-    text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
-    portfolio = _parse(json.loads(text), "default portfolio")
+    portfolio = _default_portfolio()
+    if configurations:
+        portfolio = portfolio + _default_configurations()
     return portfolio if task == "all" else portfolio.for_task(task)
+
+
+def default_configurations(*, task: str | None = "classification") -> Portfolio:
+    """Return the configurations of the default portfolio's main families.
+
+    Each is named ``<default algorithm>_cNN`` and differs from its default algorithm in the
+    hyper-parameters of its family's configuration space (see
+    :mod:`metarec.benchmark._configurations`).
+
+    Parameters
+    ----------
+    task : {"classification", "regression", "all"}, default="classification"
+        The task whose configurations are returned; ``"all"`` returns both.
+
+    Returns
+    -------
+    Portfolio
+    """
+    portfolio = _default_configurations()
+    return portfolio if task == "all" else portfolio.for_task(task)
+
+
+@functools.cache
+def _default_portfolio() -> Portfolio:
+    text = resources.files("metarec._resources").joinpath("default_portfolio.json").read_text()
+    return _parse(json.loads(text), "default portfolio")
+
+
+@functools.cache
+def _default_configurations() -> Portfolio:
+    from metarec.benchmark._configurations import load_configurations_document
+
+    return _parse(load_configurations_document(), "default configurations")
 
 
 def load_portfolio(path: str | Path | None = None, *, include_default: bool = True) -> Portfolio:
