@@ -47,7 +47,7 @@ def cases(kb) -> dict:
     """Per half: each dataset's true accuracies, predicted accuracies and the others' means."""
     rec = Recommender().fit(kb)
     ranker = rec.ranker_
-    tuning, heldout = split_datasets(rec, 0.5, 0)
+    tuning, heldout = split_datasets(ranker, 0.5, 0)
     raw = rec.raw_metafeatures_
     out = {}
     for half, names, other in (("tuning", tuning, heldout), ("held out", heldout, ())):

@@ -29,11 +29,11 @@ import numpy as np
 from _histories import REALWORLD, TABZILLA, load_history
 from _pages import markdown_table, write_page
 
-from metarec.recommender import Recommender
+from metarec.recommender import LearnedRanker, Recommender
 
 
 def coverage(kb, task: str = "classification") -> dict:
-    rec = Recommender(random_state=0, task=task).fit(kb)
+    rec = Recommender(LearnedRanker.for_task(task, random_state=0), task=task).fit(kb)
     inside_acc, inside_time, ratio = [], [], []
     for i, name in enumerate(rec.datasets_):
         query = {k: v for k, v in rec.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}

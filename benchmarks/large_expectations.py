@@ -55,7 +55,7 @@ def main(argv=None) -> None:
 
     import pandas as pd
 
-    from metarec.recommender._cache import fitted_recommender
+    from metarec.recommender import Recommender, fitted_recommender
     from metarec.recommender._runtime import size_features
     from metarec.storage import KnowledgeBase, open_builtin
 
@@ -64,7 +64,7 @@ def main(argv=None) -> None:
     env = {**os.environ, "METAREC_HOME": str(work / "home")}
     table = pd.read_csv(io.StringIO(_metarec("recommend", data, "--format", "csv", env=env)))
     first = table.head(args.first)
-    recommender = fitted_recommender(open_builtin(), task="classification")
+    recommender = fitted_recommender(open_builtin(), Recommender(task="classification"))
     equivalent = args.rows * HOLDOUT_TRAIN / CV10_TRAIN
     scaled, low, high = (
         v[0]

@@ -44,13 +44,13 @@ POOLS = ("metarec", "pebble", "loky")
 # --------------------------------------------------------------------------- adapters
 class _Metarec:
     def __init__(self, n: int) -> None:
-        from metarec.benchmark._workers import WorkerPool
+        from metarec.execution import WorkerPool
 
         self.pool = WorkerPool(n)
 
     def map(self, calls, *, timeout=None):
         """Run ``(func, args)`` calls; return each result or ``"error: ..."``, in order."""
-        from metarec.benchmark._workers import CallTask
+        from metarec.execution import CallTask
 
         results = {}
         deadline = None if timeout is None else time.perf_counter() + timeout
@@ -237,7 +237,7 @@ def main(argv=None) -> None:
     write_page(
         args.markdown,
         "Which process pool runs the folds",
-        "metarec's own `WorkerPool` (`metarec.benchmark._workers`) against pebble's "
+        "metarec's own `WorkerPool` (`metarec.execution.WorkerPool`) against pebble's "
         "`ProcessPool` and loky's `ProcessPoolExecutor`, each with its defaults, on the same "
         "probes (see the script's docstring).  Written by "
         "`python benchmarks/pool_choice.py`.\n\n" + table + "\n\n" + _READING,

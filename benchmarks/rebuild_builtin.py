@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         if code:
             return code
     if not args.no_configurations:
-        for folder, pattern, protocol, task in parts:
+        for folder, pattern, _, task in parts:
             files, _ = _readable(folder, pattern)
             code = _benchmark(args, files, "cv5", task, _configuration_options(task))
             if code:

@@ -39,7 +39,7 @@ from _kb_frames import FrameKB
 from _pages import write_page
 
 from metarec.evaluation import a3r
-from metarec.recommender import Recommender
+from metarec.recommender import A3RRanker, Recommender
 
 
 def synthetic_kb(n_datasets: int, n_algorithms: int, seed: int = 0) -> FrameKB:
@@ -120,7 +120,7 @@ def main(argv=None) -> None:
     say(f"synthetic KB: {n_d} datasets x {n_a} algorithms, {len(kb.runs())} results")
 
     start = time.perf_counter()
-    classic = Recommender(strategy="a3r").fit(kb)
+    classic = Recommender("a3r").fit(kb)
     t_classic = time.perf_counter() - start
     say(f"fit, strategy='a3r' (reads the frames, no model): {t_classic:.2f} s")
     start = time.perf_counter()
@@ -133,17 +133,19 @@ def main(argv=None) -> None:
     )
     query = {f"mf{i}": 0.1 * i for i in range(20)}
     t_default, ranking = best_of(lambda: rec.recommend(metafeatures=query))
-    say(f"recommend, default strategy, k={rec.k}: {t_default * 1000:.1f} ms (median of 5)")
+    say(f"recommend, default strategy, k={rec.ranker_.k}: {t_default * 1000:.1f} ms (median of 5)")
     t_classic_rec, _ = best_of(lambda: classic.recommend(metafeatures=query))
     say(
-        f"recommend, strategy='a3r', k={classic.k}: {t_classic_rec * 1000:.1f} ms (median of 5; "
+        f"recommend, strategy='a3r', k={classic.ranker_.k}: {t_classic_rec * 1000:.1f} ms "
+        f"(median of 5; "
         f"default / a3r = {t_default / t_classic_rec:.1f}x)"
     )
     import pickle
 
     t_pickle = len(pickle.dumps(rec)) / 2**20
     say(f"fitted default recommender pickles to {t_pickle:.1f} MiB")
-    everything = Recommender(strategy="a3r", k=None, weights=None).fit(kb)
+    everything = Recommender(A3RRanker(k=None, weights=None)).fit(kb)
+    ranker = everything.ranker_
     t_all, ranking_all = best_of(lambda: everything.recommend(metafeatures=query))
     say(f"recommend, k=None ({n_d} neighbours): {t_all * 1000:.1f} ms (median of 5)")
     say(f"under one second: {'yes' if max(t_default, t_all) < 1 else 'NO'}")
@@ -175,10 +177,10 @@ def main(argv=None) -> None:
             "dataset": everything.datasets_[i],
             "algorithm": everything.algorithms_[j],
             "sr": np.exp(everything.log_sr_[i, j]),
-            "t": np.exp(everything._log_time(slice(None))[i, j]),
+            "t": np.exp(ranker._log_time(slice(None))[i, j]),
         }
     )
-    seconds, values = naive_pairs(frame, sample, everything.n)
+    seconds, values = naive_pairs(frame, sample, ranker.n)
     full = seconds * len(all_pairs) / len(sample)
     say(
         f"naive pandas loop over pairs: {seconds:.2f} s for {len(sample)} of {len(all_pairs)} pairs; "
@@ -186,7 +188,7 @@ def main(argv=None) -> None:
     )
     # check the sampled pairs against the vectorised matrices
     m = everything.present_.astype(float)
-    z = everything.log_sr_ - everything._log_time(slice(None)) / everything.n
+    z = everything.log_sr_ - ranker._log_time(slice(None)) / ranker.n
     g = z.T @ m
     pair = np.exp((g - g.T) / (m.T @ m))
     index = everything.algorithm_index_

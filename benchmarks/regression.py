@@ -6,7 +6,7 @@ Usage::
 
 What ``metarec evaluate --task regression`` computes, on the built-in knowledge base (or
 ``--db``): every regression dataset left out in turn, the default recommender
-(``Recommender(task="regression")``, the parameters tuned on classification) and the
+(``Recommender(task="regression")``, the learned strategy with regression's defaults) and the
 baselines ranked from the other regression datasets.  Losses are in points of R² clipped at 0
 (the success rate the benchmark stores); ``mil_1s`` is the mean interval loss on a person's
 time axis (from 1 s); ``gap closed`` is the share of the gap between the single best regressor
@@ -14,7 +14,7 @@ and the oracle.  The page also lists what the regression part holds: datasets, r
 failed runs, and the datasets of the source folder that are not in it.
 
 The regression defaults of the answer (``answer_n=2, answer_patience=0.5``, see
-``Recommender``) were chosen on half A (datasets whose name's MD5 is even) and checked on half
+``LearnedRanker.for_task``) were chosen on half A (datasets whose name's MD5 is even) and checked on half
 B; the page shows each half too.
 """
 
@@ -67,17 +67,19 @@ def half(name: str) -> str:
     return "A" if int(hashlib.md5(name.encode()).hexdigest(), 16) % 2 == 0 else "B"
 
 
-def _halves(kb, recommender) -> tuple[str, list[str]]:
+def _halves(matrix, ranker) -> tuple[str, list[str]]:
     """The default, global AR* and the single best on each half: a table and verdict lines."""
+    from sklearn.base import clone
+
     from metarec.recommender import evaluate_recommender
 
-    fitted = recommender.fit(kb)
+    fitted = clone(ranker).fit(matrix)
     columns = ("half", "method", "top1_loss", "top1_gap_closed", "top3_loss", "mil_1s",
                "n_datasets")  # fmt: skip
     rows, verdicts = [], []
     for label in ("A", "B"):
         names = [d for d in fitted.datasets_ if half(str(d)) == label]
-        summary = evaluate_recommender(kb, fitted, datasets=names, fitted=True).summary
+        summary = evaluate_recommender(None, fitted, datasets=names, fitted=True).summary
         summary = summary.set_index("method")
         for method in ("metarec", "global AR*", "single best"):
             row = summary.loc[method]
@@ -100,7 +102,7 @@ def _verdict(summary) -> list[str]:
 
 
 def main(argv=None) -> None:
-    from metarec.recommender import Recommender, evaluate_recommender
+    from metarec.recommender import LearnedRanker, PerformanceMatrix, evaluate_recommender
     from metarec.storage import KnowledgeBase, open_builtin
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,14 +111,16 @@ def main(argv=None) -> None:
     parser.add_argument("--source", type=Path, default=SOURCE)
     args = parser.parse_args(argv)
     kb = KnowledgeBase(args.db, create=False) if args.db else open_builtin()
-    result = evaluate_recommender(kb, Recommender(task="regression", random_state=0))
+    matrix = PerformanceMatrix.from_kb(kb, task="regression")
+    ranker = LearnedRanker.for_task("regression", random_state=0)
+    result = evaluate_recommender(matrix, ranker)
     frame = result.summary[list(COLUMNS)]
     print(frame.round(3).to_string(index=False))
     contents = _contents(kb, args.source)
     print(contents)
     verdict = _verdict(result.summary.set_index("method"))
     print("default: " + "; ".join(verdict))
-    halves, half_verdicts = _halves(kb, Recommender(task="regression", random_state=0))
+    halves, half_verdicts = _halves(matrix, ranker)
     print(halves)
     print("\n".join(half_verdicts))
     write_page(

@@ -44,7 +44,7 @@ from _pages import markdown_table, write_page
 from run_vs_flaml import N_FOLDS, REALWORLD, ROOT, load, outer_folds, single_best_algorithm
 from run_vs_flaml import datasets as benchmark_datasets
 
-from metarec.automl._refit import TIE_MIN_ROWS
+from metarec.automl._policy import TIE_MIN_ROWS
 
 BUDGET = 10
 MAX_ROWS = 3000

@@ -85,10 +85,10 @@ def outer_folds(y) -> list[tuple[np.ndarray, np.ndarray]]:
 def single_best_algorithm() -> str:
     """The built-in KB's algorithm of best mean accuracy: the one ``metarec run`` averages in."""
     from metarec.automl._select import single_best
-    from metarec.recommender._cache import fitted_recommender
+    from metarec.recommender import Recommender, fitted_recommender
     from metarec.storage import open_builtin
 
-    return single_best(fitted_recommender(open_builtin(), task="classification"))
+    return single_best(fitted_recommender(open_builtin(), Recommender(task="classification")))
 
 
 # --------------------------------------------------------------------------- the methods

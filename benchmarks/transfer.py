@@ -32,7 +32,7 @@ COLUMNS = (
 
 
 def main(argv=None) -> None:
-    from metarec.recommender import Recommender, evaluate_transfer
+    from metarec.recommender import LearnedRanker, PerformanceMatrix, evaluate_transfer
     from metarec.storage import open_builtin
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -46,7 +46,11 @@ def main(argv=None) -> None:
         (("built-in", builtin), ("realworld-dev", realworld)),
         (("realworld-dev", realworld), ("built-in", builtin)),
     ):
-        result = evaluate_transfer(source, target, Recommender(random_state=0))
+        result = evaluate_transfer(
+            PerformanceMatrix.from_kb(source, task="classification"),
+            PerformanceMatrix.from_kb(target, task="classification"),
+            LearnedRanker(random_state=0),
+        )
         frame = result.summary[list(COLUMNS)]
         print(f"\n{source_name} -> {target_name}\n{frame.round(3).to_string(index=False)}")
         table = markdown_table(COLUMNS, frame.itertuples(index=False))

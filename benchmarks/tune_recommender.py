@@ -16,8 +16,8 @@ Usage::
    held-out half of each history: the page's table, with what the defaults were asked to
    meet and whether they do.
 
-``--set NAME=VALUE`` (repeatable) changes a parameter of the recommender every configuration
-starts from, e.g. the performance model's ``min_samples_leaf`` or ``n_estimators``, which the
+``--set NAME=VALUE`` (repeatable) changes a parameter of the learned ranker every
+configuration starts from, e.g. the performance model's ``min_samples_leaf`` or ``n_estimators``, which the
 grid does not vary (each value needs its own leave-one-out model fits)::
 
     python benchmarks/tune_recommender.py --defaults-only --set min_samples_leaf=5 --page x.md
@@ -45,8 +45,9 @@ import numpy as np
 import pandas as pd
 from _histories import REALWORLD, TABZILLA, load_history
 from _pages import markdown_table, write_page
+from sklearn.base import clone
 
-from metarec.recommender import Recommender
+from metarec.recommender import LearnedRanker, PerformanceMatrix
 from metarec.recommender._evaluate import difference_interval, gap_closed_interval
 from metarec.recommender._tune import DEFAULT_GRID, tune_recommender
 
@@ -62,12 +63,13 @@ def load_histories(workdir: Path) -> dict:
     return kbs
 
 
-def _key(kb, rec: Recommender) -> str:
+def _key(kb, rec: LearnedRanker) -> str:
     h = hashlib.sha256()
     h.update(pd.util.hash_pandas_object(kb.runs(), index=False).values.tobytes())
     h.update(pd.util.hash_pandas_object(kb.metafeatures(), index=False).values.tobytes())
-    model_params = ("n", "n_estimators", "min_samples_leaf", "random_state", "metric", "time")
-    h.update(repr([rec.get_params()[p] for p in model_params]).encode())
+    model_params = [rec.get_params()[p] for p in ("n", "n_estimators", "min_samples_leaf")]
+    model_params += [rec.random_state, rec.metric_, rec.time_column_]
+    h.update(repr(model_params).encode())
     return h.hexdigest()[:16]
 
 
@@ -174,7 +176,7 @@ def main(argv=None) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a parameter of the recommender every configuration starts from (a number)",
+        help="a parameter of the learned ranker every configuration starts from (a number)",
     )
     args = parser.parse_args(argv)
     pd.set_option("display.width", 250)
@@ -186,10 +188,11 @@ def main(argv=None) -> None:
         name, _, value = item.partition("=")
         number = float(value)
         changed[name] = int(number) if number.is_integer() else number
-    base = Recommender(**changed)
-    fitted, keys = {}, {}
+    base = LearnedRanker(**changed)
+    matrices, fitted, keys = {}, {}, {}
     for name, kb in kbs.items():
-        rec = Recommender(**base.get_params()).fit(kb)
+        matrices[name] = PerformanceMatrix.from_kb(kb, task="classification")
+        rec = clone(base).fit(matrices[name])
         keys[name] = _key(kb, rec)
         if args.cache is not None:
             path = args.cache / f"{name}-{keys[name]}.pkl"
@@ -200,7 +203,7 @@ def main(argv=None) -> None:
     grid = DEFAULT_GRID
     if args.defaults_only:  # one configuration: the defaults, through the same procedure
         grid = {name: (base.get_params()[name],) for name in DEFAULT_GRID}
-    result = tune_recommender(kbs, grid, base=base, random_state=args.seed, fitted=fitted)
+    result = tune_recommender(matrices, grid, ranker=base, random_state=args.seed, fitted=fitted)
     save_cache(args.cache, result.fitted, keys)
     seconds = time.perf_counter() - start
     top = result.table.head(10)

@@ -73,6 +73,7 @@ PUBLIC = {
     "metarec.recommender": "Rankings of algorithms and their evaluation.",
     "metarec.automl": "From a ranking to a fitted model within a time budget.",
     "metarec.benchmark": "Filling the knowledge base with metarec's own runs.",
+    "metarec.execution": "Running jobs: folds, the warm worker pool, Dask, the run store.",
     "metarec.ingest": "Filling the knowledge base from OpenML and ASlib.",
     "metarec.evaluation": "Metrics, protocols and the evaluation science.",
     "metarec.evaluation.plots": "Figures of the evaluation science.",

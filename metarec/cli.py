@@ -24,7 +24,7 @@ import os
 
 import click
 
-from metarec._commands._output import db_option, format_option
+from metarec._commands import db_option, format_option
 from metarec._text import one_line
 from metarec._version import __version__
 
@@ -50,7 +50,7 @@ def _with_shared_options(command: click.Command) -> click.Command:
     gets its own instance, so ``metarec import runs FILE --db URL`` works like
     ``metarec --db URL import runs FILE``.  Idempotent.
     """
-    from metarec._commands._output import db_option_param
+    from metarec._commands import db_option_param
 
     if not any(p.name == "db_url" for p in command.params):
         command.params.append(db_option_param())
@@ -110,8 +110,7 @@ class LazyGroup(click.Group):
             raise _one_line(exc) from None
 
     def invoke(self, ctx: click.Context):
-        from metarec._commands._interrupt import interrupted, sigterm_unwinds
-        from metarec._commands._output import warnings_as_notes
+        from metarec._commands import interrupted, sigterm_unwinds, warnings_as_notes
         from metarec.exceptions import MetarecError
 
         try:
@@ -175,7 +174,7 @@ def cli(ctx: click.Context) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    from metarec._commands._clock import mark_process_start
+    from metarec._commands import mark_process_start
 
     mark_process_start()  # `metarec run --budget` counts the interpreter's start-up
     cli.main(args=argv, prog_name="metarec")

@@ -19,6 +19,7 @@ __all__ = [
     "NotFittedError",
     "IngestError",
     "BenchmarkError",
+    "BenchmarkInterrupted",
     "MetarecWarning",
 ]
 
@@ -143,6 +144,32 @@ class BenchmarkError(MetarecError):
     cli_message : str, optional
         The message for the command line, printed instead (see :class:`MetarecError`).
     """
+
+
+class BenchmarkInterrupted(BenchmarkError):
+    """The benchmark stopped on SIGINT or SIGTERM; what finished is stored or cached.
+
+    Parameters
+    ----------
+    signum : int
+        The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``).
+    runs_stored : int
+        Runs this invocation stored in the knowledge base before it stopped.
+
+    Attributes
+    ----------
+    signal : int
+        The signal that stopped it (``signum``).
+    runs_stored : int
+        Runs stored before it stopped.
+    """
+
+    def __init__(self, signum: int, runs_stored: int) -> None:
+        super().__init__(
+            f"interrupted: {runs_stored} runs stored; run the same command again to resume"
+        )
+        self.signal = signum
+        self.runs_stored = runs_stored
 
 
 class MetarecWarning(UserWarning):

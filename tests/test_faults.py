@@ -433,13 +433,59 @@ def test_benchmark_sigterm_stops_and_leaves_no_process(tmp_path):
     _wait_until(lambda: not _processes_of(tmp_path), 5, "no process left")
 
 
+def _state_and_parent(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and parent pid, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[0], int(fields[1])
+
+
 @pytest.mark.slow
 def test_benchmark_sigkill_of_the_main_process_leaves_no_worker(tmp_path):
+    """The two workers are stopped (SIGSTOP) before the command is killed, so that neither
+    can end by itself when its pipe from the command closes: each is gone only if the
+    command's death ends it."""
+    import os
     import signal
 
-    process, _ = _stop(tmp_path, 2, signal.SIGKILL, to_group=False, after_first_dataset=True)
-    assert process.returncode == -signal.SIGKILL
-    _wait_until(lambda: not _processes_of(tmp_path), 5, "the workers to die with their parent")
+    process = _benchmark(tmp_path, 2)
+    try:
+        _wait_until(lambda: _fits_started(tmp_path), 180, "the first finished job")
+        _wait_until(lambda: _count_runs(tmp_path) > 0, 300, "a stored dataset")
+        assert process.poll() is None, "the benchmark ended before it could be killed"
+        workers = [
+            pid
+            for pid in _processes_of(tmp_path)
+            if (_state_and_parent(pid) or ("", 0))[1] == process.pid
+        ]
+        assert len(workers) == 2
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        _wait_until(
+            lambda: all((_state_and_parent(p) or ("",))[0] == "T" for p in workers),
+            30,
+            "the workers to stop",
+        )
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        _wait_until(
+            lambda: all((_state_and_parent(p) or ("Z",))[0] == "Z" for p in workers),
+            30,
+            "the stopped workers to die with their parent",
+        )
+        assert not _processes_of(tmp_path)
+    finally:  # nothing of this test's left running, whatever failed
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in _processes_of(tmp_path):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
     runs = _stored_runs(tmp_path)
     assert runs is not None and len(runs) > 0  # a whole dataset was stored before SIGKILL
     _assert_whole_folds(runs)
@@ -738,10 +784,10 @@ def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
     # decimals shared one cached answer
     import warnings
 
-    from metarec.recommender import Recommender
+    from metarec.recommender import LearnedRanker, Recommender
     from tests.recommender._fakes import random_kb
 
-    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=10))
+    rec = Recommender(LearnedRanker(n_estimators=5, k=3, random_state=0)).fit(random_kb(seed=10))
     d = rec.datasets_[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -752,15 +798,18 @@ def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
 
 
 def test_recommend_never_fits_the_model_lazily():
-    # recommend used to fit the performance model on first use when fit had not
+    # recommend used to fit the performance model on first use when fit had not; another
+    # ranker given after fit is the next fit's, as for any scikit-learn estimator
     import pytest
 
     from metarec.exceptions import NotFittedError
-    from metarec.recommender import Recommender
+    from metarec.recommender import A3RRanker, LearnedRanker, Recommender
     from tests.recommender._fakes import random_kb
 
-    rec = Recommender(strategy="a3r", n_estimators=5).fit(random_kb(seed=11))
-    rec.set_params(strategy="learned")
-    with pytest.raises(NotFittedError, match="strategy='learned'"):
-        rec.recommend(metafeatures={"f1": 0.0})
-    assert not hasattr(rec, "model_")
+    rec = Recommender(A3RRanker()).fit(random_kb(seed=11))
+    rec.set_params(ranker=LearnedRanker(n_estimators=5))
+    assert rec.recommend(metafeatures={"f1": 0.0}).method == "a3r"
+    assert rec.strategy == "a3r" and not hasattr(rec, "model_")
+    with pytest.raises(NotFittedError):
+        rec.ranker.rank({"f1": 0.0})
+    assert not hasattr(rec.ranker, "model_")

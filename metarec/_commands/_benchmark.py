@@ -164,8 +164,6 @@ def benchmark(
       metarec benchmark data/ --algorithm knn --algorithm lightgbm --timeout 300
       metarec benchmark --list
     """
-    import pandas as pd
-
     from metarec.benchmark import BenchmarkInterrupted, load_portfolio, run_benchmark
 
     if not data and not list_only:
@@ -175,21 +173,7 @@ def benchmark(
     names = list(algorithm_names) + [n.strip() for n in (algorithms or "").split(",") if n.strip()]
     names = names or None
     if list_only:
-        chosen = portfolio if names is None else [portfolio[n] for n in names]
-        emit(
-            [
-                {
-                    "algorithm": a.name,
-                    "task": a.task,
-                    "family": a.family,
-                    "estimator": a.estimator,
-                    "installed": a.is_installed(),
-                    "description": a.description,
-                }
-                for a in chosen
-            ],
-            fmt,
-        )
+        _list(portfolio if names is None else [portfolio[n] for n in names], fmt)
         return
     if n_jobs == 0:
         raise click.BadParameter(
@@ -227,6 +211,29 @@ def benchmark(
     except BenchmarkInterrupted as stop:
         echo_note(str(stop))
         ctx.exit(128 + int(stop.signal))
+    _report(report, fmt)
+
+
+def _list(algorithms, fmt) -> None:
+    """``benchmark --list``: the portfolio's algorithms."""
+    rows = [
+        {
+            "algorithm": a.name,
+            "task": a.task,
+            "family": a.family,
+            "estimator": a.estimator,
+            "installed": a.is_installed(),
+            "description": a.description,
+        }
+        for a in algorithms
+    ]
+    emit(rows, fmt)
+
+
+def _report(report, fmt) -> None:
+    """What a benchmark did: its notes, its counts and the jobs with failed folds."""
+    import pandas as pd
+
     for note in report.notes:
         echo_note(note)
     failures = [

@@ -76,8 +76,7 @@ def upgrade(ctx, backup_path, no_backup):
     backup = False if no_backup else (backup_path or True)
     kept = "nothing was migrated; the knowledge base is unchanged"  # one transaction
     if old and is_sqlite and backup:
-        from metarec.storage._engine import sqlite_path
-        from metarec.storage._migrate import default_backup_path
+        from metarec.storage import default_backup_path, sqlite_path
 
         copy = (
             Path(backup)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from metarec._commands._output import echo_note, emit, format_option, open_kb, status
-from metarec._commands._recommend import FIGURE, k_option
+from metarec._commands._recommend import (
+    FIGURE,
+    METHOD_CHOICES,
+    STRATEGY_CHOICES,
+    k_option,
+    ranker_options,
+)
 from metarec._commands._types import POSITIVE, SuggestingChoice
 
 
@@ -14,12 +20,12 @@ from metarec._commands._types import POSITIVE, SuggestingChoice
 @click.option("--n", "n", type=POSITIVE, help="Root of the time ratio in A3R [default: tuned].")
 @click.option(
     "--strategy",
-    type=SuggestingChoice(("learned", "a3r", "arr", "ar", "ar*")),
+    type=SuggestingChoice(STRATEGY_CHOICES),
     help="Ranking strategy [default: learned].",
 )
 @click.option(
     "--method",
-    type=SuggestingChoice(("a3r", "arr", "ar", "ar*")),
+    type=SuggestingChoice(METHOD_CHOICES),
     help="Classic ranking method (overrides --strategy).",
 )
 @click.option(
@@ -86,38 +92,35 @@ def evaluate(
       metarec evaluate -o loss_time.png
       metarec evaluate --k 10 --n 32 --format json
     """
-    params = {"metric": metric, "task": task}
-    if k is not None:
-        params["k"] = None if k == "all" else k
-    if n is not None:
-        params["n"] = n
-    if strategy is not None:
-        params["strategy"] = strategy
-    if method is not None:
-        params["method"] = method
-    if weights is not None:
-        params["weights"] = None if weights == "none" else weights
-    if distance is not None:
-        params["distance"] = distance
-    if normalize is not None:
-        params["normalize"] = normalize
-
     from metarec._commands._output import progress
-    from metarec.recommender import Recommender, evaluate_recommender
+    from metarec.recommender import PerformanceMatrix, evaluate_recommender
 
+    ranker = ranker_options(
+        method,
+        strategy,
+        task=task,
+        k=k,
+        n=n,
+        weights=None if weights == "none" else weights,  # None: the strategy's default
+        distance=distance,
+        normalize=normalize,
+    )
+    if weights == "none":  # unweighted neighbours (None above meant "not given")
+        ranker.set_params(weights=None)
     with status("Opening the knowledge base"):
         kb = open_kb(ctx, builtin_fallback=True)
-    model = Recommender(**params)
+        matrix = PerformanceMatrix.from_kb(kb, metric=metric, task=task)
     with progress("Leave-one-dataset-out") as advance:
         result = evaluate_recommender(
-            kb, model, n_random=n_random, random_state=seed, progress=advance
+            matrix, ranker, n_random=n_random, random_state=seed, progress=advance
         )
     if output:
         from metarec.recommender.plots import plot_loss_time
 
         plot_loss_time(result, path=output)
         echo_note(f"Loss-time curves written to {output}")
-    params_shown = {key: value for key, value in result.params.items() if key != "features"}
+    params = {key: value for key, value in result.params.items() if key != "features"}
+    params_shown = {"strategy": ranker.strategy, **params, "metric": metric, "task": task}
     emit(
         result.summary,
         fmt,

@@ -71,7 +71,7 @@ def metafeatures(ctx, data, target, groups, name, task, as_classes, seed, save, 
     note_loaded(dataset)
     stored_as = None
     if save:  # the name it is stored under, before any work: another dataset's is kept
-        from metarec.benchmark._names import stored_name
+        from metarec.execution import stored_name
 
         kb = open_kb(ctx)
         stored_as, renamed = stored_name(dataset, kb.datasets())

@@ -22,8 +22,16 @@ from metarec._commands._types import (
     task_option,
 )
 
-METHOD_CHOICES = ("a3r", "arr", "ar", "ar*")
-STRATEGY_CHOICES = ("learned", *METHOD_CHOICES)
+
+def _strategy_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ranking strategies' names (the registry's), and the classic ones."""
+    from metarec.recommender import strategy_names
+
+    names = strategy_names()
+    return names, tuple(n for n in names if n != names[0])
+
+
+STRATEGY_CHOICES, METHOD_CHOICES = _strategy_choices()
 
 
 def _parse_k(value: str | None):
@@ -96,7 +104,7 @@ def _stored_task(kb, name: str) -> str:
 def _require_regression_results(kb, dataset) -> None:
     """Refuse, with the reason and the way out, a detected continuous target on a KB that
     holds no regression dataset (its values may well be class labels)."""
-    from metarec.data._dataset import continuous_reason
+    from metarec.data import continuous_reason
     from metarec.exceptions import DataError
 
     if not (kb.datasets()["task"] == "regression").any():
@@ -139,22 +147,39 @@ def _note_forced_classes(y) -> None:
         )
 
 
+def ranker_options(
+    method=None, strategy=None, *, task="classification", **options
+):  # the options a ranking command was given
+    """The ranker that ``--strategy``/``--method`` and ranking options name (``--method``
+    overrides ``--strategy``; options left at None take the strategy's defaults for
+    ``task``).
+
+    Raises
+    ------
+    InvalidInputError
+        An option the strategy does not take (``--n`` with ``arr``).
+    """
+    from metarec.recommender import make_ranker
+
+    params = {name: value for name, value in options.items() if value is not None}
+    if params.get("k") == "all":
+        params["k"] = None
+    return make_ranker(method or strategy or STRATEGY_CHOICES[0], task=task, **params)
+
+
 def _recommender(kb, k, n, metric, method, strategy=None, task="classification"):
     """The recommender fitted on ``kb`` (from the on-disk cache when the KB has not changed)."""
-    from metarec.recommender import fitted_recommender
+    from metarec.recommender import Recommender, fitted_recommender
 
-    params = {"metric": metric}
-    if task != "classification":
-        params["task"] = task
-    if strategy is not None:
-        params["strategy"] = strategy
-    if k is not None:
-        params["k"] = None if k == "all" else k
-    if n is not None:
-        params["n"] = n
-    if method is not None:
-        params["method"] = method
-    return fitted_recommender(kb, **params)
+    ranker = ranker_options(method, strategy, task=task, k=k, n=n)
+    return fitted_recommender(kb, Recommender(ranker, metric=metric, task=task))
+
+
+def shown_params(model) -> dict:
+    """The fitted recommender's strategy and parameters, as JSON output shows them."""
+    ranker = model.ranker_
+    params = {k: v for k, v in ranker.get_params().items() if k != "features"}
+    return {"strategy": ranker.strategy, **params, "metric": model.metric, "task": model.task}
 
 
 def _with_library(frame, kb):
@@ -292,7 +317,7 @@ def recommend(
             "task": family,
             "method": ranking.method,
             "score_name": ranking.score_name,
-            "params": {k2: v for k2, v in model.get_params().items() if k2 != "features"},
+            "params": shown_params(model),
             "neighbours": neighbours,
             "tried": {a: list(v) for a, v in tried_results.items()},
             "budget": budget,
@@ -362,7 +387,7 @@ def rank(ctx, dataset, all_, method, n, metric, task, fmt):
             "method": method,
             "task": task,
             "datasets": [nb.name for nb in ranking.neighbours],
-            "n": model.n,
+            "n": getattr(model.ranker_, "n", None),
             "metric": metric,
         },
     )

@@ -166,24 +166,33 @@ def run(
         random_state=seed, store=not no_store, scheduler=scheduler,
         ensemble_size=ensemble_size or "auto",
     )  # fmt: skip
-    notes: list[str] = []
     stopped = failed = None
     try:
         with progress("run") as advance:
-            auto._fit_dataset(ds, start=start, deadline=deadline, progress=advance, notes=notes)
+            auto.fit_dataset(ds, start=start, deadline=deadline, progress=advance)
     except BenchmarkInterrupted as stop:
         stopped = stop
-        if "search_" not in auto.__dict__:  # before the search began: nothing to show
+        if not hasattr(auto, "search_"):  # before the search began: nothing to show
             if output:
                 echo_note(f"no model written to {output}: interrupted before anything finished")
             echo_note(str(stop))
             ctx.exit(128 + int(stop.signal))
     except BenchmarkError as exc:  # nothing finished: show what was tried, then the error
-        if "search_" not in auto.__dict__:
+        if not hasattr(auto, "search_"):
             raise
         failed = exc
+    _show(auto, ds, output, figure, fmt, interrupted=stopped is not None)
+    if failed is not None:
+        raise failed
+    if stopped is not None:
+        echo_note(str(stopped))
+        ctx.exit(128 + int(stopped.signal))
+
+
+def _show(auto, ds, output, figure, fmt, *, interrupted: bool) -> None:
+    """What the search found: notes, the leaderboard, the saved model and the figure."""
     result = auto.search_
-    for note in (*notes, *result.notes):
+    for note in (*auto.notes_, *result.notes):
         echo_note(note)
     frame = auto.leaderboard_[list(COLUMNS)]
     best = result.best
@@ -193,7 +202,10 @@ def run(
         metric = result.settings.metric
         if ds.task == "regression":
             metric = "R²" if metric == "r2" else "R² (clipped at 0)"
-        title += f"; best {best} (CV {metric}: {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
+        if trial.fold_scores:
+            title += f"; best {best} (CV {metric}: {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
+        else:
+            title += f"; {best}, fitted without evaluation"
         if len(result.members) > 1:
             title += f"; the answer averages {', '.join(result.members)}"
     extra = {
@@ -206,11 +218,11 @@ def run(
         "runs_stored": result.runs_stored,
         "notes": list(result.notes),
     }
-    if output and "best_estimator_" in auto.__dict__:
+    if output and hasattr(auto, "best_estimator_"):
         model_path, sidecar = auto.save(output)
         extra["model"] = str(model_path)
         echo_note(f"model saved to {model_path} (described in {sidecar})")
-    elif output and stopped is not None:
+    elif output and interrupted:
         echo_note(
             f"no model written to {output}: no algorithm finished every fold before the "
             "interruption"
@@ -221,8 +233,3 @@ def run(
         from metarec.evaluation.plots import save_figure
 
         save_figure(plot_search(result), figure)
-    if failed is not None:
-        raise failed
-    if stopped is not None:
-        echo_note(str(stopped))
-        ctx.exit(128 + int(stopped.signal))

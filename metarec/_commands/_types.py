@@ -247,7 +247,7 @@ as_classes_option = click.option(
 def budget_duration(ctx, param, value):
     """Click callback of a search's ``--budget``: a duration of at least a second (see
     :func:`metarec.automl._estimator.parse_budget`), checked before any work."""
-    from metarec.automl._estimator import parse_budget
+    from metarec.automl import parse_budget
     from metarec.exceptions import InvalidInputError
 
     try:

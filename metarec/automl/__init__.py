@@ -1,7 +1,7 @@
 """Recommend, evaluate within a budget, and hand back the best fitted model."""
 
 from metarec._duration import parse_duration
-from metarec.automl._estimator import AutoClassifier, AutoRegressor
+from metarec.automl._estimator import AutoClassifier, AutoRegressor, parse_budget
 from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial
 
@@ -17,4 +17,5 @@ __all__ = [
     "METRICS",
     "REGRESSION_METRICS",
     "parse_duration",
+    "parse_budget",
 ]

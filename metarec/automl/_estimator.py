@@ -29,6 +29,7 @@ from metarec.automl._search import (
     run_name,
     search,
     search_portfolio,
+    workers_note,
 )
 from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
 
@@ -50,8 +51,24 @@ _METRIC_MEANING = {
 
 
 def parse_budget(value) -> float:
-    """A search's budget in seconds (:func:`metarec._duration.parse_duration`), at least
-    :data:`~metarec.automl._search.MIN_BUDGET`."""
+    """Parse a search's budget: seconds, at least one.
+
+    Parameters
+    ----------
+    value : float, int or str
+        Seconds, or a duration such as ``"90s"``, ``"10m"``, ``"1h"``
+        (:func:`metarec.automl.parse_duration`).
+
+    Returns
+    -------
+    float
+        Seconds, at least :data:`~metarec.automl._search.MIN_BUDGET`.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a duration, or shorter than the shortest budget.
+    """
     from metarec.automl._search import MIN_BUDGET
 
     seconds = parse_duration(value)
@@ -82,6 +99,11 @@ def _no_model(result: SearchResult, budget: float) -> str:
         f"no algorithm finished every fold within the budget of {budget:g} s; give a larger "
         f"budget{kept}"
     )
+
+
+def _number(value) -> float | None:
+    """A figure for JSON: None where it is not a number (NaN: nothing measured)."""
+    return float(value) if value is not None and np.isfinite(value) else None
 
 
 def _seed(value) -> int:
@@ -161,7 +183,7 @@ class _AutoSearch(BaseEstimator):
         start = time.perf_counter()
         ds = self._dataset(X, y)
         budget = parse_budget(self.budget)
-        return self._fit_dataset(ds, start=start, deadline=start + budget)
+        return self.fit_dataset(ds, start=start, deadline=start + budget)
 
     def _dataset(self, X, y):
         """``X, y`` as a dataset.  A named ``y`` (a Series, ``frame["Survived"]``) keeps its
@@ -207,8 +229,47 @@ class _AutoSearch(BaseEstimator):
             message = str(exc).replace(f"target column {TARGET!r}", "y")
             raise DataError(message.removeprefix("frame: ")) from None
 
-    def _fit_dataset(self, ds, *, start: float, deadline: float, progress=None, notes=None):
-        from metarec.benchmark._signals import BenchmarkInterrupted, Signals, Stop
+    def fit_dataset(self, dataset, *, start=None, deadline=None, progress=None):
+        """Search on a loaded dataset and fit the answer, by a deadline.
+
+        What :meth:`fit` does with ``X, y``, for a :class:`~metarec.data.Dataset` (a file,
+        ``openml:ID``, ``sklearn:NAME`` loaded by :func:`metarec.data.load_dataset`), with
+        the clock the caller's: the budget may have started before the data were loaded.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            The data; its task must be this estimator's.
+        start : float, optional
+            ``time.perf_counter()`` when the work began (default: now).
+        deadline : float, optional
+            ``time.perf_counter()`` by which everything must be done (default: ``start``
+            plus ``budget``).  Filling an empty knowledge base with the built-in one is not
+            counted: the deadline moves by the seconds it takes (said in :attr:`notes_`).
+        progress : callable, optional
+            ``progress(n=1, total=None)``, called as algorithms finish.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        BenchmarkInterrupted
+            On SIGINT or SIGTERM (see :meth:`fit`).
+        BenchmarkError
+            The data cannot be searched, or nothing could be fitted; the search's trials are
+            set (:attr:`search_`, :attr:`leaderboard_`) when it ran.
+        """
+        start = time.perf_counter() if start is None else start
+        deadline = start + parse_budget(self.budget) if deadline is None else deadline
+        notes: list[str] = []
+        try:
+            return self._search_dataset(dataset, start, deadline, progress, notes)
+        finally:
+            self.notes_ = tuple(notes)
+
+    def _check_task(self, ds) -> None:
         from metarec.data import task_family
 
         if task_family(ds.task) != self._task:
@@ -220,25 +281,35 @@ class _AutoSearch(BaseEstimator):
                 f"{type(self).__name__} chooses {self._task} algorithms (use {other}"
                 + (", or class labels: y.astype(str))" if ds.task == "regression" else ")")
             )
+
+    def _search_dataset(self, ds, start, deadline, progress, notes):
+        from metarec.exceptions import BenchmarkInterrupted
+        from metarec.execution import Signals, Stop
+
+        self._check_task(ds)
         requested = self._settings(self.store)
         check_dataset(ds, requested)  # before anything is written
         portfolio = search_portfolio(ds)
         # the workers start first: their imports overlap the opening (and filling) of the KB
         with open_pool(requested, portfolio) as pool:
+            note = None if requested.scheduler else workers_note(requested.n_jobs, pool.n_workers)
+            if note:
+                notes.append(note)
             opened = time.perf_counter()
             from metarec.storage import open_seeded
 
             kb, seeded = open_seeded(self.kb)
-            seeding = time.perf_counter() - opened if seeded else 0.0
+            if seeded:  # once per knowledge base: not the user's budget
+                seeding = time.perf_counter() - opened
+                deadline += seeding
+                notes.append(
+                    "the knowledge base was empty: it starts from the built-in one "
+                    f"({seeding:.1f} s, once, not counted in the budget)"
+                )
             name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
             store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
             settings = self._settings(store)
-            if notes is not None and seeded:
-                notes.append(
-                    f"the knowledge base was empty: it starts from the built-in one "
-                    f"({seeding:.1f} s of the budget, once)"
-                )
-            if notes is not None and renamed:
+            if renamed:
                 notes.append(renamed)
             with Signals() as signals:
                 try:
@@ -261,12 +332,7 @@ class _AutoSearch(BaseEstimator):
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)
         if result.model is None:
-            first = (
-                f" (filling the empty knowledge base took {seeding:.1f} s of it)"
-                if seeding >= 0.5
-                else ""
-            )
-            raise BenchmarkError(_no_model(result, settings.budget) + first)
+            raise BenchmarkError(_no_model(result, settings.budget))
         return self
 
     def _set_fitted(self, result: SearchResult, ds) -> None:
@@ -368,10 +434,11 @@ class _AutoSearch(BaseEstimator):
             # the CV figures are the best single algorithm's: an average of several has no
             # CV estimate of its own (its members were not refitted per fold together)
             "cv_score_of": result.best,
-            "cv_score": trial.cv_score if trial else None,
-            "cv_sd": trial.cv_sd if trial else None,
+            "cv_score": _number(trial.cv_score) if trial else None,
+            "cv_sd": _number(trial.cv_sd) if trial else None,
             "fold_scores": list(trial.fold_scores) if trial else [],
-            "selection_score": trial.selection_score if trial else None,
+            "selection_score": _number(trial.selection_score) if trial else None,
+            "evaluated": bool(trial and trial.fold_scores),
             "protocol": settings.protocol,
             "folds": result.n_folds,
             "seed": settings.random_state,
@@ -446,6 +513,9 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         ``std_test_score``, ``mean_fit_time``, ``rank_test_score``, ``status``.
     search_ : SearchResult
         Everything the search found.
+    notes_ : tuple of str
+        Remarks about the fit for people (workers used, a knowledge base filled first, a
+        dataset stored under another name), set even when the fit raised.
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray
@@ -543,6 +613,9 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         ``std_test_score``, ``mean_fit_time``, ``rank_test_score``, ``status``.
     search_ : SearchResult
         Everything the search found.
+    notes_ : tuple of str
+        Remarks about the fit for people (workers used, a knowledge base filled first, a
+        dataset stored under another name), set even when the fit raised.
     n_features_in_ : int
     feature_names_in_ : ndarray
 

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils._available_if import available_if
 
 from metarec._sklearn_errors import NotFittedError
+from metarec.exceptions import InvalidInputError
 
 __all__ = ["LabelledClassifier", "AveragedClassifier", "AveragedRegressor", "as_frame"]
 
@@ -71,6 +72,18 @@ def _proba_of(pipeline, X, n_classes: int) -> np.ndarray:
     full = np.zeros((proba.shape[0], n_classes))
     full[:, np.asarray(pipeline.classes_).astype(int)] = proba
     return full
+
+
+def _weights(weights, n: int) -> np.ndarray:
+    """Members' weights summing to 1 (equal when None)."""
+    if weights is None:
+        return np.full(n, 1.0 / n)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
+        raise InvalidInputError(
+            f"weights must be {n} non-negative numbers, not all zero; got {list(weights)!r}"
+        )
+    return w / w.sum()
 
 
 def _check_fitted(model, attribute: str) -> None:
@@ -195,8 +208,9 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
     """Several classification pipelines whose class probabilities are averaged.
 
     Each member is fitted on integer class codes ``0..K-1``, as
-    :class:`LabelledClassifier`'s pipeline is.  :meth:`predict_proba` is the unweighted
-    mean of the members' probabilities; a member that estimates none (ridge, the support
+    :class:`LabelledClassifier`'s pipeline is.  :meth:`predict_proba` is the weighted
+    mean of the members' probabilities (equal weights by default; ensemble selection's
+    counts); a member that estimates none (ridge, the support
     vector machines, SGD with hinge loss) contributes its vote instead, probability 1 for
     the class it predicts.  :meth:`predict` returns the label of the largest mean (a tie
     goes to the class with the smaller code).
@@ -211,6 +225,8 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         The members: names and scikit-learn pipelines, fitted or not.
     classes : array-like, optional
         The labels, in the order of their codes; required with fitted members.
+    weights : sequence of float, optional
+        Each member's weight (normalised to sum to 1); None: equal weights.
 
     Attributes
     ----------
@@ -227,14 +243,15 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
        selection from libraries of models. ICML.
     """
 
-    def __init__(self, estimators, *, classes=None) -> None:
+    def __init__(self, estimators, *, classes=None, weights=None) -> None:
         self.estimators = estimators
         self.classes = classes
+        self.weights = weights
 
     @classmethod
-    def from_fitted(cls, estimators, classes, columns) -> AveragedClassifier:
+    def from_fitted(cls, estimators, classes, columns, *, weights=None) -> AveragedClassifier:
         """Wrap members already fitted on the codes of ``classes``."""
-        model = cls(list(estimators), classes=np.asarray(classes))
+        model = cls(list(estimators), classes=np.asarray(classes), weights=weights)
         model.estimators_ = [pipeline for _, pipeline in model.estimators]
         model.classes_ = np.asarray(classes)
         model.feature_names_in_ = np.asarray(list(columns), dtype=object)
@@ -285,8 +302,9 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
         """
         _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
-        total = sum(self._member_proba(member, X) for member in self.estimators_)
-        return total / len(self.estimators_)
+        weights = _weights(getattr(self, "weights", None), len(self.estimators_))
+        members = zip(weights, self.estimators_, strict=True)
+        return sum(w * self._member_proba(m, X) for w, m in members)
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (a DataFrame with the training columns).
@@ -310,12 +328,14 @@ class AveragedClassifier(ClassifierMixin, BaseEstimator):
 
 
 class AveragedRegressor(RegressorMixin, BaseEstimator):
-    """Several regression pipelines whose predictions are averaged (unweighted mean).
+    """Several regression pipelines whose predictions are averaged (weighted mean).
 
     Parameters
     ----------
     estimators : list of (str, estimator)
         The members: names and scikit-learn pipelines, fitted or not.
+    weights : sequence of float, optional
+        Each member's weight (normalised to sum to 1); None: equal weights.
 
     Attributes
     ----------
@@ -325,13 +345,14 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
         The training columns, which :meth:`predict` expects.
     """
 
-    def __init__(self, estimators) -> None:
+    def __init__(self, estimators, *, weights=None) -> None:
         self.estimators = estimators
+        self.weights = weights
 
     @classmethod
-    def from_fitted(cls, estimators, columns) -> AveragedRegressor:
+    def from_fitted(cls, estimators, columns, *, weights=None) -> AveragedRegressor:
         """Wrap members already fitted."""
-        model = cls(list(estimators))
+        model = cls(list(estimators), weights=weights)
         model.estimators_ = [pipeline for _, pipeline in model.estimators]
         model.feature_names_in_ = np.asarray(list(columns), dtype=object)
         model.n_features_in_ = len(model.feature_names_in_)
@@ -374,7 +395,8 @@ class AveragedRegressor(RegressorMixin, BaseEstimator):
         _check_fitted(self, "estimators_")
         X = as_frame(X, self.feature_names_in_)
         predictions = [np.asarray(m.predict(X), dtype=float).ravel() for m in self.estimators_]
-        return np.mean(predictions, axis=0)
+        weights = _weights(getattr(self, "weights", None), len(predictions))
+        return np.sum([w * p for w, p in zip(weights, predictions, strict=True)], axis=0)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "estimators_")

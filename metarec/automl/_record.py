@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from metarec.automl._select import choose, posterior_scores
-from metarec.benchmark._workers import BUDGET_STOP
+from metarec.execution import BUDGET_STOP, NOT_RUN, JobResult, fold_metrics
 
 __all__ = ["record_stored", "record_job", "eligible"]
 
@@ -38,8 +38,6 @@ def record_stored(state, algorithm: str, folds: dict, n_folds: int, start) -> No
 def record_job(state, task, codes, n_classes, settings, n_folds, start, *, stopped=None) -> None:
     """Record a job's folds in ``state``; ``stopped``: it was stopped before its last fold
     (the reason), so its trial is not complete whatever its folds."""
-    from metarec.benchmark._folds import JobResult, fold_metrics
-
     spec = task.spec
     algorithm = spec.algorithm.name
     stored = state.stored.get(algorithm, {})
@@ -87,7 +85,7 @@ def record_job(state, task, codes, n_classes, settings, n_folds, start, *, stopp
 
 def _budget_artefact(error: str | None) -> bool:
     """A fold stopped by the budget, or never started after one was: not about the algorithm."""
-    return bool(error) and (error.startswith(BUDGET_STOP) or error.startswith("not run"))
+    return bool(error) and (error.startswith(BUDGET_STOP) or error.startswith(NOT_RUN))
 
 
 def eligible(state) -> list[str]:

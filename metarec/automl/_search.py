@@ -39,10 +39,11 @@ from typing import Any
 import numpy as np
 
 from metarec.automl._foldtime import FoldTimes, in_range_spread
+from metarec.automl._policy import AnswerPolicy
 from metarec.automl._record import eligible, record_job, record_stored
-from metarec.automl._refit import refit_answer
+from metarec.automl._refit import RefitData, refit_answer
 from metarec.automl._select import single_best
-from metarec.automl._storing import store_folds, store_seconds, stored_folds
+from metarec.automl._storing import store_folds, store_seconds
 from metarec.exceptions import BenchmarkError, UnknownNameError
 
 __all__ = ["RunSettings", "Trial", "SearchResult", "search", "METRICS", "REGRESSION_METRICS"]
@@ -301,7 +302,7 @@ def search(
         closes it); by default one is started here and closed at the end.
     critical : callable, optional
         ``critical()`` is a context manager that defers a stopping signal to its end
-        (:class:`metarec.benchmark._signals.Signals`'s): recording a finished job runs
+        (:class:`metarec.execution.Signals`'s): recording a finished job runs
         inside one, so a signal never leaves a job half recorded.
 
     Returns
@@ -352,15 +353,28 @@ def open_pool(settings: RunSettings, portfolio):
     the workers' imports overlap the parent's own start (filling an empty knowledge base,
     metafeatures, the recommender).  The caller closes the pool.
     """
+    from metarec.benchmark import preload_modules, warm_up
+    from metarec.execution import DaskPool, WorkerPool, worker_count
+
+    modules = preload_modules(portfolio)
     if settings.scheduler:
-        from metarec.automl._dask import DaskPool
+        return DaskPool(settings.scheduler, settings.n_jobs, modules, warm_up=warm_up)
+    # never more workers than cores, nor than algorithms to evaluate
+    workers = min(worker_count(settings.n_jobs), max(1, len(portfolio)))
+    return WorkerPool(workers, modules, warm_up=warm_up)
 
-        return DaskPool(settings.scheduler, settings.n_jobs)
-    from metarec.benchmark._dispatch import preload_modules
-    from metarec.benchmark._runner import worker_count
-    from metarec.benchmark._workers import WorkerPool
 
-    return WorkerPool(worker_count(settings.n_jobs), preload_modules(portfolio))
+def workers_note(n_jobs: int, workers: int) -> str | None:
+    """What to tell a person who asked for more parallel jobs than run (None: as asked)."""
+    from metarec.execution import available_cores
+
+    if n_jobs <= 0 or n_jobs <= workers:
+        return None
+    cores = available_cores()
+    why = (
+        f"this machine has {cores} core(s)" if workers == cores else "there are no more algorithms"
+    )
+    return f"-j {n_jobs}: {workers} worker process(es), as {why}"
 
 
 def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:
@@ -377,7 +391,7 @@ def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:
 def run_name(ds, stored) -> tuple[str, str | None]:
     """The name a search stores ``ds`` under (:func:`metarec.benchmark.stored_name`; a frame
     is named ``frame-`` and its content's fingerprint)."""
-    from metarec.benchmark._names import stored_name
+    from metarec.execution import stored_name
 
     own = f"frame-{ds.fingerprint[:12]}" if ds.name == "frame" else ds.name
     return stored_name(ds, stored, own=own)
@@ -388,16 +402,16 @@ def _search(
     *, critical=None,
 ):  # fmt: skip
     from metarec.data import task_family
-    from metarec.recommender._cache import fitted_recommender
+    from metarec.recommender import Recommender, fitted_recommender
 
     labels, codes = _codes(ds)
     metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()
     if recommender is None:
-        recommender = fitted_recommender(kb, task=task_family(ds.task))
+        recommender = fitted_recommender(kb, Recommender(task=task_family(ds.task)))
     loop = _Loop(
         ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
-        stored_folds(kb, name, settings), deadline, start, tick, n_workers,
+        _stored(kb, name, settings), deadline, start, tick, n_workers,
     )  # fmt: skip
     if critical is not None:
         loop.critical = critical
@@ -406,18 +420,21 @@ def _search(
     order = eligible(state)
     model, best, members = None, None, ()
     if order:
-        model, members = refit_answer(
-            order,
-            state.trials,
-            ds,
-            labels,
-            codes,
-            settings.ensemble_size,
-            settings.random_state,
-            None if interrupted is not None else deadline - END_MARGIN,
-            loop.refit_scale,
-            notes,
+        policy = AnswerPolicy(
+            ensemble_size=settings.ensemble_size,
             anchor=single_best(recommender, exclude=[name]),
+        )
+        answer = policy.choose(
+            order, {a: state.trials[a].fold_scores for a in order}, n_rows=len(codes)
+        )
+        model, members = refit_answer(
+            answer,
+            state.trials,
+            RefitData(ds, labels, codes),
+            random_state=settings.random_state,
+            deadline=None if interrupted is not None else deadline - END_MARGIN,
+            refit_scale=loop.refit_scale,
+            notes=notes,
         )
         best = members[0] if members else None
         if len(members) == 1:
@@ -428,7 +445,13 @@ def _search(
                 f"{len(codes):,} rows"
             )
     elif interrupted is None:
-        notes.append("no algorithm finished every fold within the budget")
+        model, members = _unevaluated_answer(
+            state, RefitData(ds, labels, codes), settings, deadline - END_MARGIN,
+            loop.refit_scale, notes,
+        )  # fmt: skip
+        best = members[0] if members else None
+        if not members:
+            notes.append("no algorithm finished every fold within the budget")
     runs_stored = 0
     if settings.store:
         runs_stored = store_folds(
@@ -463,7 +486,7 @@ class _Loop:
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
         deadline, start, tick, n_workers,
     ) -> None:  # fmt: skip
-        from metarec.benchmark._folds import JobSpec, fold_splits
+        from metarec.execution import JobSpec, fold_splits
 
         self.settings, self.portfolio, self.recommender = settings, portfolio, recommender
         self.metafeatures, self.stored, self.codes = metafeatures, stored, codes
@@ -603,7 +626,7 @@ class _Loop:
     def next_task(self):
         """The next algorithm's job (re-planned after each result), or None: skip what does
         not fit the time left."""
-        from metarec.benchmark._workers import JobTask
+        from metarec.execution import job_task
 
         state, n_folds = self.state, self.n_folds
         now = time.perf_counter()
@@ -643,7 +666,7 @@ class _Loop:
             limit = max(FOLD_SLACK * per_fold, MIN_FOLD_LIMIT, 0.1 * self.settings.budget)
             limit = limit if np.isfinite(limit) else None
             spec = replace(self.base_spec, algorithm=self.portfolio[algorithm], timeout=limit)
-            task = JobTask(
+            task = job_task(
                 spec,
                 self.splits,
                 start=first_missing,
@@ -678,7 +701,7 @@ class _Loop:
         try:
             pool.run([], on_job=self.on_job, check=check, more=self.next_task)
         except BaseException as stop:
-            from metarec.benchmark._signals import Stop
+            from metarec.execution import Stop
 
             if not isinstance(stop, (Stop, KeyboardInterrupt)):
                 raise
@@ -693,6 +716,71 @@ class _Loop:
             self.running.clear()
             return getattr(stop, "signum", signal.SIGINT)
         return None
+
+
+def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
+    """When no algorithm finished its folds in time: the knowledge base's best expectation
+    whose refit on every row is expected to fit the time left, fitted without evaluation.
+
+    The trials are taken by expected score, best first (the first ranking's order where
+    there is no expectation: another metric); each one's refit is expected to take its
+    expected fit time of a fold times ``refit_scale``.  ``(None, ())`` when none fits.
+    """
+    from metarec.automl._policy import Answer
+
+    candidates = [
+        t
+        for t in state.trials.values()
+        if t.status not in ("error",) and np.isfinite(t.expected_time)
+    ]
+    candidates.sort(
+        key=lambda t: (-t.expected_score if np.isfinite(t.expected_score) else 0.0, t.planned)
+    )
+    left = deadline - time.perf_counter()
+    for trial in candidates:
+        if trial.expected_time * refit_scale * 1.2 > left:
+            continue
+        expected = {trial.algorithm: replace(trial, fit_time=trial.expected_time)}
+        model, members = refit_answer(
+            Answer((trial.algorithm,), (1.0,)),
+            expected,
+            data,
+            random_state=settings.random_state,
+            deadline=deadline,
+            refit_scale=refit_scale,
+            notes=notes,
+        )
+        if members:
+            expectation = (
+                f"; expected {settings.metric} {trial.expected_score:.3f}"
+                if np.isfinite(trial.expected_score)
+                else ""
+            )
+            notes.append(
+                f"no algorithm finished every fold within the budget: the answer is "
+                f"{trial.algorithm}, the knowledge base's best expectation whose refit fits "
+                f"the time left{expectation}, fitted on every row without evaluation"
+            )
+            state.trials[trial.algorithm] = replace(
+                state.trials[trial.algorithm],
+                message="the answer, fitted without evaluation (no algorithm finished its "
+                "folds in time)",
+            )
+            return model, members
+    return None, ()
+
+
+def _stored(kb, name: str, settings: RunSettings) -> dict:
+    """The folds of ``name`` stored with this search's protocol and seed."""
+    from metarec.execution import stored_folds
+
+    return stored_folds(
+        kb,
+        name,
+        protocol=settings.protocol,
+        seed=settings.random_state,
+        metric=settings.metric,
+    )
 
 
 def _leaderboard_key(trial: Trial):
@@ -716,7 +804,8 @@ def _metafeatures(kb, name: str, ds, seed: int) -> dict[str, float]:
 
 def check_dataset(ds, settings: RunSettings) -> None:
     """Refuse, before any work, a dataset a search cannot use (one line naming the problem)."""
-    from metarec.benchmark._runner import PROTOCOLS, unsplittable
+    from metarec.evaluation import PROTOCOLS
+    from metarec.execution import unsplittable
 
     if settings.protocol not in PROTOCOLS:
         raise BenchmarkError(

@@ -8,6 +8,8 @@ from metarec.benchmark._portfolio import (
     default_configurations,
     default_portfolio,
     load_portfolio,
+    preload_modules,
+    warm_up,
 )
 from metarec.benchmark._runner import (
     BenchmarkInterrupted,
@@ -30,4 +32,6 @@ __all__ = [
     "machine_description",
     "Failure",
     "export_builtin",
+    "preload_modules",
+    "warm_up",
 ]

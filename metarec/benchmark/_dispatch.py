@@ -1,31 +1,34 @@
-"""Where a benchmark's jobs run: warm local worker processes, or a Dask cluster."""
+"""Where a benchmark's jobs run: the warm local worker pool, or the same on a Dask cluster."""
 
 from __future__ import annotations
 
-from metarec.benchmark._folds import JobResult
-from metarec.benchmark._portfolio import Portfolio
-from metarec.benchmark._remote import connect_scheduler, run_job
+from metarec.benchmark._portfolio import Portfolio, preload_modules, warm_up
 from metarec.benchmark._report import Failure
+from metarec.execution import CallTask, DaskPool, JobResult, WorkerPool, job_task
 
-__all__ = ["preload_modules", "run_locally", "run_on_dask", "extract_metafeatures"]
+__all__ = ["open_pool", "run_jobs", "extract_metafeatures"]
 
 
 def extract_metafeatures(
     name: str, X, y, seed: int, task: str | None = None
 ) -> tuple[str, dict[str, float]]:
+    """A dataset's metafeatures, computed in a worker (a pool's call)."""
     from metarec.metafeatures import extract
 
     return name, dict(extract(X, y, task=task, random_state=seed))
 
 
-def preload_modules(portfolio: Portfolio) -> list[str]:
-    """Modules the workers import once, before their first fold."""
-    modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
-    modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
-    return [*modules, "metarec.evaluation", "metarec.metafeatures"]
+def open_pool(scheduler: str | None, n_jobs: int, n_workers: int, portfolio: Portfolio, start=None):
+    """The pool a benchmark's jobs run on: ``n_workers`` warm local workers (``start`` of them
+    at once), or the Dask cluster at ``scheduler`` (``n_jobs`` tasks at once; 1: every
+    worker thread), whose workers keep warm processes of their own."""
+    modules = [*preload_modules(portfolio), "metarec.metafeatures"]
+    if scheduler:
+        return DaskPool(scheduler, n_jobs, modules, warm_up=warm_up)
+    return WorkerPool(n_workers, modules, start=start, warm_up=warm_up)
 
 
-def run_locally(
+def run_jobs(
     pool,
     specs,
     splits,
@@ -39,25 +42,21 @@ def run_locally(
     save_partial,
     check,
 ) -> None:
-    """Run the jobs on warm local worker processes (:mod:`metarec.benchmark._workers`)."""
-    from metarec.benchmark._workers import CallTask, JobTask
-
+    """Run the jobs (and the metafeature extractions) on ``pool``, locally or on Dask."""
     tasks: list = [
         CallTask(name, extract_metafeatures, (name, ds.X, ds.y, random_state, ds.task))
         for name, ds in mf_jobs
     ]
     jobs = [
-        JobTask(
-            spec,
-            splits[spec.dataset],
-            folds=list(partial.get((spec.dataset, spec.algorithm.name), [])),
+        job_task(
+            spec, splits[spec.dataset], folds=partial.get((spec.dataset, spec.algorithm.name), [])
         )
         for spec in specs
     ]
     tasks += jobs
     finished: set[int] = set()
 
-    def on_job(task: JobTask) -> None:
+    def on_job(task) -> None:
         finished.add(id(task))
         spec = task.spec
         job_finished(
@@ -82,30 +81,3 @@ def run_locally(
             if id(task) not in finished and task.folds:
                 save_partial(task.spec, tuple(task.folds))
         raise
-
-
-def run_on_dask(
-    scheduler, n_jobs, specs, mf_jobs, random_state, job_finished, metafeatures_finished
-) -> None:
-    """Run the jobs on a Dask cluster through joblib's dask backend."""
-    import joblib
-
-    if not specs and not mf_jobs:
-        return
-    client = connect_scheduler(scheduler)
-
-    def tasks():
-        for name, ds in mf_jobs:
-            yield joblib.delayed(extract_metafeatures)(name, ds.X, ds.y, random_state, ds.task)
-        for spec in specs:
-            yield joblib.delayed(run_job)(spec)
-
-    try:
-        with joblib.parallel_config(backend="dask", n_jobs=-1 if n_jobs == 1 else n_jobs):
-            for item in joblib.Parallel(return_as="generator_unordered")(tasks()):
-                if isinstance(item, JobResult):
-                    job_finished(item)
-                else:
-                    metafeatures_finished(*item)
-    finally:
-        client.close()

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from metarec._names import unknown_name
-from metarec.data._types import task_family
+from metarec.data import task_family
 from metarec.exceptions import BenchmarkError
 
 __all__ = [
@@ -47,6 +47,8 @@ __all__ = [
     "default_portfolio",
     "default_configurations",
     "build_pipeline",
+    "preload_modules",
+    "warm_up",
 ]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
@@ -210,6 +212,34 @@ class Algorithm:
             raise BenchmarkError(
                 f"algorithm {self.name!r}: cannot import estimator {self.estimator!r} ({exc})"
             ) from exc
+
+    def build_pipeline(
+        self,
+        *,
+        numeric_columns: Sequence[str],
+        categorical_columns: Sequence[str],
+        random_state: int | None = None,
+    ):
+        """This algorithm in a pipeline that accepts any tabular data (:func:`build_pipeline`).
+
+        Parameters
+        ----------
+        numeric_columns, categorical_columns : sequence of str
+            The feature columns of each kind.
+        random_state : int, optional
+            Seed of the estimator.
+
+        Returns
+        -------
+        Pipeline
+            Unfitted.
+        """
+        return build_pipeline(
+            self,
+            numeric_columns=numeric_columns,
+            categorical_columns=categorical_columns,
+            random_state=random_state,
+        )
 
     def make_estimator(self, *, random_state: int | None = None) -> Any:
         """Return a fresh, unfitted estimator with this algorithm's parameters.
@@ -565,3 +595,41 @@ def build_pipeline(
 
         model = TransformedTargetRegressor(model, transformer=StandardScaler())
     return Pipeline([("prepare", prepare), ("model", model)])
+
+
+def warm_up() -> None:
+    """Fit a trivial pipeline once, so that no first-call cost lands in a measured time.
+
+    The warm-up of the worker processes that evaluate a portfolio's algorithms
+    (:class:`metarec.execution.WorkerPool`'s ``warm_up``).
+    """
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": np.arange(20.0), "b": ["x", "y", "z", "w"] * 5})
+    y = np.arange(20) % 2
+    for scale in (False, True):
+        algorithm = Algorithm("warm-up", "sklearn.dummy:DummyClassifier", scale=scale)
+        pipeline = algorithm.build_pipeline(numeric_columns=("a",), categorical_columns=("b",))
+        pipeline.fit(frame, y)
+        pipeline.predict(frame)
+        pipeline.predict_proba(frame)
+
+
+def preload_modules(portfolio: Portfolio) -> list[str]:
+    """Modules the workers import once, before their first fold.
+
+    Parameters
+    ----------
+    portfolio : Portfolio
+        The algorithms the workers will fit.
+
+    Returns
+    -------
+    list of str
+        The modules of scikit-learn's pipelines, of each algorithm and of metarec's
+        evaluation.
+    """
+    modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
+    modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
+    return [*modules, "metarec.evaluation", "metarec.execution"]

@@ -1,9 +1,8 @@
 """The benchmark runner: every algorithm of a portfolio on every dataset, into the KB.
 
 :func:`run_benchmark` plans one job per (dataset, algorithm) pair, skips the pairs whose
-runs are already stored (a rerun resumes), runs the rest in parallel (locally on warm,
-single-threaded worker processes, :mod:`metarec.benchmark._workers`; or on a Dask cluster
-through joblib's dask backend), and stores per fold: for classification accuracy, balanced
+runs are already stored (a rerun resumes), runs the rest in parallel (on warm, single-threaded worker processes: :class:`metarec.execution.WorkerPool`
+locally, :class:`metarec.execution.DaskPool` on a Dask cluster), and stores per fold: for classification accuracy, balanced
 accuracy, ROC AUC, NoSimple AUC across the portfolio, Tau, log loss, quadratic and
 informational loss; for regression the success rate (R² clipped at 0, in the ``accuracy``
 column the rankers read), RMSE, MAE and R²; fit and
@@ -33,15 +32,27 @@ from typing import Any
 
 import numpy as np
 
-from metarec.benchmark._dispatch import preload_modules, run_locally, run_on_dask
-from metarec.benchmark._folds import JobResult, JobSpec, fold_metrics, fold_splits
-from metarec.benchmark._names import stored_name
+from metarec.benchmark._dispatch import open_pool, run_jobs
 from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
 from metarec.benchmark._report import BenchmarkReport, Failure
-from metarec.benchmark._signals import BenchmarkInterrupted, Signals, Stop
 from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS
-from metarec.exceptions import BenchmarkError
+from metarec.exceptions import BenchmarkError, BenchmarkInterrupted
+from metarec.execution import SOURCE as SOURCE
+from metarec.execution import (
+    JobResult,
+    JobSpec,
+    Signals,
+    Stop,
+    fold_splits,
+    machine_description,
+    register_algorithm,
+    register_dataset,
+    store_results,
+    stored_name,
+    unsplittable,
+    worker_count,
+)
 
 __all__ = [
     "BenchmarkReport",
@@ -51,43 +62,6 @@ __all__ = [
     "machine_description",
 ]
 
-SOURCE = "benchmark"
-
-
-def machine_description() -> str:
-    """One line naming the machine and libraries that measured the times.
-
-    CPU model, logical cores, operating system and architecture, and the versions of Python,
-    numpy, scipy and scikit-learn, e.g. ``"Intel(R) Xeon(R) CPU @ 2.20GHz; 2 cores; Linux
-    x86_64; python 3.11.7; numpy 2.4.6; scipy 1.16.0; scikit-learn 1.9.1"``.
-
-    Returns
-    -------
-    str
-        The parts joined by ``"; "``.
-    """
-    import platform
-    from importlib import metadata
-
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    cpu = " ".join((cpu or platform.processor() or platform.machine() or "unknown CPU").split())
-    parts = [cpu, f"{os.cpu_count()} cores", f"{platform.system()} {platform.machine()}"]
-    parts.append(f"python {platform.python_version()}")
-    for package in ("numpy", "scipy", "scikit-learn"):
-        try:
-            parts.append(f"{package} {metadata.version(package)}")
-        except metadata.PackageNotFoundError:  # pragma: no cover
-            pass
-    return "; ".join(parts)
-
 
 def _algorithm_key(algorithm: Algorithm) -> str:
     config = [algorithm.estimator, algorithm.params, algorithm.scale]
@@ -95,10 +69,6 @@ def _algorithm_key(algorithm: Algorithm) -> str:
         config.append("scale_target")
     text = json.dumps(config, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _library_version(algorithm: Algorithm) -> str:
-    return algorithm.library_version()  # e.g. xgboost-cpu==3.2.0 for the module xgboost
 
 
 class _Cache:
@@ -135,115 +105,6 @@ class _Cache:
         tmp.replace(path)
 
 
-def register_algorithm(kb, algorithm: Algorithm) -> None:
-    """Record ``algorithm`` in ``kb``: family, library version and parameters."""
-    kb.add_algorithm(
-        algorithm.name,
-        family=algorithm.family,
-        library=_library_version(algorithm),
-        parameters={
-            "estimator": algorithm.estimator,
-            **algorithm.params,
-            "scale": algorithm.scale,
-            **({"scale_target": True} if algorithm.scale_target else {}),
-        },
-    )
-
-
-def register_dataset(kb, name: str, ds) -> None:
-    """Record the loaded dataset ``ds`` in ``kb`` under ``name`` (with its fingerprint)."""
-    kb.add_dataset(
-        name,
-        source=ds.source,
-        source_id=ds.source_id,
-        task=ds.task,
-        n_instances=len(ds.y),
-        n_features=ds.X.shape[1],
-        fingerprint=ds.fingerprint,
-    )
-
-
-def nosimple_by_fold(results: Sequence[JobResult], y: np.ndarray, n_classes: int) -> dict:
-    """NoSimple ROC AUC of every (algorithm, fold) across the algorithms run on one dataset.
-
-    The standard simple objects of a fold are those every algorithm with informative scores
-    ranks correctly (Eq. 1 and 2 of the NoSimple paper).  An algorithm whose scores are the
-    same for every object of the fold (the majority baseline) ranks nothing, so it has no
-    simple objects; letting it take part would leave the intersection always empty and make
-    NoSimple AUC equal plain AUC.  Such algorithms are therefore left out of finding the
-    simple objects, and their NoSimple AUC is 0.5, the AUC of constant scores.
-    """
-    from metarec.evaluation import nosimple_roc_auc_score
-
-    values: dict[tuple[str, int], float] = {}
-    by_fold = [{record.fold: record for record in r.folds} for r in results]
-    folds = sorted({number for records in by_fold for number in records})
-    for fold in folds:
-        members = [
-            (r, records[fold])
-            for r, records in zip(results, by_fold, strict=True)
-            if fold in records and records[fold].status == "ok" and records[fold].scores is not None
-        ]
-        if not members:
-            continue
-        y_test = y[members[0][1].test_index]
-        if len(np.unique(y_test)) < 2:
-            continue
-        informative = []
-        for r, record in members:
-            if np.ptp(record.scores, axis=0).max() > 0:
-                informative.append((r, record))
-            else:
-                values[(r.algorithm, fold)] = 0.5
-        if not informative:
-            continue
-        stacked = np.stack([record.scores for _, record in informative], axis=1)
-        try:
-            auc = nosimple_roc_auc_score(y_test, stacked, labels=np.arange(n_classes))
-        except ValueError:
-            continue  # undefined on this fold
-        for (r, _), value in zip(informative, np.asarray(auc, dtype=float), strict=True):
-            values[(r.algorithm, fold)] = float(value)
-    return values
-
-
-def run_rows(
-    result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int, machine: str
-) -> list[dict]:
-    """The knowledge base's run rows of one job: one per fold, with its metrics, NoSimple AUC
-    (from :func:`nosimple_by_fold`) and the machine that measured it."""
-    rows = []
-    for fold in result.folds:
-        metrics = fold_metrics(fold, y, n_classes) if fold.status == "ok" else {}
-        row = {
-            "dataset": result.dataset,
-            "algorithm": result.algorithm,
-            "protocol": result.protocol,
-            "seed": result.seed,
-            "fold": fold.fold,
-            "status": fold.status,
-            "accuracy": metrics.pop("accuracy", np.nan),
-            "time": fold.fit_time,
-            "predict_time": fold.predict_time,
-            "source": SOURCE,
-            "source_run_id": _run_id(result, fold.fold),
-            "error": fold.error,
-            "machine": machine[:255],
-            "fit_wall_time": fold.fit_wall_time,
-            "predict_wall_time": fold.predict_wall_time,
-            **metrics,
-            "nosimple_auc": nosimple.get((result.algorithm, fold.fold), np.nan),
-        }
-        rows.append(row)
-    return rows
-
-
-def _run_id(result: JobResult, fold: int) -> str:
-    """``dataset/algorithm/protocol/seed/fold``, within the column's 255 characters."""
-    key = "/".join([result.dataset, result.algorithm, result.protocol, str(result.seed), str(fold)])
-    return key[:255]
-
-
 def _load(source: Any, target: str | None, task: str | None = None):
     from metarec.data import Dataset, load_dataset
 
@@ -258,18 +119,6 @@ def _encode(ds) -> tuple[np.ndarray, int]:
         return np.asarray(ds.y, dtype=float), 0
     classes, codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
     return codes, len(classes)
-
-
-def unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
-    """Why ``protocol`` cannot split the data (a class smaller than the folds...), or None."""
-    from metarec.evaluation import get_protocol
-    from metarec.exceptions import InvalidInputError
-
-    try:
-        next(iter(get_protocol(protocol, random_state=random_state).split(X, codes)))
-    except InvalidInputError as exc:
-        return str(exc)
-    return None
 
 
 def run_benchmark(
@@ -346,28 +195,20 @@ def run_benchmark(
     ``predict_wall_time`` are the elapsed seconds of the same calls.  Each run's
     ``machine`` names the machine that measured it (:func:`machine_description`).
     """
-    if protocol not in PROTOCOLS:
-        raise BenchmarkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    if timeout is not None and not timeout > 0:
-        raise BenchmarkError(f"timeout must be positive, got {timeout}")
-    if memory_limit_mb is not None and not memory_limit_mb > 0:
-        raise BenchmarkError(f"memory limit must be positive, got {memory_limit_mb}")
-    n_workers = worker_count(n_jobs)
+    settings = _Settings.checked(
+        protocol=protocol,
+        n_jobs=n_jobs,
+        timeout=timeout,
+        memory_limit_mb=memory_limit_mb,
+        random_state=random_state,
+        scheduler=scheduler,
+        target=target,
+        task=task,
+    )
     portfolio = (portfolio or default_portfolio(task="all")).select(algorithms)
     state = _State()
     with Signals() as signals:
         try:
-            settings = _Settings(
-                protocol=protocol,
-                n_jobs=n_jobs,
-                n_workers=n_workers,
-                timeout=timeout,
-                memory_limit_mb=memory_limit_mb,
-                random_state=random_state,
-                scheduler=scheduler,
-                target=target,
-                task=task,
-            )
             return _benchmark(
                 datasets, kb, portfolio, settings, cache_dir, progress, signals, state
             )
@@ -377,20 +218,6 @@ def run_benchmark(
             import signal
 
             raise BenchmarkInterrupted(signal.SIGINT, state.runs_stored) from None
-
-
-def worker_count(n_jobs: int) -> int:
-    """Worker processes for ``n_jobs`` (joblib's convention: -1 all cores, -2 all but one)."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise BenchmarkError(
-            f"-j/--jobs must be a number of parallel jobs (1, 2, ...) or -1 for all cores, "
-            f"-2 for all but one; got {n_jobs}"
-        )
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
 @dataclass
@@ -412,6 +239,26 @@ class _Settings:
     target: str | None
     task: str | None = None
 
+    @classmethod
+    def checked(cls, *, protocol, n_jobs, timeout, memory_limit_mb, **rest) -> _Settings:
+        """The settings, each checked (a one-line error naming the value)."""
+        if protocol not in PROTOCOLS:
+            raise BenchmarkError(
+                f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}"
+            )
+        if timeout is not None and not timeout > 0:
+            raise BenchmarkError(f"timeout must be positive, got {timeout}")
+        if memory_limit_mb is not None and not memory_limit_mb > 0:
+            raise BenchmarkError(f"memory limit must be positive, got {memory_limit_mb}")
+        return cls(
+            protocol=protocol,
+            n_jobs=n_jobs,
+            n_workers=worker_count(n_jobs),
+            timeout=timeout,
+            memory_limit_mb=memory_limit_mb,
+            **rest,
+        )
+
 
 def _benchmark(
     datasets, kb, portfolio: Portfolio, settings: _Settings, cache_dir, progress, signals, state
@@ -422,21 +269,16 @@ def _benchmark(
     cache = _Cache(Path(cache_dir) if cache_dir is not None else data_dir() / "benchmark-cache")
     tick = progress or (lambda n=1, total=None: None)
     machine = machine_description()
-    pool = None
-    if not settings.scheduler:  # start the workers now: their imports overlap the loading
-        from metarec.benchmark._workers import WorkerPool
-
-        # no more at first than there can be jobs; the pool adds the others when needed
-        n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
-        first_workers = max(1, n_sources) * (len(portfolio) + 1)
-        pool = WorkerPool(settings.n_workers, preload_modules(portfolio), start=first_workers)
-    try:
+    # the workers start now (or the cluster is reached): their imports overlap the loading;
+    # no more at first than there can be jobs, the pool adds the others when needed
+    n_sources = len(datasets) if hasattr(datasets, "__len__") else 1
+    first_workers = max(1, n_sources) * (len(portfolio) + 1)
+    with open_pool(
+        settings.scheduler, settings.n_jobs, settings.n_workers, portfolio, start=first_workers
+    ) as pool:
         return _benchmark_with(
             pool, datasets, kb, portfolio, settings, signals, state, start, cache, tick, machine
         )
-    finally:
-        if pool is not None:
-            pool.close()
 
 
 def _load_datasets(datasets, portfolio: Portfolio, settings: _Settings):
@@ -572,19 +414,9 @@ def _plan_jobs(loaded, encoded, portfolio: Portfolio, settings: _Settings, done,
 
 def _store_dataset(kb, name, batch, encoded, machine, protocol, signals, state) -> None:
     """Store every fold of a dataset's finished jobs at once (NoSimple compares them all)."""
-    import pandas as pd
-
-    codes, n_classes = encoded
-    nosimple = nosimple_by_fold(batch, codes, n_classes) if n_classes else {}
-    rows = [
-        row for result in batch for row in run_rows(result, nosimple, codes, n_classes, machine)
-    ]
     with signals.critical():
         # a fold stored by an earlier, interrupted run keeps its first measurement
-        report = kb.import_runs(
-            pd.DataFrame(rows), source=SOURCE, protocol=protocol, on_conflict="keep"
-        )
-        state.runs_stored += report.added
+        state.runs_stored += store_results(kb, batch, encoded, protocol=protocol, machine=machine)
 
 
 def _failures(name: str, batch) -> list[Failure]:
@@ -651,18 +483,8 @@ def _benchmark_with(
         if pending[name] == 0:
             flush(name)
 
-    if settings.scheduler:
-        run_on_dask(
-            settings.scheduler,
-            settings.n_jobs,
-            specs,
-            mf_jobs,
-            random_state,
-            job_finished,
-            metafeatures_finished,
-        )
-    elif specs or mf_jobs:
-        run_locally(
+    if specs or mf_jobs:
+        run_jobs(
             pool,
             specs,
             splits,
@@ -680,6 +502,12 @@ def _benchmark_with(
                 JobResult(spec.dataset, spec.algorithm.name, protocol, random_state, folds),
             ),
             check=signals.check,
+        )
+    if not settings.scheduler and settings.n_jobs > settings.n_workers:
+        notes.insert(
+            0,
+            f"-j {settings.n_jobs}: {settings.n_workers} worker process(es), as this machine "
+            f"has {settings.n_workers} core(s)",
         )
     return BenchmarkReport(
         datasets=len(loaded),

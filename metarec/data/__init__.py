@@ -5,12 +5,20 @@ DataFrame, ``"openml:<id>"`` or ``"sklearn:<name>"``, chooses the target column,
 task and the column kinds, and returns a frozen :class:`Dataset`.
 """
 
-from metarec.data._dataset import Dataset, load_dataset, prepare_frame, require_classification
+from metarec.data._dataset import (
+    Dataset,
+    continuous_reason,
+    load_dataset,
+    prepare_frame,
+    require_classification,
+)
 from metarec.data._readers import SKLEARN_DATASETS
 from metarec.data._types import (
+    coerce_numeric_strings,
     fingerprint,
     infer_task,
     is_numeric_column,
+    is_numeric_dtype,
     plain_frame,
     task_family,
 )
@@ -23,6 +31,9 @@ __all__ = [
     "infer_task",
     "task_family",
     "is_numeric_column",
+    "is_numeric_dtype",
+    "coerce_numeric_strings",
+    "continuous_reason",
     "plain_frame",
     "fingerprint",
     "SKLEARN_DATASETS",

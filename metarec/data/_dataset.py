@@ -173,64 +173,18 @@ def prepare_frame(
     if task not in (None, "classification", "regression"):
         raise DataError(f"unknown task {task!r}; use classification or regression")
     as_classes = as_classes or task == "classification"
-    if not isinstance(frame, pd.DataFrame):
-        raise DataError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
-    if frame.shape[1] == 0:
-        raise DataError(f"{where} has no columns")
-    if frame.shape[0] == 0:
-        raise DataError(f"{where} has no rows")
-    if frame.shape[1] < 2:
-        raise DataError(f"{where} has a single column; a dataset needs features and a target")
-    frame = plain_frame(frame)
-    _readers.check_unique_columns(frame.columns, where)
-    frame = coerce_numeric_strings(frame.reset_index(drop=True))
+    frame = _checked_frame(frame, where)
     position, reason = _choose_target(frame, target, default_target, where)
     target_name = str(frame.columns[position])
-    y = frame.iloc[:, position]
+    y = frame.iloc[:, position].rename(target_name)
     X = frame.drop(columns=frame.columns[position])
-    missing_target = y.isna().to_numpy().copy()
-    if not is_numeric_column(y) and not as_classes and task is None:
-        _check_stray_text(y, target_name, where)
-    if is_numeric_column(y):
-        values = y.to_numpy(dtype="float64", na_value=np.nan)
-        if task == "regression" or (not as_classes and infer_task(y) == "regression"):
-            _check_continuous_target(values, target_name, where)
-        missing_target |= ~np.isfinite(values)
-    elif task == "regression":
-        value = y.dropna().iloc[0] if y.notna().any() else None
-        raise DataError(
-            f"{where}: target column {target_name!r} is not numeric (e.g. {value!r}); "
-            "a regression target must be a number"
-        )
-    if missing_target.all():
-        raise DataError(f"{where}: target column {target_name!r} is entirely missing")
+    missing_target = _missing_target(y, task, as_classes, where)
     n_dropped = int(missing_target.sum())
     if n_dropped:
         keep = ~missing_target
         X = X.loc[keep].reset_index(drop=True)
         y = y.loc[keep].reset_index(drop=True)
-    y = y.rename(target_name)
-    given = task
-    task = "regression" if task == "regression" else infer_task(y.astype(str) if as_classes else y)
-    if given is None and not as_classes and task != "regression" and is_numeric_column(y):
-        _note_many_whole_numbers(y, target_name, where)
-    if task == "regression" and y.nunique() == 1:
-        raise DataError(f"{where}: target column {target_name!r} is constant; nothing to learn")
-    if task == "regression" and y.nunique() < 3:
-        raise DataError(
-            f"{where}: regression target {target_name!r} has {y.nunique()} distinct value(s); "
-            "a continuous target needs at least three (for two, these are classes: "
-            "use --task classification)"
-        )
-    if task != "regression":
-        n_classes = y.astype(str).nunique()
-        if n_classes < 2:
-            value = y.iloc[0]
-            value = value.item() if hasattr(value, "item") else value
-            raise DataError(
-                f"{where}: target column {target_name!r} has a single class ({value!r}); "
-                "nothing to learn"
-            )
+    task = _checked_task(y, task, as_classes, where)
     numeric = tuple(str(X.columns[i]) for i in range(X.shape[1]) if is_numeric_column(X.iloc[:, i]))
     categorical = tuple(
         str(X.columns[i]) for i in range(X.shape[1]) if not is_numeric_column(X.iloc[:, i])
@@ -250,6 +204,71 @@ def prepare_frame(
         fingerprint=fingerprint(X, y),
         n_dropped_target=n_dropped,
     )
+
+
+def _missing_target(y: pd.Series, task, as_classes: bool, where: str) -> np.ndarray:
+    """The rows without a target value (dropped), or a DataError: a continuous target with a
+    missing or infinite value, a regression target that is not numeric, stray text among
+    numbers, a target entirely missing."""
+    target_name = str(y.name)
+    missing = y.isna().to_numpy().copy()
+    if not is_numeric_column(y) and not as_classes and task is None:
+        _check_stray_text(y, target_name, where)
+    if is_numeric_column(y):
+        values = y.to_numpy(dtype="float64", na_value=np.nan)
+        if task == "regression" or (not as_classes and infer_task(y) == "regression"):
+            _check_continuous_target(values, target_name, where)
+        missing |= ~np.isfinite(values)
+    elif task == "regression":
+        value = y.dropna().iloc[0] if y.notna().any() else None
+        raise DataError(
+            f"{where}: target column {target_name!r} is not numeric (e.g. {value!r}); "
+            "a regression target must be a number"
+        )
+    if missing.all():
+        raise DataError(f"{where}: target column {target_name!r} is entirely missing")
+    return missing
+
+
+def _checked_frame(frame, where: str) -> pd.DataFrame:
+    """``frame`` with plain column names and numbers read from text, or a DataError: not a
+    frame, no columns or rows, a single column, a repeated column name."""
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
+    if frame.shape[1] == 0:
+        raise DataError(f"{where} has no columns")
+    if frame.shape[0] == 0:
+        raise DataError(f"{where} has no rows")
+    if frame.shape[1] < 2:
+        raise DataError(f"{where} has a single column; a dataset needs features and a target")
+    frame = plain_frame(frame)
+    _readers.check_unique_columns(frame.columns, where)
+    return coerce_numeric_strings(frame.reset_index(drop=True))
+
+
+def _checked_task(y: pd.Series, task: str | None, as_classes: bool, where: str) -> str:
+    """The task of target ``y`` (``task`` when given), or a DataError: nothing to learn."""
+    target_name = str(y.name)
+    given = task
+    task = "regression" if task == "regression" else infer_task(y.astype(str) if as_classes else y)
+    if given is None and not as_classes and task != "regression" and is_numeric_column(y):
+        _note_many_whole_numbers(y, target_name, where)
+    if task == "regression" and y.nunique() == 1:
+        raise DataError(f"{where}: target column {target_name!r} is constant; nothing to learn")
+    if task == "regression" and y.nunique() < 3:
+        raise DataError(
+            f"{where}: regression target {target_name!r} has {y.nunique()} distinct value(s); "
+            "a continuous target needs at least three (for two, these are classes: "
+            "use --task classification)"
+        )
+    if task != "regression" and y.astype(str).nunique() < 2:
+        value = y.iloc[0]
+        value = value.item() if hasattr(value, "item") else value
+        raise DataError(
+            f"{where}: target column {target_name!r} has a single class ({value!r}); "
+            "nothing to learn"
+        )
+    return task
 
 
 def _check_continuous_target(values: np.ndarray, target: str, where: str) -> None:
@@ -440,15 +459,23 @@ def load_dataset(
     >>> ds.task, ds.target_reason, ds.X.shape
     ('multiclass', "column named 'target'", (150, 4))
     """
+    frame, name, kind, source_id, default = _frame_of(source, name)
+    return prepare_frame(
+        frame,
+        target=target,
+        name=name,
+        source=kind,
+        source_id=source_id,
+        default_target=default,
+        as_classes=as_classes,
+        task=task,
+    )
+
+
+def _frame_of(source, name: str | None):
+    """``(frame, name, source kind, source id, default target)`` of a dataset's source."""
     if isinstance(source, pd.DataFrame):
-        return prepare_frame(
-            source,
-            target=target,
-            name=name or "frame",
-            source="frame",
-            as_classes=as_classes,
-            task=task,
-        )
+        return source, name or "frame", "frame", None, None
     if isinstance(source, str) and source.startswith("openml:"):
         raw_id = source.split(":", 1)[1].strip()
         if not raw_id.isdigit():
@@ -456,41 +483,14 @@ def load_dataset(
                 f"invalid OpenML dataset id {raw_id!r} in {source!r}; use openml:<integer>"
             )
         frame, default, _openml_name = _readers.fetch_openml_frame(int(raw_id))
-        return prepare_frame(
-            frame,
-            target=target,
-            name=name or f"openml:{int(raw_id)}",
-            source="openml",
-            source_id=str(int(raw_id)),
-            default_target=default,
-            as_classes=as_classes,
-            task=task,
-        )
+        return frame, name or f"openml:{int(raw_id)}", "openml", str(int(raw_id)), default
     if isinstance(source, str) and source.startswith("sklearn:"):
         key = source.split(":", 1)[1].strip()
-        frame = _readers.load_sklearn_frame(key)
-        return prepare_frame(
-            frame,
-            target=target,
-            name=name or f"sklearn:{key}",
-            source="sklearn",
-            source_id=key,
-            as_classes=as_classes,
-            task=task,
-        )
+        return _readers.load_sklearn_frame(key), name or f"sklearn:{key}", "sklearn", key, None
     if not isinstance(source, (str, os.PathLike)):
         raise DataError(
             f"cannot load a dataset from a {type(source).__name__}; give a path, a DataFrame, "
             "'openml:<id>' or 'sklearn:<name>'"
         )
     path = Path(source)
-    frame = _readers.read_file(path)
-    return prepare_frame(
-        frame,
-        target=target,
-        name=name or _file_stem(path),
-        source="file",
-        source_id=str(path),
-        as_classes=as_classes,
-        task=task,
-    )
+    return _readers.read_file(path), name or _file_stem(path), "file", str(path), None

@@ -44,7 +44,18 @@ def is_numeric_column(series: pd.Series) -> bool:
 
 
 def is_numeric_dtype(dtype) -> bool:
-    """:func:`is_numeric_column` for a column's dtype."""
+    """Whether a column of ``dtype`` holds numbers (:func:`is_numeric_column` for a dtype).
+
+    Parameters
+    ----------
+    dtype : numpy or pandas dtype
+        A column's dtype.
+
+    Returns
+    -------
+    bool
+        True for integer and floating dtypes; False for booleans and categories.
+    """
     if pd.api.types.is_bool_dtype(dtype):
         return False
     if isinstance(dtype, pd.CategoricalDtype):
@@ -58,6 +69,16 @@ def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
     CSV files sometimes carry numbers as text (a stray ``"?"`` read as a string, quoted
     numbers); such a column is numeric.  Columns are addressed by position, so duplicated
     column names are left intact.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as read.
+
+    Returns
+    -------
+    DataFrame
+        ``frame`` itself when nothing changes, else a copy with those columns as floats.
     """
     out = frame
     for i, dtype in enumerate(frame.dtypes):

@@ -17,6 +17,8 @@ from metarec.metafeatures._extract import (
 from metarec.metafeatures._openml_names import (
     OPENML_QUALITY_MAP,
     TRANSFORMS,
+    openml_named_columns,
+    translate_openml_columns,
     translate_openml_qualities,
 )
 
@@ -30,4 +32,6 @@ __all__ = [
     "OPENML_QUALITY_MAP",
     "TRANSFORMS",
     "translate_openml_qualities",
+    "translate_openml_columns",
+    "openml_named_columns",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metarec.data._types import (
+from metarec.data import (
     coerce_numeric_strings,
     infer_task,
     is_numeric_column,

@@ -255,7 +255,18 @@ def _derive(out: dict[str, float]) -> None:
 
 
 def openml_named_columns(columns) -> list[str]:
-    """The columns of a wide metafeature table named as OpenML names a quality."""
+    """Return the columns of a wide metafeature table named as OpenML names a quality.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The table's columns.
+
+    Returns
+    -------
+    list of str
+        Those whose name is an OpenML quality's that metarec names otherwise.
+    """
     return [c for c in columns if c in OPENML_QUALITY_MAP and OPENML_QUALITY_MAP[c] != c]
 
 
@@ -264,6 +275,18 @@ def translate_openml_columns(frame, openml_columns):
 
     Each row (one dataset) goes through :func:`translate_openml_qualities`; where ``frame``
     also has a metarec-named column, its own values win and the translation fills its gaps.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A wide metafeature table, one row per dataset.
+    openml_columns : list of str
+        Its OpenML-named columns (:func:`openml_named_columns`).
+
+    Returns
+    -------
+    DataFrame
+        ``frame`` with metarec's names (``frame`` itself when there is nothing to translate).
     """
     import pandas as pd
 

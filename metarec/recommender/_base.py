@@ -172,25 +172,25 @@ class BaseRanker(BaseEstimator):
 
     Subclasses set ``strategy`` (the name a :class:`Ranking` reports), ``higher_is_better``
     (whether a larger score ranks first) and implement :meth:`_strategy_scores`; the
-    learned strategy overrides :meth:`_strategy_order` as a whole.  Every subclass takes the
-    parameters below (keyword-only) besides its own.
+    learned strategy overrides :meth:`_strategy_order` as a whole.  Every subclass takes
+    these keyword-only parameters besides its own:
 
-    Parameters
-    ----------
-    k : int or None
-        Number of nearest datasets used; ``None`` = every dataset.
-    normalize : bool, default=True
-        Adjust each dataset's success rates with the normalized metric first.
-    distance : {"l1-range", "standardized"}, default="l1-range"
-        Metafeature distance.
-    weights : {None, "distance"}, default="distance"
-        Similarity weights of the neighbours.
-    features : sequence of str or None, default=None
-        Metafeatures of the distance; ``None`` = every numeric one except timings.
-    tried_scale : float, default=inf
-        Active testing's re-weighting of neighbours by agreement with tried results.
-    random_state : int, RandomState or None, default=None
-        Breaks exact ties between scores at random (``None``: by name).
+    - ``k`` (int or None, default 10): number of nearest datasets used; ``None`` = every
+      dataset;
+    - ``normalize`` (bool, default True): adjust each dataset's success rates with the
+      normalized metric first;
+    - ``distance`` (``"l1-range"`` or ``"standardized"``, default ``"l1-range"``):
+      metafeature distance;
+    - ``weights`` (None or ``"distance"``, default ``"distance"``): similarity weights of
+      the neighbours;
+    - ``features`` (sequence of str or None, default None): metafeatures of the distance;
+      ``None`` = every numeric one except timings;
+    - ``tried_scale`` (float, default inf): active testing's re-weighting of neighbours by
+      agreement with tried results;
+    - ``random_state`` (int, RandomState or None, default None): breaks exact ties between
+      scores at random (``None``: by name).
+
+    A subclass's defaults are classification's; :meth:`for_task` gives another task's.
 
     Attributes
     ----------
@@ -228,6 +228,28 @@ class BaseRanker(BaseEstimator):
         if n is not None and not (np.isfinite(n) and n > 0):
             raise InvalidInputError(f"n must be a positive number; got {n!r}")
 
+    @classmethod
+    def for_task(cls, task: str = "classification", **params):
+        """An unfitted ranker with the defaults of ``task`` and ``params``.
+
+        The parameters' defaults are classification's; a strategy whose good values differ
+        for regression (:class:`~metarec.recommender.LearnedRanker`) overrides this.
+
+        Parameters
+        ----------
+        task : {"classification", "regression"}, default="classification"
+            The task of the matrix it will be fitted on.
+        **params
+            Parameters that override the task's defaults.
+
+        Returns
+        -------
+        BaseRanker
+        """
+        if task not in ("classification", "regression"):
+            raise InvalidInputError(f"task must be 'classification' or 'regression'; got {task!r}")
+        return cls(**params)
+
     def fit(self, matrix, y=None):
         """Learn from a performance matrix.
 
@@ -241,6 +263,57 @@ class BaseRanker(BaseEstimator):
         -------
         self
         """
+        return self._fit(matrix)
+
+    def fit_like(self, fitted: BaseRanker):
+        """Fit on the matrix of a fitted ranker, sharing what does not depend on parameters.
+
+        The runtime model is the matrix's alone and is shared; so are a strategy's fitted
+        state and the accuracy interval when ``fitted`` is of the same class with the same
+        parameters they depend on (:meth:`_reuse_key`).  The result equals
+        ``clone(self).fit(matrix)``; evaluating many parameter values on one knowledge base
+        (the baselines of an evaluation, a tuning grid) then costs one runtime fit.
+
+        Parameters
+        ----------
+        fitted : BaseRanker
+            A fitted ranker of any strategy.
+
+        Returns
+        -------
+        self
+        """
+        fitted._check_fitted()
+        return self._fit(fitted.matrix(), reuse=fitted)
+
+    def matrix(self):
+        """The performance matrix this ranker was fitted on.
+
+        Returns
+        -------
+        PerformanceMatrix
+        """
+        from metarec.recommender._matrix import PerformanceMatrix
+
+        self._check_fitted()
+        return PerformanceMatrix(
+            self.datasets_,
+            self.algorithms_,
+            self.accuracy_,
+            self.time_,
+            self.present_,
+            self.failed_,
+            self.raw_metafeatures_,
+            self.metric_,
+            self.time_column_,
+            getattr(self, "task_", "classification"),
+        )
+
+    def _reuse_key(self) -> tuple:
+        """What a strategy's fitted state and calibration depend on (see :meth:`fit_like`)."""
+        return (type(self), repr(sorted(self.get_params().items())))
+
+    def _fit(self, matrix, reuse: BaseRanker | None = None):
         from metarec.recommender._matrix import PerformanceMatrix
 
         if not isinstance(matrix, PerformanceMatrix):
@@ -272,6 +345,7 @@ class BaseRanker(BaseEstimator):
         self.raw_metafeatures_ = raw_meta
         self.metric_ = matrix.metric
         self.time_column_ = matrix.time_column
+        self.task_ = matrix.task
         self.datasets_ = matrix.datasets
         self.algorithms_ = matrix.algorithms
         self.accuracy_ = acc
@@ -289,12 +363,24 @@ class BaseRanker(BaseEstimator):
         )
         self.predictions_ = {}
         self.runtimes_ = {}  # runtime models refitted without excluded datasets
-        self.runtime_ = RuntimeModel(coverage=COVERAGE).fit(
-            self._sizes(), np.where(usable, matrix.time, np.nan)
-        )
-        self._fit_strategy()
-        self.accuracy_width_ = conformal_widths(self._calibration_residuals(), COVERAGE)
+        if reuse is not None:
+            self.runtime_ = reuse.runtime_
+            self.runtimes_ = reuse.runtimes_
+        else:
+            self.runtime_ = RuntimeModel(coverage=COVERAGE).fit(
+                self._sizes(), np.where(usable, matrix.time, np.nan)
+            )
+        same = reuse is not None and reuse._reuse_key() == self._reuse_key()
+        if same:
+            self._share_strategy(reuse)
+            self.accuracy_width_ = reuse.accuracy_width_
+        else:
+            self._fit_strategy()
+            self.accuracy_width_ = conformal_widths(self._calibration_residuals(), COVERAGE)
         return self
+
+    def _share_strategy(self, fitted: BaseRanker) -> None:
+        """Take ``fitted``'s strategy state (same class and :meth:`_reuse_key`)."""
 
     def _sizes(self, rows=None) -> np.ndarray:
         """:func:`size_features` of the datasets ``rows`` (every dataset by default)."""

@@ -5,7 +5,8 @@ large KB that is most of a recommendation's time, and it gives the same result u
 changes.  :func:`fitted_recommender` pickles the fitted model under metarec's data directory
 (``<METAREC_HOME>/cache/recommender-<key>.pkl``), keyed by the KB's
 :meth:`~metarec.storage.KnowledgeBase.data_version` (a token every write replaces), the
-recommender's parameters and the version of metarec and of the recommender's code.  The file
+recommender's parameters (its ranker's included) and the version of metarec and of the
+recommender's code.  The file
 is written to a temporary name and renamed into place (two processes never see half a file);
 an unreadable, corrupt or foreign file is ignored and rebuilt; a cache folder that cannot be
 written only costs the time of a fit.
@@ -50,7 +51,7 @@ def _key(version: str, params: dict) -> str:
 
 
 def _load(path: Path, params: dict):
-    from metarec.recommender import Recommender
+    from metarec.recommender._ranker import Recommender
 
     try:
         with path.open("rb") as handle:
@@ -60,7 +61,7 @@ def _load(path: Path, params: dict):
     if not isinstance(model, Recommender):
         return None
     try:
-        if repr(model.get_params()) != repr(params):
+        if repr(model.get_params(deep=True)) != repr(params):
             return None
     except (AttributeError, TypeError):  # pickled by a version with other parameters
         return None
@@ -96,29 +97,31 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def fitted_recommender(kb, **params):
-    """Return a :class:`Recommender` with ``params`` fitted on ``kb``, from the cache if it can.
+def fitted_recommender(kb, recommender=None):
+    """Return ``recommender`` fitted on ``kb``, from the cache if it can.
 
     Parameters
     ----------
     kb : KnowledgeBase or any object with ``runs()``, ``metafeatures()`` and ``datasets()``
         Objects without ``data_version()`` (in-memory stand-ins) are fitted every time.
-    **params
-        Parameters of the :class:`Recommender`.
+    recommender : Recommender, optional
+        Unfitted (it is cloned); by default ``Recommender()``.
 
     Returns
     -------
     Recommender
-        Fitted; equal in every respect to ``Recommender(**params).fit(kb)``.
+        Fitted; equal in every respect to ``clone(recommender).fit(kb)``.
     """
-    from metarec.recommender import Recommender
+    from sklearn.base import clone
 
-    model = Recommender(**params)
+    from metarec.recommender._ranker import Recommender
+
+    model = clone(recommender) if recommender is not None else Recommender()
     version_of = getattr(kb, "data_version", None)
     version = version_of() if callable(version_of) else None
     if not version:
         return model.fit(kb)
-    full = model.get_params()
+    full = model.get_params(deep=True)
     path = cache_dir() / f"recommender-{_key(str(version), full)}.pkl"
     cached = _load(path, full)
     if cached is not None:

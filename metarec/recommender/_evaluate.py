@@ -53,7 +53,7 @@ Methods evaluated in the same run:
 ``metarec (run as ranked)``  the same ranking with its time figures of the ranked order
                    (whenever the ranking has a run order: what running the table top down
                    costs);
-``AR``             same neighbours, average rank of accuracy (``method="ar"``);
+``AR``             same neighbours, average rank of accuracy (strategy ``"ar"``);
 ``global AR*``     every dataset, average rank of A3R with the same ``n`` (``k=None``);
 ``kNN AR*``        the 5 nearest datasets, unweighted average rank of A3R with ``n=16``;
 ``a3r``            pairwise A3R over the 5 nearest datasets, ``n=32`` (the classic strategy
@@ -71,7 +71,8 @@ import numpy as np
 
 from metarec.evaluation import a3r
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._ranker import Recommender
+from metarec.recommender._base import BaseRanker
+from metarec.recommender._registry import make_ranker, ranker_class
 
 __all__ = [
     "EvaluationResult",
@@ -251,6 +252,13 @@ def _majority(raw) -> np.ndarray:
     return np.full(len(raw), np.nan)
 
 
+def _root(ranker) -> float:
+    """The root of the true A3R order a case's Spearman is against: the ranker's ``n``, else
+    (``"arr"``, ``"ar"``) A3R's default."""
+    n = getattr(ranker, "n", None)
+    return float(A3R_PARAMS["n"] if n is None else n)
+
+
 def _case(fitted, i, majority, grid, t_lo, t_hi, time_origin) -> _Case:
     """Dataset ``i`` of a fitted recommender's matrices as a case to score orders on."""
     here = np.flatnonzero(fitted.present_[i])
@@ -258,7 +266,7 @@ def _case(fitted, i, majority, grid, t_lo, t_hi, time_origin) -> _Case:
     time = np.clip(fitted.time_[i, here], 1e-4, None)
     start = majority[i] if np.isfinite(majority[i]) else 0.0
     best = max(float(acc.max()), start)
-    true_scores = _true_a3r(acc, time, float(fitted.n))
+    true_scores = _true_a3r(acc, time, _root(fitted))
     name = str(fitted.datasets_[i])
     return _Case(name, here, acc, time, best, start, true_scores, grid, t_lo, t_hi, time_origin)
 
@@ -331,8 +339,8 @@ class _Collected:
 
 
 def evaluate_recommender(
-    kb,
-    recommender: Recommender | None = None,
+    matrix,
+    ranker=None,
     *,
     baselines: bool = True,
     datasets=None,
@@ -343,14 +351,16 @@ def evaluate_recommender(
     fitted: bool = False,
     time_origin: float = TIME_ORIGIN,
 ):
-    """Leave-one-dataset-out evaluation of a recommender and the baselines (see module doc).
+    """Leave-one-dataset-out evaluation of a ranker and the baselines (see module doc).
 
     Parameters
     ----------
-    kb : KnowledgeBase or object with ``runs()`` and ``metafeatures()``
-        The knowledge base (ignored when ``fitted=True``).
-    recommender : Recommender, optional
-        The recommender to evaluate; default ``Recommender()``.
+    matrix : PerformanceMatrix or None
+        The knowledge base's results of one task (:meth:`PerformanceMatrix.from_kb`); None
+        with ``fitted=True`` (the ranker's own).
+    ranker : BaseRanker or str, optional
+        The ranker to evaluate (unfitted, or fitted on ``matrix`` with ``fitted=True``), or
+        a strategy's name; default the learned strategy with the matrix's task's defaults.
     baselines : bool, default=True
         Also evaluate AR, global AR*, single best, random and the bound.
     datasets : iterable of str, optional
@@ -364,7 +374,7 @@ def evaluate_recommender(
     progress : callable, optional
         ``progress(n=1, total=None)`` called once per dataset.
     fitted : bool, default=False
-        ``recommender`` is already fitted on ``kb``: do not refit.
+        ``ranker`` is already fitted on ``matrix``: do not refit.
     time_origin : float, default=1.0
         Start of a person's time axis, in seconds (``mil_1s``; see the module docstring).
 
@@ -372,23 +382,18 @@ def evaluate_recommender(
     -------
     EvaluationResult
     """
-    from sklearn.base import clone
-
     if not (np.isfinite(time_origin) and time_origin > 0):
         raise InvalidInputError(
             f"time_origin must be a positive number of seconds; got {time_origin!r}"
         )
-    rec = recommender if recommender is not None else Recommender()
-    if not fitted:
-        rec = clone(rec).fit(kb)
-    rec._check_fitted()
+    rec = _fitted_ranker(matrix, ranker, fitted, "evaluate_recommender")
     methods = {"metarec": rec}
     if baselines:
-        methods["AR"] = _refit_like(rec, method="ar")
-        methods["global AR*"] = _refit_like(rec, method="ar*", k=None, weights=None)
-        methods["kNN AR*"] = _refit_like(rec, method="ar*", k=5, n=16, weights=None)
-        if rec._strategy() != "a3r":
-            methods["a3r"] = _refit_like(rec, method="a3r", **A3R_PARAMS)
+        methods["AR"] = _like(rec, "ar")
+        methods["global AR*"] = _like(rec, "ar*", k=None, weights=None)
+        methods["kNN AR*"] = _like(rec, "ar*", k=5, n=16, weights=None)
+        if rec.strategy != "a3r":
+            methods["a3r"] = _like(rec, "a3r", **A3R_PARAMS)
     names = (
         rec.datasets_ if datasets is None else np.asarray([str(d) for d in datasets], dtype=object)
     )
@@ -418,7 +423,7 @@ def evaluate_recommender(
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         exclude = [d, *extra]
         for method, model in methods.items():
-            ranking = model.recommend(metafeatures=query, exclude=exclude)
+            ranking = model.rank(query, exclude=exclude)
             collected.record_ranking(case, method, ranking, model.algorithm_index_)
         if baselines:
             mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
@@ -617,7 +622,7 @@ def add_gap_closed(summary):
 def evaluate_transfer(
     source,
     target,
-    recommender: Recommender | None = None,
+    ranker=None,
     *,
     n_random: int = 20,
     random_state=0,
@@ -626,7 +631,7 @@ def evaluate_transfer(
 ):
     """How recommendations learned on one knowledge base fare on another's datasets.
 
-    The recommender (and every baseline) is fitted on ``source`` once; each dataset of
+    The ranker (and every baseline) is fitted on ``source`` once; each dataset of
     ``target`` with results of two or more algorithms is then a new dataset: it is ranked
     from its metafeatures alone and the order is scored against what really happened on it,
     with the figures of :func:`evaluate_recommender` (algorithms the source does not know
@@ -635,14 +640,16 @@ def evaluate_transfer(
 
     Parameters
     ----------
-    source, target : KnowledgeBase
-        Where the recommender learns, and where it is scored.
-    recommender : Recommender, optional
-        Default ``Recommender()``; fitted on ``source`` unless ``fitted=True``.
+    source, target : PerformanceMatrix
+        Where the ranker learns, and where it is scored (``source`` may be None with
+        ``fitted=True``).
+    ranker : BaseRanker or str, optional
+        Default the learned strategy with the source's task's defaults; fitted on
+        ``source`` unless ``fitted=True``.
     n_random, random_state, time_origin
         As for :func:`evaluate_recommender`.
     fitted : bool, default=False
-        ``recommender`` is already fitted on ``source``.
+        ``ranker`` is already fitted on ``source``.
 
     Returns
     -------
@@ -651,17 +658,13 @@ def evaluate_transfer(
         order), ``AR``, ``global AR*``, ``single best`` (the source's best mean
         accuracy), ``random`` and ``bound``, with the gap closed against that single best.
     """
-    from sklearn.base import clone
-
-    rec = recommender if recommender is not None else Recommender()
-    if not fitted:
-        rec = clone(rec).fit(source)
-    rec._check_fitted()
-    truth = Recommender(strategy="ar", k=None).fit(target)  # the target's result matrices
+    rec = _fitted_ranker(source, ranker, fitted, "evaluate_transfer")
+    target = _as_matrix(target, rec, "evaluate_transfer")
+    truth = make_ranker("ar", k=None).fit(target)  # the target's result matrices
     methods = {
         "metarec": rec,
-        "AR": _refit_like(rec, method="ar"),
-        "global AR*": _refit_like(rec, method="ar*", k=None, weights=None),
+        "AR": _like(rec, "ar"),
+        "global AR*": _like(rec, "ar*", k=None, weights=None),
     }
     with np.errstate(invalid="ignore"):
         mean_acc = np.nanmean(np.where(rec.present_, rec.accuracy_, np.nan), axis=0)
@@ -681,7 +684,7 @@ def evaluate_transfer(
         case = _case(truth, i, majority, grid, t_lo, t_hi, time_origin)
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         for method, model in methods.items():
-            ranking = model.recommend(metafeatures=query)
+            ranking = model.rank(query)
             collected.record_ranking(case, method, ranking, truth.algorithm_index_)
         names = [str(truth.algorithms_[j]) for j in case.here]
         by_source = sorted(
@@ -692,14 +695,80 @@ def evaluate_transfer(
     return collected.result(grid, t_lo, t_hi, rec.get_params(), gap=True)
 
 
-def _refit_like(rec: Recommender, **params) -> Recommender:
-    """A copy of a fitted recommender with other ranking parameters (same data, no refit)."""
-    return rec._with_params(**params)
+#: Parameters every strategy's ranker takes (kept by the baselines of an evaluation).
+SHARED = ("k", "n", "normalize", "distance", "weights", "features", "tried_scale", "random_state")
+
+
+def _like(ranker: BaseRanker, strategy: str, **params) -> BaseRanker:
+    """A ranker of ``strategy`` with ``ranker``'s shared parameters and ``params``, fitted on
+    ``ranker``'s matrix (no second runtime fit: :meth:`BaseRanker.fit_like`)."""
+    accepted = set(ranker_class(strategy)._get_param_names())
+    shared = {p: getattr(ranker, p) for p in SHARED if p in accepted and hasattr(ranker, p)}
+    if strategy == "ar" or shared.get("n", 0) is None:  # "ar*" keeps its own root
+        shared.pop("n", None)
+    other = make_ranker(strategy, task=getattr(ranker, "task_", "classification"))
+    return other.set_params(**{**shared, **params}).fit_like(ranker)
+
+
+def _as_matrix(data, ranker, where: str, stacklevel: int = 3, read: bool = True):
+    """``data`` as a performance matrix; a knowledge base (the former spelling) is read
+    with the metric, time and task of ``ranker`` (a Recommender's, or a fitted ranker's),
+    unless ``read`` is false (only the warning then)."""
+    from metarec.recommender._matrix import PerformanceMatrix
+
+    if data is None or isinstance(data, PerformanceMatrix):
+        return data
+    import warnings
+
+    warnings.warn(
+        f"{where} takes a PerformanceMatrix (PerformanceMatrix.from_kb(kb, task=...)) and a "
+        "ranker; a knowledge base is deprecated and will be refused in the next release",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    if not read:
+        return None
+    metric = getattr(ranker, "metric", None) or getattr(ranker, "metric_", "accuracy")
+    time = getattr(ranker, "time", None) or getattr(ranker, "time_column_", "fit_time")
+    task = getattr(ranker, "task", None)
+    task = task if task in ("classification", "regression") else None
+    if task is None and hasattr(ranker, "task_"):
+        task = ranker.task_
+    return PerformanceMatrix.from_kb(data, metric=metric, time=time, task=task)
+
+
+def _fitted_ranker(matrix, ranker, fitted: bool, where: str) -> BaseRanker:
+    """The ranker to evaluate, fitted on ``matrix`` (see :func:`evaluate_recommender`)."""
+    from sklearn.base import clone
+
+    from metarec.recommender._ranker import Recommender
+
+    legacy = ranker if isinstance(ranker, Recommender) else None
+    if fitted and matrix is not None:  # the fitted ranker's own matrix is used: not read
+        _as_matrix(matrix, None, where, stacklevel=4, read=False)
+        matrix = None
+    matrix = _as_matrix(matrix, legacy, where, stacklevel=4)  # the caller of ``where``
+    if legacy is not None:  # a Recommender: its ranker (fitted, when it is)
+        ranker = legacy.__dict__.get("ranker_") if fitted else legacy._unfitted_ranker()
+    if ranker is None or isinstance(ranker, str):
+        task = matrix.task if matrix is not None else "classification"
+        ranker = make_ranker(ranker or "learned", task=task)
+    if not isinstance(ranker, BaseRanker):
+        raise InvalidInputError(
+            f"{where} takes a ranker (LearnedRanker(), A3RRanker(), ...) or a strategy's name; "
+            f"got {type(ranker).__name__}"
+        )
+    if fitted:
+        ranker._check_fitted()
+        return ranker
+    if matrix is None:
+        raise InvalidInputError(f"{where} needs a PerformanceMatrix to fit the ranker on")
+    return clone(ranker).fit(matrix)
 
 
 def evaluate_active_testing(
-    kb,
-    recommender: Recommender | None = None,
+    matrix,
+    ranker=None,
     *,
     steps: int = 4,
     datasets=None,
@@ -713,6 +782,21 @@ def evaluate_active_testing(
     ``recommend(..., tried=results so far)`` for the next one, and so on.  Both use only
     algorithms that ran on ``d`` and the KB without ``d`` (and without ``extra_exclude``).
 
+    Parameters
+    ----------
+    matrix : PerformanceMatrix or None
+        The knowledge base's results (None with ``fitted=True``).
+    ranker : BaseRanker or str, optional
+        As for :func:`evaluate_recommender`.
+    steps : int, default=4
+        Algorithms run on each dataset.
+    datasets : iterable of str, optional
+        Datasets to leave out in turn (default: all).
+    extra_exclude : iterable of str, default=()
+        Datasets excluded from the KB for every recommendation.
+    fitted : bool, default=False
+        ``ranker`` is already fitted on ``matrix``.
+
     Returns
     -------
     pandas.DataFrame
@@ -721,13 +805,10 @@ def evaluate_active_testing(
         ``active_time`` (seconds), and ``n_datasets``.
     """
     import pandas as pd
-    from sklearn.base import clone
 
     if steps < 1:
         raise InvalidInputError(f"steps must be >= 1; got {steps!r}")
-    rec = recommender if recommender is not None else Recommender()
-    if not fitted:
-        rec = clone(rec).fit(kb)
+    rec = _fitted_ranker(matrix, ranker, fitted, "evaluate_active_testing")
     raw = rec.raw_metafeatures_
     extra = [str(d) for d in ([extra_exclude] if isinstance(extra_exclude, str) else extra_exclude)]
     names = rec.datasets_ if datasets is None else [str(d) for d in datasets]
@@ -743,12 +824,12 @@ def evaluate_active_testing(
         query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
         best = np.nanmax(np.where(ran, rec.accuracy_[i], np.nan))
         exclude = [d, *extra]
-        static = _runnable(rec, rec.recommend(metafeatures=query, exclude=exclude), ran, set())
+        static = _runnable(rec, rec.rank(query, exclude=exclude), ran, set())
         static = static[:steps]
         active: list[int] = []
         for _ in range(min(steps, int(ran.sum()))):
             tried = {rec.algorithms_[j]: (rec.accuracy_[i, j], rec.time_[i, j]) for j in active}
-            ranking = rec.recommend(metafeatures=query, exclude=exclude, tried=tried or None)
+            ranking = rec.rank(query, exclude=exclude, tried=tried or None)
             active.append(_runnable(rec, ranking, ran, set(active))[0])
         for name, seq in (("static", static), ("active", active)):
             seq = seq + [seq[-1]] * (steps - len(seq))

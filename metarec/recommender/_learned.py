@@ -58,6 +58,27 @@ __all__ = [
 
 #: Most datasets the prior's all-datasets means are taken over (see "Planner evidence").
 PRIOR_ROWS = 2000
+#: The parameters whose good values differ by task (:meth:`LearnedRanker.for_task`);
+#: classification's are the class's defaults.  Regression's were chosen on a random half of
+#: the built-in knowledge base's regression datasets and confirmed on the other half
+#: (``python benchmarks/regression.py``): the regression part's fits are short, and on a
+#: person's time axis an answer that takes a few seconds costs more than the R² it gains.
+TASK_DEFAULTS = {
+    "classification": {
+        "answer_n": float("inf"),
+        "answer_patience": 1.0,
+        "run_floor": 0.3,
+        "n_estimators": 100,
+        "min_samples_leaf": 2,
+    },
+    "regression": {
+        "answer_n": 2.0,
+        "answer_patience": 0.5,
+        "run_floor": None,
+        "n_estimators": 300,
+        "min_samples_leaf": 5,
+    },
+}
 #: Folds of the cross-fitted residuals that size the expected accuracy's interval.
 CALIBRATION_FOLDS = 5
 
@@ -127,8 +148,8 @@ def predict(rec, query: Mapping[str, float], excluded: np.ndarray) -> dict:
     if not excluded.any():
         if getattr(rec, "model_", None) is None:
             raise NotFittedError(
-                "this Recommender was fitted without the learned strategy's model; "
-                "fit it again with strategy='learned'"
+                "this ranker was fitted without the learned strategy's model; fit a "
+                "Recommender(LearnedRanker()) (the default) instead"
             )
         return rec.model_.predict(x)
     key = prediction_key(rec, x, excluded)
@@ -353,7 +374,7 @@ class LearnedRanker(BaseRanker):
         alone); ``None``: the planner's first.
     answer_patience : float, default=1.0
         Seconds an answer may take at no discount.
-    run_floor : float or None, default=None
+    run_floor : float or None, default=0.3
         The run order (``Ranking.run_order``: the order in which to run the algorithms to
         have a good model soonest, as opposed to the ranking, whose first row is the
         answer): the planner's picks on a log-time axis from ``run_floor`` seconds, then the
@@ -393,7 +414,7 @@ class LearnedRanker(BaseRanker):
         model_weight: float = 16.0,
         answer_n: float | None = float("inf"),
         answer_patience: float = 1.0,
-        run_floor: float | None = None,
+        run_floor: float | None = 0.3,
         n_estimators: int = 100,
         min_samples_leaf: int = 2,
         normalize: bool = True,
@@ -475,6 +496,36 @@ class LearnedRanker(BaseRanker):
 
     def _fit_strategy(self) -> None:
         self.model_ = fit_model(self, np.ones(self.datasets_.size, dtype=bool))
+
+    def _reuse_key(self) -> tuple:
+        """The model and its calibration depend on these only (not on the planner's)."""
+        features = None if self.features is None else tuple(self.features)
+        model = (self.n, self.n_estimators, self.min_samples_leaf, self._seed(), features)
+        return (type(self), self.normalize, model)
+
+    def _share_strategy(self, fitted) -> None:
+        self.model_ = fitted.model_
+        self.predictions_ = fitted.predictions_
+
+    @classmethod
+    def for_task(cls, task: str = "classification", **params):
+        """A learned ranker with the defaults of ``task`` (:data:`TASK_DEFAULTS`) and
+        ``params``.
+
+        Parameters
+        ----------
+        task : {"classification", "regression"}, default="classification"
+            The task of the matrix it will be fitted on.
+        **params
+            Parameters that override the task's defaults.
+
+        Returns
+        -------
+        LearnedRanker
+        """
+        if task not in TASK_DEFAULTS:
+            raise InvalidInputError(f"task must be 'classification' or 'regression'; got {task!r}")
+        return cls(**{**TASK_DEFAULTS[task], **params})
 
     def _strategy_scores(self, idx, m, w):
         # the stored results' own ranking: pairwise A3R with the model's root

@@ -116,6 +116,9 @@ class PerformanceMatrix:
         missing).
     metric, time_column : str
         Names of the metric and time columns the matrix was read from.
+    task : {"classification", "regression"}
+        The task of its datasets (a matrix never mixes them): which defaults a ranker takes
+        (:meth:`~metarec.recommender.LearnedRanker.for_task`).
 
     Examples
     --------
@@ -136,6 +139,7 @@ class PerformanceMatrix:
     metafeatures: object
     metric: str = "accuracy"
     time_column: str = "fit_time"
+    task: str = "classification"
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -177,6 +181,7 @@ class PerformanceMatrix:
             self.metafeatures.loc[rows],
             self.metric,
             self.time_column,
+            self.task,
         )
 
     @classmethod
@@ -222,16 +227,34 @@ class PerformanceMatrix:
                     "datasets, and one matrix never mixes the tasks: pass "
                     "task='classification' or task='regression'"
                 )
-        if task is not None:
+        if task is None and hasattr(kb, "datasets"):
+            ran = set(runs["dataset"].astype(str)) if "dataset" in runs.columns else set()
+            regression = datasets_of_task(kb.datasets(), "regression")
+            task = "regression" if ran and ran <= regression else "classification"
+        if task is not None and hasattr(kb, "datasets"):
             names = datasets_of_task(kb.datasets(), task)
             runs = runs[runs["dataset"].astype(str).isin(names)]
             if len(runs) == 0:
                 raise InvalidInputError(f"the knowledge base has no runs of {task} datasets")
-        return cls.from_frames(runs, meta, metric=metric, time=time)
+        return cls.from_frames(runs, meta, metric=metric, time=time, task=task)
 
     @classmethod
-    def from_frames(cls, runs, meta, *, metric: str = "accuracy", time: str = "fit_time"):
-        """Build the matrix from a runs frame and a metafeatures frame (see :meth:`from_kb`)."""
+    def from_frames(
+        cls,
+        runs,
+        meta,
+        *,
+        metric: str = "accuracy",
+        time: str = "fit_time",
+        task: str | None = "classification",
+    ):
+        """Build the matrix from a runs frame and a metafeatures frame (see :meth:`from_kb`).
+
+        ``task`` (``"classification"`` or ``"regression"``; None: classification) is recorded,
+        not checked: the frames are taken to hold datasets of that task.
+        """
+        if task not in (None, "classification", "regression"):
+            raise InvalidInputError(f"task must be 'classification' or 'regression'; got {task!r}")
         import pandas as pd
 
         for column in ("dataset", "algorithm"):
@@ -311,4 +334,5 @@ class PerformanceMatrix:
             metafeatures=numeric.loc[keep],
             metric=metric,
             time_column=time,
+            task=task or "classification",
         )

@@ -1,74 +1,75 @@
 """The :class:`Recommender`: the facade the command line and the Python API use.
 
-It reads a knowledge base into a :class:`~metarec.recommender.PerformanceMatrix`, fits the
-ranker of the chosen strategy on it (:class:`~metarec.recommender.LearnedRanker`,
-:class:`~metarec.recommender.A3RRanker`, :class:`~metarec.recommender.ARRRanker`,
-:class:`~metarec.recommender.AverageRankRanker`) and computes a new dataset's metafeatures
-when it is given as data.  Every parameter of every strategy is a parameter of the facade
-(those of other strategies are ignored), so that ``Recommender(strategy="a3r", k=5)`` and a
-grid over strategies stay one estimator.
+It reads a knowledge base into a :class:`~metarec.recommender.PerformanceMatrix` of one task,
+fits a ranker on it (scikit-learn style composition: ``Recommender(A3RRanker(k=5))``; by
+default the :class:`~metarec.recommender.LearnedRanker` with the task's defaults) and
+computes a new dataset's metafeatures when it is given as data.  A grid over strategies is a
+grid over ``ranker`` (``{"ranker": [A3RRanker(), LearnedRanker()], "ranker__k": [5, 10]}``);
+the strategies are named in one registry (:mod:`metarec.recommender._registry`).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
 from metarec._names import check_names
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError
+from metarec.recommender._base import BaseRanker
 from metarec.recommender._ranking import Ranking
+from metarec.recommender._registry import (
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    make_ranker,
+    ranker_class,
+)
 
 __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
-#: Ranking strategies: the learned model with the loss-time planner, and the classic ones.
-STRATEGIES = ("learned", "a3r", "arr", "ar", "ar*")
-METHODS = STRATEGIES[1:]
-#: The task's defaults of the parameters given as "auto" (the answer's time discount and the
-#: performance model's trees).
-#: Regression: chosen on a random half of the built-in KB's regression datasets and confirmed
-#: on the other half (``python benchmarks/regression.py``); see the class notes.
-TASK_DEFAULTS = {
-    "classification": {
-        "answer_n": float("inf"),
-        "answer_patience": 1.0,
-        "run_floor": 0.3,
-        "n_estimators": 100,
-        "min_samples_leaf": 2,
-    },
-    "regression": {
-        "answer_n": 2.0,
-        "answer_patience": 0.5,
-        "run_floor": None,
-        "n_estimators": 300,
-        "min_samples_leaf": 5,
-    },
-}
-_COMMON = ("k", "normalize", "distance", "weights", "features", "tried_scale", "random_state")
-_OWN = {
-    "learned": (
-        "n",
-        "n_plan",
-        "time_floor",
-        "plan_rule",
-        "order",
-        "time_scaling",
-        "prior_weight",
-        "model_weight",
-        "answer_n",
-        "answer_patience",
-        "run_floor",
-        "n_estimators",
-        "min_samples_leaf",
-    ),
-    "a3r": ("n",),
-    "arr": ("acc_d",),
-    "ar": (),
-    "ar*": ("n",),
-}
+#: The classic strategies (every strategy but the learned one), by name.
+METHODS = tuple(name for name in STRATEGIES if name != DEFAULT_STRATEGY)
+#: The keyword arguments of the Recommender before it composed a ranker: still taken, with a
+#: FutureWarning, and turned into the ranker they described (see :meth:`Recommender.__init__`).
+LEGACY_PARAMETERS = (
+    "k", "n", "normalize", "strategy", "method", "distance", "weights", "acc_d", "features",
+    "tried_scale", "n_plan", "time_floor", "plan_rule", "order", "time_scaling",
+    "prior_weight", "model_weight", "answer_n", "answer_patience", "run_floor",
+    "n_estimators", "min_samples_leaf", "random_state",
+)  # fmt: skip
+TASKS = ("classification", "regression")
+
+
+def legacy_ranker(task: str, legacy: dict) -> BaseRanker:
+    """The ranker the Recommender's former keyword arguments described.
+
+    ``method`` (when given) overrides ``strategy``; the parameters of other strategies are
+    ignored, as they were; ``"auto"`` is the task's default.
+    """
+    unknown = sorted(set(legacy) - set(LEGACY_PARAMETERS))
+    if unknown:
+        raise TypeError(f"Recommender got unexpected keyword argument(s) {', '.join(unknown)}")
+    params = dict(legacy)
+    method = params.pop("method", None)
+    strategy = params.pop("strategy", DEFAULT_STRATEGY)
+    strategy = method if method is not None else strategy
+    if strategy not in STRATEGIES:
+        raise InvalidInputError(
+            f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}"
+        )
+    accepted = set(ranker_class(strategy)._get_param_names())
+    if strategy == "ar":  # the root was not a parameter of "ar" (a number made it "ar*")
+        accepted.discard("n")
+    own = {
+        name: value
+        for name, value in params.items()
+        if name in accepted and not (isinstance(value, str) and value == "auto")
+    }
+    return make_ranker(strategy, task=task, **own)
 
 
 class Recommender(BaseEstimator):
@@ -76,11 +77,12 @@ class Recommender(BaseEstimator):
 
     Parameters
     ----------
-    k : int or None, default=10
-        Number of nearest datasets used; ``None`` = every dataset of the knowledge base.
-    n : float, default=32
-        Root of the time ratio in A3R (the larger, the less time matters).  Also used by
-        ``"ar*"``.
+    ranker : BaseRanker, str or None, default=None
+        The ranking strategy: an unfitted ranker (:class:`LearnedRanker`,
+        :class:`A3RRanker`, :class:`ARRRanker`, :class:`AverageRankRanker`), the name of a
+        strategy (``"learned"``, ``"a3r"``, ``"arr"``, ``"ar"``, ``"ar*"``: its ranker with
+        ``task``'s defaults), or None: the learned strategy with ``task``'s defaults
+        (:meth:`LearnedRanker.for_task`).  It is cloned when fitted.
     metric : str, default="accuracy"
         Column of ``kb.runs()`` used as success rate (higher is better, in [0, 1]).
     time : str, default="fit_time"
@@ -90,83 +92,16 @@ class Recommender(BaseEstimator):
         mixes classifiers and regressors).  For regression the success rate is R² clipped at
         0 (:func:`metarec.evaluation.regression_success_score`), stored in the ``accuracy``
         column by the benchmark runner.
-    normalize : bool, default=True
-        Adjust each dataset's success rates with the normalized metric of the evaluation
-        library before computing ratios (see the module documentation).
-
-    strategy : {"learned", "a3r", "arr", "ar", "ar*"}, default="learned"
-        ``"learned"``: the answer (the best expected accuracy of the performance model,
-        :mod:`metarec.recommender._model`) first, then the loss-time planner's
-        (:mod:`metarec.recommender._planner`) picks from the neighbours' accuracies and
-        times, then the model's predicted A3R order;
-        ``"a3r"``: pairwise A3R over the neighbours; ``"arr"``: pairwise ARR with parameter
-        ``acc_d`` (Brazdil et al. 2003); ``"ar"``: average rank of the metric; ``"ar*"``:
-        average rank of A3R.
-    method : {None, "learned", "a3r", "arr", "ar", "ar*"}, default=None
-        When given, overrides ``strategy`` (kept for the classic ``method=`` spelling).
-    distance : {"l1-range", "standardized"}, default="l1-range"
-        Metafeature distance.
-    weights : {None, "distance"}, default="distance"
-        Similarity weights of the neighbours (see
-        :func:`metarec.recommender._neighbours.similarity_weights`).
-    acc_d : float, default=0.1
-        ARR's AccD: the accuracy traded for a tenfold speed-up (``method="arr"`` only).
-    features : sequence of str or None, default=None
-        Metafeatures used for the distance; ``None`` = every numeric metafeature of the KB
-        except timings (names ending in ``_time``: they measure the machine, not the data,
-        and differ between two extractions of the same dataset).
-    tried_scale : float, default=inf
-        Active testing: neighbours are re-weighted by ``exp(-delta / tried_scale)`` where
-        ``delta`` is the mean absolute accuracy difference on the tried algorithms
-        (``inf``: no re-weighting; candidates are still ordered by expected gain).
-    n_plan : int, default=4
-        Algorithms chosen by the loss-time planner before the model's order (``"learned"``).
-    time_floor : float, default=1.0
-        Seconds below which a run costs the planner no log time ("time that matters").
-    plan_rule : {"ratio", "area"}, default="ratio"
-        Planner criterion: expected loss reduction per unit of log time, or expected area
-        under the loss-versus-log-time curve.
-    order : {"rank", "score"}, default="rank"
-        Model order after the planner: predicted A3R rank, or A3R of the predicted accuracy
-        and time (times floored at ``time_floor``).
-    time_scaling : {None, "rows", "model"}, default=None
-        How the planner scales neighbours' times to the new dataset: not at all, by the ratio
-        of ``n_instances``, or to the model's predicted time level.
-    prior_weight : float, default=4.0
-        Shrinkage of the planner's evidence toward every dataset of the knowledge base: the
-        global evidence counts as this many nearest neighbours (each dataset weighs
-        ``prior_weight / N``; see :mod:`metarec.recommender._learned`).
-    model_weight : float, default=16.0
-        Weight of the performance model's predicted accuracy and time for the new dataset
-        as one more pseudo-neighbour of the planner (the nearest neighbour weighs 1).
-    answer_n : float, None or "auto", default="auto"
-        The learned strategy's first algorithm (the answer): with a number, the algorithm of
-        best predicted accuracy discounted by its expected time (the runtime model's, scaled
-        to the new dataset's size) beyond ``answer_patience``, ``log(accuracy) - max(0,
-        log(time / answer_patience)) / answer_n`` (``inf``: accuracy alone), ahead of the
-        planner's order; ``None``: the planner's first; ``"auto"``: ``inf`` for
-        classification, 2 for regression (:data:`TASK_DEFAULTS`).
-    answer_patience : float or "auto", default="auto"
-        Seconds the answer may take at no discount; ``"auto"``: 1 for classification, 0.5 for
-        regression.
-    run_floor : float, None or "auto", default="auto"
-        The learned strategy's run order (``Ranking.run_order``, the table's ``run`` column):
-        the order in which to run the algorithms one after the other to have a good model
-        soonest, which need not start with the answer.  The loss-time planner's picks on a
-        log-time axis from ``run_floor`` seconds, then the model's order; ``None``: the
-        ranking's own order.  ``"auto"``: 0.3 for classification, None for regression.
-    n_estimators, min_samples_leaf : int or "auto", default="auto"
-        Trees of the performance model and their smallest leaf; ``"auto"``: 100 and 2 for
-        classification, 300 and 5 for regression (fewer datasets: more, smoother trees).
-    random_state : int, RandomState or None, default=None
-        Seed of the performance model's trees; breaks exact ties between scores at random
-        (``None``: trees seeded with 0, ties broken by name).
+    **legacy
+        The keyword arguments of earlier releases (``strategy=``, ``method=``, ``k=``,
+        ``n=``, every ranker's parameter): deprecated, they build the ranker they describe
+        and warn (``FutureWarning``); they will be removed in the next release.  Give a
+        ranker instead: ``Recommender(strategy="a3r", k=5)`` is ``Recommender(A3RRanker(k=5))``.
 
     Attributes
     ----------
     ranker_ : BaseRanker
-        The fitted ranker of the strategy in force; its fitted attributes (below) are read
-        through the facade.
+        The fitted ranker; its fitted attributes (below) are read through the facade.
     datasets_ : ndarray of str
         Datasets of the knowledge base with at least one result.
     algorithms_ : ndarray of str
@@ -183,9 +118,7 @@ class Recommender(BaseEstimator):
     metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
         Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
     model_ : PerformanceModel
-        The performance model fitted on every dataset (``"learned"`` only).
-    predictions_ : dict
-        Predictions of models refitted without excluded datasets (see ``recommend``).
+        The performance model fitted on every dataset (learned strategy only).
 
     Notes
     -----
@@ -194,139 +127,105 @@ class Recommender(BaseEstimator):
     axis that starts at one second) were chosen by the held-out procedure of
     :func:`metarec.recommender._tune.tune_recommender` on the tuning halves of the built-in
     knowledge base, the TabZilla run history and the realworld-dev history together
-    (``python benchmarks/tune_recommender.py``), not on the evaluation halves.  Runs shorter
-    than ``time_floor`` cost the planner nothing: a person does not tell 7 ms from 16 ms.
-    ``Recommender(strategy="a3r", k=5)`` is the classic pairwise A3R ranking.
-
-    Regression's answer (``answer_n=2, answer_patience=0.5``, a model of 300 trees with leaves
-    of at least 5 datasets) trades accuracy for time where
-    classification's does not: the regression part's fits are short (most well under a second),
-    and on a person's time axis an answer that takes a few seconds costs more than the R² it
-    gains.  It was chosen on a random half of the built-in regression datasets and checked on
-    the other half (``python benchmarks/regression.py`` reports both).
+    (``python benchmarks/tune_recommender.py``), not on the evaluation halves; regression's
+    (:data:`metarec.recommender._learned.TASK_DEFAULTS`) on a half of the built-in regression
+    datasets.  ``Recommender(A3RRanker(k=5))`` is the classic pairwise A3R ranking.
 
     Fitted attributes are arrays, dicts and the model (no reference to the knowledge base),
     so a fitted recommender pickles.
-    """
 
-    #: Read by instances pickled before the parameter existed.
-    run_floor = "auto"
+    Examples
+    --------
+    >>> from metarec.recommender import A3RRanker, Recommender
+    >>> Recommender(A3RRanker(k=5)).get_params()["ranker__k"]
+    5
+    >>> Recommender("ar", task="regression").ranker
+    'ar'
+    """
 
     def __init__(
         self,
+        ranker=None,
         *,
-        k: int | None = 10,
-        n: float = 32,
         metric: str = "accuracy",
         time: str = "fit_time",
         task: str = "classification",
-        normalize: bool = True,
-        strategy: str = "learned",
-        method: str | None = None,
-        distance: str = "l1-range",
-        weights: str | None = "distance",
-        acc_d: float = 0.1,
-        features=None,
-        tried_scale: float = float("inf"),
-        n_plan: int = 4,
-        time_floor: float = 1.0,
-        plan_rule: str = "ratio",
-        order: str = "rank",
-        time_scaling: str | None = None,
-        prior_weight: float = 4.0,
-        model_weight: float = 16.0,
-        answer_n: float | None | str = "auto",
-        answer_patience: float | str = "auto",
-        run_floor: float | None | str = "auto",
-        n_estimators: int | str = "auto",
-        min_samples_leaf: int | str = "auto",
-        random_state=None,
+        **legacy,
     ) -> None:
-        self.k = k
-        self.n = n
+        if legacy:
+            unknown = sorted(set(legacy) - set(LEGACY_PARAMETERS))
+            if unknown:  # a mistyped keyword is not a deprecated one
+                raise TypeError(
+                    f"Recommender got unexpected keyword argument(s) {', '.join(unknown)}"
+                )
+            if ranker is not None:
+                raise InvalidInputError(
+                    "give a ranker or the deprecated ranking keywords "
+                    f"({', '.join(sorted(legacy))}), not both"
+                )
+            warnings.warn(
+                f"Recommender({', '.join(f'{k}=...' for k in sorted(legacy))}) is deprecated "
+                "and will be removed in the next release: compose a ranker instead, e.g. "
+                "Recommender(A3RRanker(k=5)) or Recommender('a3r', task='regression')",
+                FutureWarning,
+                stacklevel=2,
+            )
+            ranker = legacy_ranker(task if task in TASKS else "classification", legacy)
+        self.ranker = ranker
         self.metric = metric
         self.time = time
         self.task = task
-        self.normalize = normalize
-        self.strategy = strategy
-        self.method = method
-        self.distance = distance
-        self.weights = weights
-        self.acc_d = acc_d
-        self.features = features
-        self.tried_scale = tried_scale
-        self.n_plan = n_plan
-        self.time_floor = time_floor
-        self.plan_rule = plan_rule
-        self.order = order
-        self.time_scaling = time_scaling
-        self.prior_weight = prior_weight
-        self.model_weight = model_weight
-        self.answer_n = answer_n
-        self.answer_patience = answer_patience
-        self.run_floor = run_floor
-        self.n_estimators = n_estimators
-        self.min_samples_leaf = min_samples_leaf
-        self.random_state = random_state
+
+    def __setstate__(self, state: dict) -> None:
+        if "ranker" not in state:  # pickled when the ranking parameters were the facade's
+            legacy = {name: state.pop(name) for name in LEGACY_PARAMETERS if name in state}
+            task = state.get("task", "classification")
+            ranker = legacy_ranker(task if task in TASKS else "classification", legacy)
+            fitted = state.get("ranker_")
+            if type(fitted) is type(ranker):  # the facade's parameters ranked, as they did
+                fitted.set_params(**ranker.get_params())
+            state["ranker"] = ranker
+        super().__setstate__(state)
+
+    @property
+    def strategy(self) -> str:
+        """The name of the ranking strategy (``"learned"``, ``"a3r"``...)."""
+        fitted = self.__dict__.get("ranker_")
+        return (fitted if fitted is not None else self._unfitted_ranker()).strategy
 
     # ------------------------------------------------------------------ fit
-    def _strategy(self) -> str:
-        """The ranking strategy in force (``method``, when given, overrides ``strategy``)."""
-        return self.method if self.method is not None else self.strategy
-
-    def _resolved(self, name: str):
-        """The parameter ``name``, with ``"auto"`` replaced by the task's default."""
-        value = getattr(self, name)
-        if isinstance(value, str) and value == "auto":  # task is checked first (_validate_params)
-            return TASK_DEFAULTS[self.task][name]
-        return value
-
-    def _make_ranker(self):
-        """An unfitted ranker of the strategy in force, with this facade's parameters."""
-        from metarec.recommender._learned import LearnedRanker
-        from metarec.recommender._strategies import A3RRanker, ARRRanker, AverageRankRanker
-
-        strategy = self._strategy()
-        params = {name: self._resolved(name) for name in _COMMON + _OWN[strategy]}
-        if strategy == "ar":
-            return AverageRankRanker(n=None, **params)
-        if strategy == "ar*":
-            return AverageRankRanker(**params)
-        return {"learned": LearnedRanker, "a3r": A3RRanker, "arr": ARRRanker}[strategy](**params)
-
-    def _validate_params(self) -> None:
-        if self.task not in ("classification", "regression"):
+    def _unfitted_ranker(self) -> BaseRanker:
+        """The ranker ``ranker`` names (not cloned), with ``task``'s defaults for a name."""
+        if self.task not in TASKS:
             raise InvalidInputError(
                 f"task must be 'classification' or 'regression'; got {self.task!r}"
             )
-        for name in ("strategy", "method"):
-            value = getattr(self, name)
-            if (value is not None or name == "strategy") and value not in STRATEGIES:
-                raise InvalidInputError(
-                    f"{name} must be one of {', '.join(STRATEGIES)}; got {value!r}"
-                )
-        ranker = self._make_ranker()
-        ranker._validate_params()
-        if self._strategy() != "learned":
-            # the learned strategy's parameters are checked even when another strategy is
-            # in force: a grid over strategies must not hide a bad value
-            from metarec.recommender._learned import LearnedRanker
+        if self.ranker is None:
+            return make_ranker(DEFAULT_STRATEGY, task=self.task)
+        if isinstance(self.ranker, str):
+            return make_ranker(self.ranker, task=self.task)
+        if not isinstance(self.ranker, BaseRanker):
+            raise InvalidInputError(
+                "ranker must be a ranker (LearnedRanker(), A3RRanker(), ...), the name of a "
+                f"strategy ({', '.join(STRATEGIES)}) or None; got {type(self.ranker).__name__}"
+            )
+        return self.ranker
 
-            LearnedRanker(
-                **{n: self._resolved(n) for n in _COMMON + _OWN["learned"]}
-            )._validate_params()
+    def _validate_params(self) -> None:
+        self._unfitted_ranker()._validate_params()
 
     def fit(self, kb, y=None) -> Recommender:
-        """Read the runs and metafeatures of a knowledge base and fit the strategy's ranker.
+        """Read the runs and metafeatures of a knowledge base and fit the ranker on them.
 
         Parameters
         ----------
-        kb : KnowledgeBase, str, path-like or object
-            A knowledge base, the URL or SQLite path of one (it must exist), or any object
-            with ``runs()``, ``metafeatures()`` and ``datasets()``.  ``runs()``
-            returns one row per (dataset, algorithm) with columns ``dataset, algorithm``, the
-            metric, the time and optionally ``status``, ``n_runs``, ``n_failed``;
-            ``metafeatures()`` a wide frame with a ``dataset`` column.
+        kb : KnowledgeBase, PerformanceMatrix, str, path-like or object
+            A knowledge base, a performance matrix of ``task`` already read, the URL or
+            SQLite path of a knowledge base (it must exist), or any object with ``runs()``,
+            ``metafeatures()`` and ``datasets()``.  ``runs()`` returns one row per (dataset,
+            algorithm) with columns ``dataset, algorithm``, the metric, the time and
+            optionally ``status``, ``n_runs``, ``n_failed``; ``metafeatures()`` a wide frame
+            with a ``dataset`` column.
         y : ignored
 
         Returns
@@ -337,43 +236,28 @@ class Recommender(BaseEstimator):
 
         from metarec.recommender._matrix import PerformanceMatrix
 
-        self._validate_params()
-        if isinstance(kb, (str, os.PathLike)):
-            from metarec.storage import KnowledgeBase
+        ranker = clone(self._unfitted_ranker())
+        ranker._validate_params()
+        if isinstance(kb, PerformanceMatrix):
+            matrix = kb
+        else:
+            if isinstance(kb, (str, os.PathLike)):
+                from metarec.storage import KnowledgeBase
 
-            kb = KnowledgeBase(kb, create=False)
-        elif not all(callable(getattr(kb, m, None)) for m in ("runs", "metafeatures", "datasets")):
-            raise InvalidInputError(
-                "kb must be a KnowledgeBase, its URL or SQLite path, or an object with runs(), "
-                f"metafeatures() and datasets(); got {type(kb).__name__}"
+                kb = KnowledgeBase(kb, create=False)
+            elif not all(
+                callable(getattr(kb, m, None)) for m in ("runs", "metafeatures", "datasets")
+            ):
+                raise InvalidInputError(
+                    "kb must be a KnowledgeBase, its URL or SQLite path, a PerformanceMatrix, "
+                    "or an object with runs(), metafeatures() and datasets(); got "
+                    f"{type(kb).__name__}"
+                )
+            matrix = PerformanceMatrix.from_kb(
+                kb, metric=self.metric, time=self.time, task=self.task
             )
-        matrix = PerformanceMatrix.from_kb(kb, metric=self.metric, time=self.time, task=self.task)
-        self.ranker_ = self._make_ranker().fit(matrix)
+        self.ranker_ = ranker.fit(matrix)
         return self
-
-    def _with_params(self, **params) -> Recommender:
-        """A copy with other ranking parameters sharing this one's fitted data (no refit).
-
-        Only the strategy's own state is fitted again (the learned strategy's model when the
-        copy's strategy is ``"learned"`` and this one's is not).
-        """
-        import copy
-
-        other = copy.copy(self)
-        for name, value in params.items():
-            setattr(other, name, value)
-        other._validate_params()
-        if hasattr(self, "ranker_"):
-            ranker = other._make_ranker()
-            shared = {k: v for k, v in vars(self.ranker_).items() if k.endswith("_")}
-            if type(ranker) is not type(self.ranker_):
-                shared.pop("model_", None)
-                shared["predictions_"] = {}
-            ranker.__dict__.update(shared)
-            if ranker.strategy == "learned" and "model_" not in shared:
-                ranker._fit_strategy()
-            other.ranker_ = ranker
-        return other
 
     def __getattr__(self, name: str):
         # fitted attributes live on the ranker; read them through the facade
@@ -382,15 +266,6 @@ class Recommender(BaseEstimator):
             if ranker is not None and hasattr(ranker, name):
                 return getattr(ranker, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def _log_time(self, rows) -> np.ndarray:
-        return self.ranker_._log_time(rows)
-
-    def _row_ratio(self, query, idx) -> np.ndarray:
-        """``n_instances`` of the new dataset over each dataset ``idx``'s (1 where unknown)."""
-        from metarec.recommender._learned import row_ratio
-
-        return row_ratio(self.ranker_, query, idx)
 
     def _check_fitted(self) -> None:
         if "ranker_" not in self.__dict__:
@@ -442,25 +317,10 @@ class Recommender(BaseEstimator):
             parameter="tried",
             option="--tried",
         )  # before the metafeatures are computed: a mistyped name is not silently ignored
-        ranker = self._ranker_in_force()
+        ranker = self.ranker_
         query = self._query_metafeatures(X, y, metafeatures)
         ranking = ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
         return replace(ranking, task=self.task)
-
-    def _ranker_in_force(self):
-        """The fitted ranker, with the facade's current parameters (``set_params`` after fit).
-
-        A strategy other than the fitted one needs a fit (the learned model, for instance).
-        """
-        ranker = self.ranker_
-        wanted = self._make_ranker()
-        if wanted.strategy != ranker.strategy:
-            raise NotFittedError(
-                f"this Recommender was fitted with strategy={ranker.strategy!r}; fit it again "
-                f"with strategy={self._strategy()!r}"
-            )
-        ranker.set_params(**wanted.get_params())
-        return ranker
 
     def rank(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.
@@ -477,7 +337,7 @@ class Recommender(BaseEstimator):
             ``neighbours`` lists the datasets used, at distance NaN.
         """
         self._check_fitted()
-        return self._ranker_in_force().rank_stored(datasets)
+        return self.ranker_.rank_stored(datasets)
 
     def _query_metafeatures(self, X, y, metafeatures) -> Mapping[str, float]:
         if metafeatures is not None:

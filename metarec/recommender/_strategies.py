@@ -56,7 +56,7 @@ class A3RRanker(BaseRanker):
 
     Parameters
     ----------
-    k : int or None, default=5
+    k : int or None, default=10
         Nearest datasets used; ``None`` = every dataset.
     n : float, default=32
         Root of the time ratio (the larger, the less time matters).
@@ -81,7 +81,7 @@ class A3RRanker(BaseRanker):
     def __init__(
         self,
         *,
-        k: int | None = 5,
+        k: int | None = 10,
         n: float = 32,
         normalize: bool = True,
         distance: str = "l1-range",
@@ -109,7 +109,7 @@ class ARRRanker(BaseRanker):
 
     Parameters
     ----------
-    k : int or None, default=5
+    k : int or None, default=10
         Nearest datasets used; ``None`` = every dataset.
     acc_d : float, default=0.1
         ARR's AccD: the accuracy traded for a tenfold speed-up.
@@ -123,7 +123,7 @@ class ARRRanker(BaseRanker):
     def __init__(
         self,
         *,
-        k: int | None = 5,
+        k: int | None = 10,
         acc_d: float = 0.1,
         normalize: bool = True,
         distance: str = "l1-range",
@@ -174,7 +174,7 @@ class AverageRankRanker(BaseRanker):
 
     Parameters
     ----------
-    k : int or None, default=5
+    k : int or None, default=10
         Nearest datasets used; ``None`` = every dataset ("global" average rank).
     n : float or None, default=None
         ``None``: rank by the success rate; a number: rank by A3R with this root.
@@ -188,7 +188,7 @@ class AverageRankRanker(BaseRanker):
     def __init__(
         self,
         *,
-        k: int | None = 5,
+        k: int | None = 10,
         n: float | None = None,
         normalize: bool = True,
         distance: str = "l1-range",

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metarec.exceptions import InvalidInputError
-from metarec.recommender._evaluate import _refit_like, evaluate_recommender, gap_closed
-from metarec.recommender._ranker import Recommender
+from metarec.recommender._base import BaseRanker
+from metarec.recommender._evaluate import _fitted_ranker, evaluate_recommender, gap_closed
 
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 
@@ -82,9 +82,9 @@ class TuningResult:
         Per history: ``(tuning datasets, held-out datasets)``.
     heldout : dict of str to EvaluationResult
         Per history: the chosen configuration and the baselines on the held-out half.
-    fitted : dict of str to Recommender
-        Per history: the fitted recommender (its ``predictions_`` hold the cached
-        leave-one-out predictions).
+    fitted : dict of str to BaseRanker
+        Per history: the fitted ranker (its ``predictions_`` hold the cached leave-one-out
+        predictions).
     """
 
     table: object
@@ -95,7 +95,7 @@ class TuningResult:
     fitted: dict = field(default_factory=dict)
 
 
-def split_datasets(rec: Recommender, test_size: float, random_state) -> tuple[tuple, tuple]:
+def split_datasets(rec: BaseRanker, test_size: float, random_state) -> tuple[tuple, tuple]:
     """``(tuning, held-out)`` halves of the datasets with results of two or more algorithms."""
     usable = [d for d in rec.datasets_ if rec.present_[rec.dataset_index_[d]].sum() >= 2]
     if len(usable) < 4:
@@ -133,60 +133,66 @@ def _wins_and_criterion(mine, figs) -> tuple[int, float]:
     return wins, float(criterion)
 
 
+def _with(fitted: BaseRanker, **params) -> BaseRanker:
+    """``fitted``'s ranker with other parameters, fitted on its matrix (no runtime refit)."""
+    from sklearn.base import clone
+
+    return clone(fitted).set_params(**params).fit_like(fitted)
+
+
 def tune_recommender(
-    kbs: Mapping[str, object],
+    matrices: Mapping[str, object],
     grid: Mapping[str, tuple] | None = None,
     *,
-    base: Recommender | None = None,
+    ranker: BaseRanker | None = None,
     test_size: float = 0.5,
     random_state=0,
     progress=None,
-    fitted: Mapping[str, Recommender] | None = None,
+    fitted: Mapping[str, BaseRanker] | None = None,
 ) -> TuningResult:
     """Tune the learned strategy on the tuning halves of several histories (see module doc).
 
     Parameters
     ----------
-    kbs : mapping of str to KnowledgeBase
+    matrices : mapping of str to PerformanceMatrix
         The run histories, by name.
     grid : mapping of parameter name to candidate values, optional
-        Default :data:`DEFAULT_GRID`.
-    base : Recommender, optional
-        Parameters not in the grid come from it (default ``Recommender()``).
+        Parameters of ``ranker``; default :data:`DEFAULT_GRID`.
+    ranker : BaseRanker, optional
+        Parameters not in the grid come from it (default the learned strategy with each
+        history's task's defaults).
     test_size : float, default=0.5
         Fraction of datasets held out.
     random_state : int, default=0
         Seed of the splits.
     progress : callable, optional
         ``progress(n=1, total=None)``, called once per configuration.
-    fitted : mapping of str to Recommender, optional
-        Recommenders already fitted on the histories (e.g. with cached predictions).
+    fitted : mapping of str to BaseRanker, optional
+        Rankers already fitted on the histories (e.g. with cached predictions).
 
     Returns
     -------
     TuningResult
     """
     import pandas as pd
-    from sklearn.base import clone
 
     grid = dict(DEFAULT_GRID if grid is None else grid)
-    base = base if base is not None else Recommender()
     if not 0 < test_size < 1:
         raise InvalidInputError(f"test_size must be in (0, 1); got {test_size!r}")
     fitted = dict(fitted or {})
     splits, base_rows, base_figs = {}, [], {}
-    for name, kb in kbs.items():
+    for name, matrix in matrices.items():
         if name not in fitted:
-            fitted[name] = clone(base).fit(kb)
+            fitted[name] = _fitted_ranker(matrix, ranker, False, "tune_recommender")
         splits[name] = split_datasets(fitted[name], test_size, random_state)
         tuning, heldout = splits[name]
         result = evaluate_recommender(
-            kb, fitted[name], datasets=tuning, extra_exclude=heldout, fitted=True
+            None, fitted[name], datasets=tuning, extra_exclude=heldout, fitted=True
         )
         base_figs[name] = _figures(result.summary)
         former = evaluate_recommender(
-            kb,
-            _refit_like(fitted[name], **FORMER_DEFAULT),
+            None,
+            _with(fitted[name], **FORMER_DEFAULT),
             baselines=False,
             datasets=tuning,
             extra_exclude=heldout,
@@ -202,27 +208,7 @@ def tune_recommender(
     rows = []
     for combo in combos:
         params = dict(zip(names, combo, strict=True))
-        row = {
-            **{p: _show(v) for p, v in params.items()},
-            "never_worse": 0,
-            "wins": 0,
-            "criterion": 0.0,
-        }
-        for name, kb in kbs.items():
-            tuning, heldout = splits[name]
-            ranker = _refit_like(fitted[name], **params)
-            result = evaluate_recommender(
-                kb, ranker, baselines=False, datasets=tuning, extra_exclude=heldout, fitted=True
-            )
-            mine = result.summary.set_index("method").loc["metarec"]
-            wins, criterion = _wins_and_criterion(mine, base_figs[name])
-            row["never_worse"] += int(
-                mine["top1_loss"] < base_figs[name]["single best"]["top1_loss"]
-            )
-            row["wins"] += wins
-            row["criterion"] += criterion
-            for figure in ("top1_loss", "top3_loss", "mil_1s"):
-                row[f"{name} {figure}"] = mine[figure]
+        row = _grid_row(params, {n: fitted[n] for n in matrices}, splits, base_figs)
         row["_order"] = len(rows)
         row["_params"] = params
         rows.append(row)
@@ -233,14 +219,14 @@ def tune_recommender(
     )
     best = dict(table["_params"].iloc[0])
     heldout_results = {}
-    for name, kb in kbs.items():
-        chosen = _refit_like(fitted[name], **best)
+    for name in matrices:
+        chosen = _with(fitted[name], **best)
         heldout_results[name] = evaluate_recommender(
-            kb, chosen, datasets=splits[name][1], fitted=True
+            None, chosen, datasets=splits[name][1], fitted=True
         )
         former = evaluate_recommender(
-            kb,
-            _refit_like(fitted[name], **FORMER_DEFAULT),
+            None,
+            _with(fitted[name], **FORMER_DEFAULT),
             baselines=False,
             datasets=splits[name][1],
             fitted=True,
@@ -254,6 +240,34 @@ def tune_recommender(
         heldout=heldout_results,
         fitted=fitted,
     )
+
+
+def _grid_row(params: dict, fitted: dict, splits: dict, base_figs: dict) -> dict:
+    """One configuration's tuning figures on every history (see the module documentation)."""
+    row = {
+        **{p: _show(v) for p, v in params.items()},
+        "never_worse": 0,
+        "wins": 0,
+        "criterion": 0.0,
+    }
+    for name, ranker in fitted.items():
+        tuning, heldout = splits[name]
+        result = evaluate_recommender(
+            None,
+            _with(ranker, **params),
+            baselines=False,
+            datasets=tuning,
+            extra_exclude=heldout,
+            fitted=True,
+        )
+        mine = result.summary.set_index("method").loc["metarec"]
+        wins, criterion = _wins_and_criterion(mine, base_figs[name])
+        row["never_worse"] += int(mine["top1_loss"] < base_figs[name]["single best"]["top1_loss"])
+        row["wins"] += wins
+        row["criterion"] += criterion
+        for figure in ("top1_loss", "top3_loss", "mil_1s"):
+            row[f"{name} {figure}"] = mine[figure]
+    return row
 
 
 def _with_former(result, former):

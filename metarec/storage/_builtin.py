@@ -105,6 +105,7 @@ def open_builtin() -> KnowledgeBase:
     """
     kb = KnowledgeBase(f"sqlite:///{builtin_path()}")
     kb.is_builtin = True
+    kb.reopen_builtin = open_builtin
     return kb
 
 

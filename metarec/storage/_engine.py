@@ -56,7 +56,18 @@ _PG_WRITE_LOCK = 0x6D65746172656301  # "metarec" + 1
 
 
 def sqlite_path(url: str) -> Path | None:
-    """Return the file of a SQLite URL, or ``None`` for in-memory / non-SQLite URLs."""
+    """Return the file of a SQLite URL.
+
+    Parameters
+    ----------
+    url : str
+        A database URL.
+
+    Returns
+    -------
+    Path or None
+        The SQLite file; None for an in-memory database or another database system.
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return None

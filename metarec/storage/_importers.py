@@ -614,6 +614,55 @@ def _run_statements(conn, runs, run_metrics):
     return run_insert, metric_insert
 
 
+class _RunWriter:
+    """Writes the valid rows of an import's chunks: runs, their metrics, the matrix's work."""
+
+    def __init__(self, conn, tables) -> None:
+        from sqlalchemy import func, select
+
+        self.conn = conn
+        self.runs, self.run_metrics = tables["runs"], tables["run_metrics"]
+        self.run_insert, self.metric_insert = _run_statements(conn, self.runs, self.run_metrics)
+        self.datasets = _NameIds(conn, tables["datasets"], create=True)
+        self.algorithms = _NameIds(conn, tables["algorithms"], create=True)
+        self.counter = OccurrenceCounter()
+        # runs inserted by this import get larger ids (it holds the write lock)
+        last = conn.execute(select(func.max(self.runs.c.id))).scalar() or 0
+        self.matrix = _MatrixWork(last_id=last)
+
+    def write(self, frame, keep, examined, metrics) -> tuple[int, int]:
+        """Insert the rows ``keep`` of ``frame`` (replacing what ``examined`` says); return
+        the runs added and replaced."""
+        conn = self.conn
+        drop, replace, named_keys = examined.drop, examined.replace, examined.codes
+        is_replacement = np.zeros(len(frame), dtype=bool)
+        is_replacement[[r for r, *_ in replace]] = True
+        # stored runs to overwrite, in the order their rows keep below
+        replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
+        # a named run identical to the one stored under its key has nothing to write
+        insert_mask = keep & (~drop | is_replacement) & ~examined.present
+        if not insert_mask.all():
+            frame = frame.loc[insert_mask].reset_index(drop=True)
+            is_replacement = is_replacement[insert_mask]
+            named_keys = named_keys[insert_mask]
+        if frame.empty:
+            return 0, 0
+        keys = run_keys(frame, metrics, self.counter, named_keys=named_keys)
+        dataset_ids = self.datasets.ids_of(frame["dataset"], frame["source"])
+        algorithm_ids = self.algorithms.ids_of(frame["algorithm"])
+        values = run_values(frame, keys, dataset_ids, algorithm_ids)
+        added, rows = _insert_runs(conn, self.run_insert, values, len(frame), is_replacement)
+        codes = dataset_ids * PAIR_BASE + algorithm_ids
+        if is_replacement.any():
+            replace_runs(conn, self.runs, self.run_metrics, rows, is_replacement, replaced_rows)
+        self.matrix.record(codes, added, replaced_rows if is_replacement.any() else [])
+        if metrics:
+            _insert_metrics(
+                conn, self.metric_insert, frame, metrics, keys, dataset_ids, algorithm_ids
+            )
+        return added, int(is_replacement.sum())
+
+
 def import_runs(
     conn,
     tables,
@@ -649,23 +698,15 @@ def import_runs(
         with other values: an invalid row (``"error"``), left as stored / first seen
         (``"keep"``), or replaced by the input's last one (``"replace"``, noted old -> new).
     """
-    from sqlalchemy import func, select
-
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=RUN_STRING_COLUMNS, **kwargs)
     _run_header(reader)
     problems = _Problems(reader)
-    runs, run_metrics = tables["runs"], tables["run_metrics"]
-    run_insert, metric_insert = _run_statements(conn, runs, run_metrics)
-    datasets = _NameIds(conn, tables["datasets"], create=True)
-    algorithms = _NameIds(conn, tables["algorithms"], create=True)
-    counter = OccurrenceCounter()
+    writer = _RunWriter(conn, tables)
     defaults = {"source": source, "protocol": protocol}
     metrics: list[str] | None = None
     conflicts: _Conflicts | None = None
     notes: list[str] = list(reader.notes)
-    # runs inserted by this import get larger ids (it holds the write lock)
-    matrix = _MatrixWork(last_id=conn.execute(select(func.max(runs.c.id))).scalar() or 0)
     added = valid_total = replaced = 0
     if progress is not None and reader.n_rows is not None:
         progress(0, total=reader.n_rows)
@@ -677,7 +718,6 @@ def import_runs(
             conflicts = _Conflicts(conn, tables, on_conflict, reader, metrics)
         frame, checks = _normalise_runs(chunk, metrics, defaults)
         examined = conflicts.examine(start, frame, checks)
-        drop, replace, named_keys = examined.drop, examined.replace, examined.codes
         if checks.bad.any():
             problems.add_chunk(start, checks.found, int(checks.bad.sum()))
         if progress is not None:
@@ -685,32 +725,10 @@ def import_runs(
         if problems.n_rows and not skip_invalid:
             continue  # keep validating to report every problem, store nothing more
         keep = ~checks.bad
-        is_replacement = np.zeros(len(frame), dtype=bool)
-        is_replacement[[r for r, *_ in replace]] = True
-        # stored runs to overwrite, in the order their rows keep below
-        replaced_rows = [(i, d, a) for _, i, d, a in sorted(replace)]
         valid_total += int(keep.sum())
-        # a named run identical to the one stored under its key has nothing to write
-        insert_mask = keep & (~drop | is_replacement) & ~examined.present
-        if not insert_mask.all():
-            frame = frame.loc[insert_mask].reset_index(drop=True)
-            is_replacement = is_replacement[insert_mask]
-            named_keys = named_keys[insert_mask]
-        if frame.empty:
-            continue
-        keys = run_keys(frame, metrics, counter, named_keys=named_keys)
-        dataset_ids = datasets.ids_of(frame["dataset"], frame["source"])
-        algorithm_ids = algorithms.ids_of(frame["algorithm"])
-        values = run_values(frame, keys, dataset_ids, algorithm_ids)
-        chunk_added, rows = _insert_runs(conn, run_insert, values, len(frame), is_replacement)
+        chunk_added, chunk_replaced = writer.write(frame, keep, examined, metrics)
         added += chunk_added
-        codes = dataset_ids * PAIR_BASE + algorithm_ids
-        if is_replacement.any():
-            replace_runs(conn, runs, run_metrics, rows, is_replacement, replaced_rows)
-            replaced += int(is_replacement.sum())
-        matrix.record(codes, chunk_added, replaced_rows if is_replacement.any() else [])
-        if metrics:
-            _insert_metrics(conn, metric_insert, frame, metrics, keys, dataset_ids, algorithm_ids)
+        replaced += chunk_replaced
     if problems.n_rows and not skip_invalid:
         raise problems.reject("run file")
     if conflicts is not None:
@@ -720,7 +738,7 @@ def import_runs(
                 f"kept {conflicts.kept} stored or first run(s) where the input had other values "
                 "under the same source_run_id (--on-conflict keep)"
             )
-    matrix.update(conn, datasets, algorithms, any_replaced=bool(replaced))
+    writer.matrix.update(conn, writer.datasets, writer.algorithms, any_replaced=bool(replaced))
     if added or replaced:
         bump_version(conn)
     return ImportReport(

@@ -115,6 +115,9 @@ class KnowledgeBase:
         self._url = resolve_db_url(url)
         self.url = redact_url(self._url)
         self.is_builtin = False
+        #: How the built-in knowledge base is opened again when unpickled (set by
+        #: :func:`~metarec.storage.open_builtin`: this installation's copy, not the path)
+        self.reopen_builtin = None
         path = sqlite_path(self._url)
         if not create and path is not None and not path.exists():
             raise missing_file_error(path, url, self.url)
@@ -259,12 +262,14 @@ class KnowledgeBase:
         unpickling installation's copy).  An in-memory database lives only in this process
         and cannot be pickled.
         """
-        if not self.is_builtin and _in_memory(self._url):
+        if self.is_builtin and self.reopen_builtin is not None:
+            return self.reopen_builtin, ()
+        if _in_memory(self._url):
             raise KnowledgeBaseError(
                 f"knowledge base {self.url}: an in-memory database cannot be pickled (its rows "
                 "live in this process only); use a file or a database server"
             )
-        return _reopen, (self._url, self.read_only, self.is_builtin)
+        return _reopen, (self._url, self.read_only)
 
     # ----------------------------------------------------------------------- writing
     def add_dataset(
@@ -874,12 +879,8 @@ def _in_memory(url: str) -> bool:
     )
 
 
-def _reopen(url: str, read_only: bool, builtin: bool) -> KnowledgeBase:
+def _reopen(url: str, read_only: bool) -> KnowledgeBase:
     """A pickled :class:`KnowledgeBase`, opened again (see ``KnowledgeBase.__reduce__``)."""
-    if builtin:
-        from metarec.storage._builtin import open_builtin
-
-        return open_builtin()
     return KnowledgeBase(url, read_only=read_only)
 
 

@@ -41,10 +41,7 @@ def import_metafeatures(
     """
     import pandas as pd
 
-    from metarec.metafeatures._openml_names import (
-        openml_named_columns,
-        translate_openml_columns,
-    )
+    from metarec.metafeatures import openml_named_columns, translate_openml_columns
 
     kwargs = {"chunksize": chunksize} if chunksize else {}
     reader = open_source(path_or_frame, string_columns=("dataset",), **kwargs)

@@ -158,10 +158,22 @@ def row_counts(conn: Connection, tables: tuple[str, ...] = KEPT_TABLES) -> dict[
 
 
 def default_backup_path(path: Path, revision: str) -> Path:
-    """A path beside the SQLite file ``path`` for its copy at ``revision`` that is still free.
+    """Return a free path beside the SQLite file ``path`` for its copy at ``revision``.
 
     ``kb.sqlite`` at revision 0001 gives ``kb.backup-rev0001.sqlite``, then
     ``kb.backup-rev0001-2.sqlite`` and so on: an earlier copy is never overwritten.
+
+    Parameters
+    ----------
+    path : Path
+        The knowledge base's SQLite file.
+    revision : str
+        Its schema revision.
+
+    Returns
+    -------
+    Path
+        A path no file occupies yet.
     """
     suffix = path.suffix or ".sqlite"
     candidate = path.with_name(f"{path.stem}.backup-rev{revision}{suffix}")

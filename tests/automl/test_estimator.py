@@ -25,7 +25,8 @@ def fitted(tmp_path_factory):
         patch.setenv("METAREC_HOME", str(home))
         X, y = toy_frame(300, seed=1)
         url = f"sqlite:///{home / 'kb.sqlite'}"
-        auto = AutoClassifier(budget=30, kb=url, random_state=0).fit(X, y)
+        # a budget far beyond what 300 rows need (about 15 s): every algorithm runs
+        auto = AutoClassifier(budget=600, kb=url, random_state=0).fit(X, y)
         yield auto, url, X, y
 
 
@@ -35,7 +36,9 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     assert board.iloc[0]["algorithm"] == auto.best_algorithm_
     eligible = board[board["selection_score"].notna()]
     assert list(eligible["selection_score"]) == sorted(eligible["selection_score"], reverse=True)
-    assert len(eligible) >= 5  # small data: most of the portfolio runs within 30 s
+    # every installed algorithm of the portfolio ran all its folds
+    assert set(board["algorithm"]) == {a.name for a in default_portfolio() if a.is_installed()}
+    assert (board["status"] == "ok").all() and len(eligible) == len(board)
     assert set(auto.predict(X)) <= {"yes", "no"} and auto.score(X, y) > 0.8
     assert list(auto.classes_) == ["no", "yes"]
     results = auto.cv_results_
@@ -283,7 +286,7 @@ def test_the_workers_start_before_the_knowledge_base_opens_and_end_with_the_fit(
 def test_a_named_y_is_the_same_content_as_the_file_with_that_target(tmp_path):
     """``fit(frame.drop(columns=t), frame[t])`` and the file with target ``t`` share one
     fingerprint, so the knowledge base stores them as one dataset (one name, its folds)."""
-    from metarec.benchmark._names import stored_name
+    from metarec.execution import stored_name
 
     X, y = toy_frame(n=60)
     table = X.assign(label=y)[["a", "label", "b", "c"]]  # the target among the columns

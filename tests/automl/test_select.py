@@ -57,7 +57,7 @@ def test_ties_go_to_the_faster_fit_and_nan_goes_last():
 
 def _calibrated(expected_and_walls):
     from metarec.automl._foldtime import FoldTimes
-    from metarec.benchmark._folds import FoldRecord
+    from metarec.execution import FoldRecord
 
     times = FoldTimes()
     for i, (expected, wall) in enumerate(expected_and_walls):
@@ -73,7 +73,7 @@ def _calibrated(expected_and_walls):
 
 def test_the_overhead_per_fold_is_measured_on_finished_jobs():
     from metarec.automl._foldtime import FOLD_OVERHEAD, MAX_OVERHEAD, FoldTimes
-    from metarec.benchmark._folds import FoldRecord
+    from metarec.execution import FoldRecord
 
     def folds(*walls):  # fit + predict wall of each fold (0.75 + 0.25 of it)
         return [

@@ -68,3 +68,24 @@ class GreedyClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):  # pragma: no cover
         return np.full(len(X), self.classes_[0])
+
+
+class NappingClassifier(ClassifierMixin, BaseEstimator):
+    """Creates ``folder/started`` as its fit begins, sleeps ``seconds``, then creates
+    ``folder/finished``: a fit ended from outside leaves the first file only."""
+
+    def __init__(self, folder=".", seconds=4.0):
+        self.folder = folder
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        from pathlib import Path
+
+        Path(self.folder, "started").touch()
+        time.sleep(self.seconds)
+        Path(self.folder, "finished").touch()
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
+import distributed
 import pytest
 
 from metarec.benchmark import run_benchmark
 from metarec.storage import KnowledgeBase
-
-distributed = pytest.importorskip("distributed")
 
 
 @pytest.mark.slow
@@ -63,8 +62,8 @@ def _client(monkeypatch):
 def test_a_scheduler_name_that_does_not_resolve_is_an_error_at_once(monkeypatch):
     import socket
 
-    from metarec.benchmark._remote import connect_scheduler
     from metarec.exceptions import BenchmarkError
+    from metarec.execution._dask import connect_scheduler
 
     asked = _client(monkeypatch)
 
@@ -80,8 +79,8 @@ def test_a_scheduler_name_that_does_not_resolve_is_an_error_at_once(monkeypatch)
 
 @pytest.mark.parametrize("address", ["localhost", "tcp://localhost"])
 def test_a_scheduler_address_without_a_port_is_refused_by_name(monkeypatch, address):
-    from metarec.benchmark._remote import connect_scheduler
     from metarec.exceptions import BenchmarkError
+    from metarec.execution._dask import connect_scheduler
 
     asked = _client(monkeypatch)
     with pytest.raises(BenchmarkError, match=f"not a Dask scheduler address: '{address}'"):
@@ -92,7 +91,7 @@ def test_a_scheduler_address_without_a_port_is_refused_by_name(monkeypatch, addr
 def test_a_scheduler_that_answers_slowly_is_left_to_dasks_timeout(monkeypatch):
     import socket
 
-    from metarec.benchmark._remote import CONNECT_TIMEOUT, connect_scheduler
+    from metarec.execution._dask import CONNECT_TIMEOUT, connect_scheduler
 
     asked = _client(monkeypatch)
 
@@ -109,8 +108,8 @@ def test_a_scheduler_that_answers_slowly_is_left_to_dasks_timeout(monkeypatch):
 
 
 def test_run_on_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
-    from metarec.automl._dask import DaskPool
     from metarec.exceptions import BenchmarkError
+    from metarec.execution import DaskPool
 
     asked = _client(monkeypatch)
     with pytest.raises(

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metarec.benchmark import export_builtin, machine_description, run_benchmark
-from metarec.benchmark._folds import score_predictions
+from metarec.execution import score_predictions
 from metarec.storage import KnowledgeBase
 from metarec.storage._importers import BENCHMARK_SOURCE
 

@@ -70,7 +70,7 @@ def test_metric_and_strategy_reach_recommend_rank_and_evaluate(real_kb):
     evaluated = _json(_run("--db", url, "evaluate", "--method", "a3r", "--strategy", "ar",
                            "--metric", "reverse", "--seed", "3", "--random", "2",
                            "--format", "json"))  # fmt: skip
-    assert evaluated["params"]["method"] == "a3r" and evaluated["params"]["metric"] == "reverse"
+    assert evaluated["params"]["strategy"] == "a3r" and evaluated["params"]["metric"] == "reverse"
     again = _json(_run("--db", url, "evaluate", "--method", "a3r", "--metric", "reverse",
                        "--seed", "4", "--random", "2", "--format", "json"))  # fmt: skip
     random = {r["method"]: r for r in evaluated["results"]}["random"]

@@ -47,9 +47,9 @@ def test_unknown_metric_dataset_and_algorithm_names(real_kb, tmp_path):
 
 
 def test_python_callers_get_the_parameter_named(real_kb):
-    from metarec.recommender import Recommender
+    from metarec.recommender import AverageRankRanker, Recommender
 
     url, _, _ = real_kb
-    rec = Recommender(strategy="ar", k=2).fit(KnowledgeBase(url))
+    rec = Recommender(AverageRankRanker(k=2)).fit(KnowledgeBase(url))
     with pytest.raises(UnknownNameError, match=r"^tried: unknown algorithm 'fsat' \(did you"):
         rec.recommend(metafeatures={"n_instances": 50.0}, tried={"fsat": (0.7, 0.1)})

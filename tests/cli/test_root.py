@@ -16,10 +16,13 @@ def test_version_flag():
 
 
 def test_help_lists_every_command():
+    """The "Commands:" section has one line per command, its name first, then what it does."""
     result = CliRunner().invoke(cli, ["-h"])
     assert result.exit_code == 0
-    for name in COMMANDS:
-        assert name in result.output
+    section = result.output.split("\nCommands:\n", 1)[1]
+    listed = [line.split(maxsplit=1) for line in section.splitlines() if line.strip()]
+    assert [row[0] for row in listed] == sorted(COMMANDS)
+    assert all(len(row) == 2 for row in listed)  # each with its description
 
 
 def test_a_group_without_a_command_shows_its_help_not_an_error():

@@ -192,7 +192,7 @@ def test_ctrl_c_keeps_the_finished_folds_and_saves_the_best_so_far(tmp_path):
     # no worker outlives the command
     time.sleep(0.5)
     leftover = subprocess.run(
-        ["pgrep", "-f", "metarec.benchmark._workers"], capture_output=True, text=True
+        ["pgrep", "-f", "metarec.execution._worker"], capture_output=True, text=True
     ).stdout.split()
     mine = f"METAREC_WORKER_PARENT={process.pid}".encode()
     assert not [pid for pid in leftover if mine in _environment(pid)]
@@ -213,7 +213,7 @@ def test_an_interruption_before_any_model_says_none_was_written(tmp_path, monkey
     def stopped_at_once(self, ds, **kwargs):
         raise BenchmarkInterrupted(signal.SIGINT, 0)
 
-    monkeypatch.setattr(AutoClassifier, "_fit_dataset", stopped_at_once)
+    monkeypatch.setattr(AutoClassifier, "fit_dataset", stopped_at_once)
     model = tmp_path / "model.joblib"
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     result = _run("--db", url, "run", _data(tmp_path / "toy.csv"), "--target", "label",
@@ -225,7 +225,7 @@ def test_an_interruption_before_any_model_says_none_was_written(tmp_path, monkey
 
 def test_a_signal_while_the_metafeatures_are_computed_is_an_interruption(tmp_path, monkeypatch):
     import metarec.automl._search as search_module
-    from metarec.benchmark._signals import Stop
+    from metarec.execution import Stop
 
     def signalled(*args, **kwargs):  # what the SIGINT handler raises at that moment
         raise Stop(signal.SIGINT)

@@ -36,12 +36,12 @@ def test_values_beyond_float32_give_one_note_and_no_numpy_warning(real_kb, huge_
 
 def test_the_python_api_warns_with_metarec_warning_only(real_kb, huge_csv):
     from metarec.data import load_dataset
-    from metarec.recommender import Recommender
+    from metarec.recommender import LearnedRanker, Recommender
     from metarec.storage import KnowledgeBase
 
     url, _, _ = real_kb
     dataset = load_dataset(huge_csv, target="label")
-    rec = Recommender(random_state=0).fit(KnowledgeBase(url))
+    rec = Recommender(LearnedRanker(random_state=0)).fit(KnowledgeBase(url))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ranking = rec.recommend(dataset.X, dataset.y)

@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 
 from metarec.exceptions import InvalidInputError
-from metarec.recommender import Recommender, evaluate_recommender
+from metarec.recommender import (
+    A3RRanker,
+    LearnedRanker,
+    PerformanceMatrix,
+    evaluate_recommender,
+)
 from metarec.recommender._evaluate import (
     bound_curve,
     evaluate_active_testing,
@@ -16,6 +21,10 @@ from metarec.recommender._evaluate import (
 )
 from metarec.recommender._tune import tune_recommender
 from tests.recommender._fakes import random_kb, tiny_kb
+
+
+def matrix(kb) -> PerformanceMatrix:
+    return PerformanceMatrix.from_kb(kb)
 
 
 def test_loss_curve_and_mil_by_hand():
@@ -36,8 +45,8 @@ def test_bound_is_best_single_run_within_t():
 
 
 def test_evaluation_by_hand_on_tiny_kb():
-    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
-    result = evaluate_recommender(tiny_kb(), rec, n_random=5)
+    rec = A3RRanker(k=1, n=4, weights=None)
+    result = evaluate_recommender(matrix(tiny_kb()), rec, n_random=5)
     per = result.per_dataset.set_index(["method", "dataset"])
     # D2 left out: nearest other dataset is D1 (x=0), whose A3R order is A, C, B -> on D2: A, B
     assert per.loc[("metarec", "D2"), "top1_loss"] == pytest.approx(30.0)
@@ -61,7 +70,7 @@ def test_evaluation_by_hand_on_tiny_kb():
 
 def test_bound_below_every_method_and_summary_means():
     result = evaluate_recommender(
-        random_kb(seed=2), Recommender(k=5, n=16, weights=None), n_random=3
+        matrix(random_kb(seed=2)), LearnedRanker(k=5, n=16, weights=None), n_random=3
     )
     summary = result.summary.set_index("method")
     per = result.per_dataset
@@ -80,15 +89,17 @@ def test_bound_below_every_method_and_summary_means():
 
 def test_evaluate_errors():
     with pytest.raises(InvalidInputError):
-        evaluate_recommender(tiny_kb(), datasets=["nope"])
+        evaluate_recommender(matrix(tiny_kb()), datasets=["nope"])
+    with pytest.raises(InvalidInputError, match="needs a PerformanceMatrix"):
+        evaluate_recommender(None, A3RRanker())
+    with pytest.raises(InvalidInputError, match="takes a ranker"):
+        evaluate_recommender(matrix(tiny_kb()), 3)
 
 
 def test_plot_writes_png(tmp_path):
     from metarec.recommender.plots import plot_loss_time
 
-    result = evaluate_recommender(
-        tiny_kb(), Recommender(strategy="a3r", k=1, weights=None), n_random=2
-    )
+    result = evaluate_recommender(matrix(tiny_kb()), A3RRanker(k=1, weights=None), n_random=2)
     path = tmp_path / "curves.png"
     fig = plot_loss_time(result, path=path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -102,9 +113,10 @@ def test_plot_writes_png(tmp_path):
 
 def test_tuning_never_sees_heldout_results():
     kbs = {"one": random_kb(n_datasets=14, seed=4), "two": random_kb(n_datasets=12, seed=5)}
+    matrices = {name: matrix(kb) for name, kb in kbs.items()}
     grid = {"n_plan": (0, 2), "time_floor": (0.01, 1.0)}
-    base = Recommender(n_estimators=10)
-    result = tune_recommender(kbs, grid, base=base, random_state=1)
+    base = LearnedRanker(n_estimators=10)
+    result = tune_recommender(matrices, grid, ranker=base, random_state=1)
     for name, (tuning, heldout) in result.splits.items():
         assert set(tuning).isdisjoint(heldout) and len(tuning) + len(heldout) > 10
         assert set(result.heldout[name].per_dataset["dataset"]) == set(heldout)
@@ -125,8 +137,8 @@ def test_tuning_never_sees_heldout_results():
     # the first row's figures, recomputed independently on the tuning half
     tuning, heldout = result.splits["one"]
     mine = evaluate_recommender(
-        kbs["one"],
-        Recommender(n_estimators=10, **result.best_params),
+        matrices["one"],
+        LearnedRanker(n_estimators=10, **result.best_params),
         baselines=False,
         datasets=tuning,
         extra_exclude=heldout,
@@ -136,7 +148,8 @@ def test_tuning_never_sees_heldout_results():
     # changing the held-out datasets' results does not change the tuning table
     runs = kbs["one"]._runs
     runs.loc[runs.dataset.isin(heldout), "accuracy"] = 0.01
-    again = tune_recommender(kbs, grid, base=base, random_state=1)
+    matrices["one"] = matrix(kbs["one"])
+    again = tune_recommender(matrices, grid, ranker=base, random_state=1)
     cols = ["one mil_1s", "one top1_loss", "one top3_loss", "two mil_1s"]
     np.testing.assert_allclose(
         again.table[cols].to_numpy(float), result.table[cols].to_numpy(float)
@@ -146,13 +159,15 @@ def test_tuning_never_sees_heldout_results():
 def test_active_testing_evaluation_by_hand():
     # D1 left out: neighbours D2 (x=1) and D3; the static and active sequences both start with
     # the first recommended algorithm, so step 1 is identical
-    steps = evaluate_active_testing(tiny_kb(), Recommender(k=2, n=4, weights=None), steps=2)
+    steps = evaluate_active_testing(
+        matrix(tiny_kb()), LearnedRanker(k=2, n=4, weights=None), steps=2
+    )
     assert list(steps["step"]) == [1, 2]
     assert steps.loc[0, "static_loss"] == pytest.approx(steps.loc[0, "active_loss"])
     assert (steps["active_loss"].diff().dropna() <= 1e-12).all()
     assert steps["n_datasets"].iloc[0] == 3
     with pytest.raises(InvalidInputError):
-        evaluate_active_testing(tiny_kb(), steps=0)
+        evaluate_active_testing(matrix(tiny_kb()), steps=0)
 
 
 def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
@@ -176,7 +191,9 @@ def test_neighbours_beat_global_ranking_when_datasets_form_clusters():
             acc = (0.9 if good else 0.7 - 0.02 * j) + rng.normal(0, 0.005)
             rows.append((f"d{i}", f"alg{j}", acc, 1.0 + rng.normal(0, 0.01), "ok"))
     runs = pd.DataFrame(rows, columns=["dataset", "algorithm", "accuracy", "fit_time", "status"])
-    result = evaluate_recommender(FrameKB(runs, pd.DataFrame(meta)), Recommender(k=5), n_random=2)
+    result = evaluate_recommender(
+        matrix(FrameKB(runs, pd.DataFrame(meta))), LearnedRanker(k=5), n_random=2
+    )
     s = result.summary.set_index("method")
     assert s.loc["metarec", "top1_loss"] == pytest.approx(0.0, abs=1e-9)
     assert s.loc["global AR*", "top1_loss"] > 5.0
@@ -268,8 +285,8 @@ def test_difference_interval_by_hand():
 
 
 def test_summary_reports_gap_closed_against_the_single_best_baseline():
-    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
-    summary = evaluate_recommender(tiny_kb(), rec, n_random=5).summary.set_index("method")
+    rec = A3RRanker(k=1, n=4, weights=None)
+    summary = evaluate_recommender(matrix(tiny_kb()), rec, n_random=5).summary.set_index("method")
     sbs = summary.loc["single best", "top1_loss"]
     assert sbs > 0
     for method in ("metarec", "AR", "single best"):
@@ -279,7 +296,7 @@ def test_summary_reports_gap_closed_against_the_single_best_baseline():
     for column in ("mil_1s", "loss_10s", "loss_60s", "loss_10min", "top3_gap_closed"):
         assert column in summary.columns
     with pytest.raises(InvalidInputError, match="time_origin"):
-        evaluate_recommender(tiny_kb(), rec, time_origin=float("nan"))
+        evaluate_recommender(matrix(tiny_kb()), rec, time_origin=float("nan"))
 
 
 def test_transfer_ranks_a_new_collection_from_the_source_alone():
@@ -301,8 +318,8 @@ def test_transfer_ranks_a_new_collection_from_the_source_alone():
     meta = pd.DataFrame(
         {"dataset": ["N"], "x": [0.1], "constant": [3.0], "majority_class_pct": [50.0]}
     )
-    rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
-    result = evaluate_transfer(tiny_kb(), FrameKB(runs, meta), rec, n_random=3)
+    rec = A3RRanker(k=1, n=4, weights=None)
+    result = evaluate_transfer(matrix(tiny_kb()), matrix(FrameKB(runs, meta)), rec, n_random=3)
     s = result.summary.set_index("method")
     # D1's A3R order is A, C, B: A first on N loses 20 points, C is among the first three
     assert s.loc["metarec", "top1_loss"] == pytest.approx(20.0)
@@ -355,15 +372,44 @@ def test_time_figures_follow_the_run_order_and_top_k_the_ranking_by_hand():
 
 def test_evaluation_scores_a_learned_ranking_and_its_run_order_separately():
     kb = random_kb(seed=7)
-    rec = Recommender(n_estimators=10, k=5, random_state=0, run_floor=0.01)
-    s = evaluate_recommender(kb, rec, n_random=2).summary.set_index("method")
+    rec = LearnedRanker(n_estimators=10, k=5, random_state=0, run_floor=0.01)
+    s = evaluate_recommender(matrix(kb), rec, n_random=2).summary.set_index("method")
     ranked = s.loc["metarec (run as ranked)"]
     for figure in ("top1_loss", "top3_loss", "spearman"):  # the same ranking
         assert s.loc["metarec", figure] == pytest.approx(ranked[figure])
     # the time figures are of two orders: both at or above the bound, and recorded apart
     assert s.loc["metarec", "mil"] >= s.loc["bound", "mil"] - 1e-9
     assert ranked["mil"] >= s.loc["bound", "mil"] - 1e-9
-    plain = evaluate_recommender(kb, rec.set_params(run_floor=None), n_random=2).summary
+    plain = evaluate_recommender(matrix(kb), rec.set_params(run_floor=None), n_random=2).summary
     assert "metarec (run as ranked)" not in set(plain["method"])
     row = plain.set_index("method").loc["metarec"]
     assert row["mil"] == pytest.approx(ranked["mil"]) and row["top1_loss"] == ranked["top1_loss"]
+
+
+def test_rankers_without_a_root_are_scored_against_a3rs_default_root():
+    """ARR and AR have no A3R root: the true order (Spearman) and the AR* baselines take
+    A3R's default n = 32, as for a ranker with that root."""
+    from metarec.recommender import ARRRanker, AverageRankRanker
+
+    m = matrix(random_kb(seed=2))
+
+    def rows(result, method):
+        per = result.per_dataset
+        return per[per["method"] == method].reset_index(drop=True)
+
+    ar = evaluate_recommender(m, AverageRankRanker(k=3), n_random=2)
+    arr = evaluate_recommender(m, ARRRanker(k=3), n_random=2)
+    rooted = evaluate_recommender(m, AverageRankRanker(k=3, n=32), n_random=2)
+    other = evaluate_recommender(m, AverageRankRanker(k=3, n=2), n_random=2)
+    for result in (ar, arr):
+        assert {"metarec", "AR", "global AR*", "kNN AR*", "a3r"} <= set(result.summary["method"])
+        pd.testing.assert_frame_equal(rows(result, "single best"), rows(rooted, "single best"))
+    assert not np.allclose(
+        rows(other, "single best")["spearman"], rows(rooted, "single best")["spearman"]
+    )
+    # global AR* is average rank of A3R with n = 32 whichever ranker is evaluated
+    pd.testing.assert_frame_equal(rows(ar, "global AR*"), rows(rooted, "global AR*"))
+    pd.testing.assert_frame_equal(rows(arr, "global AR*"), rows(rooted, "global AR*"))
+    pd.testing.assert_frame_equal(
+        rows(ar, "metarec").drop(columns="method"), rows(rooted, "AR").drop(columns="method")
+    )

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from metarec.exceptions import InvalidInputError
-from metarec.recommender import Recommender, evaluate_recommender
+from metarec.exceptions import InvalidInputError, UnknownNameError
+from metarec.recommender import LearnedRanker, Recommender, evaluate_recommender
 from metarec.recommender._model import PerformanceModel
 from metarec.recommender._planner import expected_area, plan_first
 from tests.recommender._fakes import random_kb
@@ -93,7 +93,7 @@ def test_model_targets_and_prediction_shapes():
 
 def test_learned_ranking_frame_and_basis():
     # without the answer: the planner's picks, then the model's order
-    rec = Recommender(n_estimators=10, k=5, answer_n=None).fit(random_kb(seed=3))
+    rec = Recommender(LearnedRanker(n_estimators=10, k=5, answer_n=None)).fit(random_kb(seed=3))
     frame = rec.recommend(metafeatures={"f1": 0.1, "f2": 0.5}).to_frame()
     for column in (
         "algorithm",
@@ -111,14 +111,14 @@ def test_learned_ranking_frame_and_basis():
     assert sorted(frame["algorithm"]) == sorted(rec.algorithms_)
     basis = list(frame["basis"])
     n_planned = basis.count("planner")
-    assert 1 <= n_planned <= rec.n_plan and basis[:n_planned] == ["planner"] * n_planned
+    assert 1 <= n_planned <= rec.ranker_.n_plan and basis[:n_planned] == ["planner"] * n_planned
     assert set(basis[n_planned:]) == {"model"}
     ok = frame["n_datasets"] > 0
     assert (frame.loc[ok, "expected_accuracy_low"] <= frame.loc[ok, "expected_accuracy_high"]).all()
     # the score (expected loss after the rows so far) never grows down the table
     assert np.all(np.diff(frame["score"].to_numpy()) <= 1e-12)
     # with the answer (the default): the best predicted accuracy first, then the planner
-    default = Recommender(n_estimators=10, k=5).fit(random_kb(seed=3))
+    default = Recommender(LearnedRanker(n_estimators=10, k=5)).fit(random_kb(seed=3))
     ranked = default.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
     assert ranked.entries[0].basis == "answer"
     best = max(ranked, key=lambda e: e.expected_accuracy)
@@ -128,36 +128,48 @@ def test_learned_ranking_frame_and_basis():
 def test_strategies_side_by_side_and_params():
     kb = random_kb(seed=5)
     for strategy in ("learned", "a3r", "arr", "ar", "ar*"):
-        rec = Recommender(strategy=strategy, n_estimators=5).fit(kb)
+        ranker = LearnedRanker(n_estimators=5) if strategy == "learned" else strategy
+        rec = Recommender(ranker).fit(kb)
         ranking = rec.recommend(metafeatures={"f1": 0.0})
         assert ranking.method == strategy and len(ranking) == 6
-        assert set(Recommender().get_params()) >= {"strategy", "n_plan", "time_floor"}
+        assert set(Recommender(LearnedRanker()).get_params()) >= {
+            "ranker",
+            "ranker__n_plan",
+            "ranker__time_floor",
+        }
+    with pytest.raises(UnknownNameError):
+        Recommender("magic").fit(kb)
     with pytest.raises(InvalidInputError):
-        Recommender(strategy="magic").fit(kb)
-    with pytest.raises(InvalidInputError):
-        Recommender(time_floor=0).fit(kb)
+        Recommender(LearnedRanker(time_floor=0)).fit(kb)
     # the classic strategies do not fit a model
-    assert not hasattr(Recommender(strategy="a3r").fit(kb), "model_")
+    assert not hasattr(Recommender("a3r").fit(kb), "model_")
 
 
 def test_fitted_learned_recommender_pickles_and_predicts_the_same():
-    rec = Recommender(n_estimators=5, random_state=0).fit(random_kb(seed=6))
+    rec = Recommender(LearnedRanker(n_estimators=5, random_state=0)).fit(random_kb(seed=6))
     again = pickle.loads(pickle.dumps(rec))
     q = {"f1": 0.3, "f2": 0.2, "f3": -1.0}
     assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
-    assert clone(rec).get_params() == rec.get_params()
+    copy = clone(rec)
+    assert type(copy.ranker) is LearnedRanker and copy.ranker is not rec.ranker
+    assert copy.ranker.get_params() == rec.ranker.get_params()
+    assert {k: v for k, v in copy.get_params().items() if k != "ranker"} == {
+        k: v for k, v in rec.get_params().items() if k != "ranker"
+    }
 
 
 def test_tried_on_the_learned_strategy():
     # planner evidence: the neighbours only (no prior, no model pseudo-neighbour)
     rec = Recommender(
-        n_estimators=10,
-        k=5,
-        random_state=0,
-        prior_weight=0,
-        model_weight=0,
-        answer_n=None,
-        time_floor=0.001,
+        LearnedRanker(
+            n_estimators=10,
+            k=5,
+            random_state=0,
+            prior_weight=0,
+            model_weight=0,
+            answer_n=None,
+            time_floor=0.001,
+        )
     ).fit(random_kb(seed=7))
     q = {"f1": 0.2, "f2": 0.4}
     first = rec.recommend(metafeatures=q)
@@ -185,7 +197,8 @@ def test_tried_on_the_learned_strategy():
     keep = np.ones(len(rec.algorithms_), dtype=bool)
     keep[j] = False
     w = np.array([n.weight for n in after.neighbours])
-    horizon = max(float(rec.row_time_.max()), 10 * rec.time_floor)
+    ranker = rec.ranker_
+    horizon = max(float(rec.row_time_.max()), 10 * ranker.time_floor)
     picks, _ = plan_first(
         acc,
         tim,
@@ -194,17 +207,17 @@ def test_tried_on_the_learned_strategy():
         start,
         clock,
         keep,
-        n_plan=rec.n_plan,
-        floor=rec.time_floor,
+        n_plan=ranker.n_plan,
+        floor=ranker.time_floor,
         horizon=horizon,
-        rule=rec.plan_rule,
+        rule=ranker.plan_rule,
     )
     planned = [e.algorithm for e in after if e.basis == "planner"]
     assert planned == [rec.algorithms_[p] for p in picks]
 
 
 def test_budget_on_the_learned_strategy():
-    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(random_kb(seed=7))
+    rec = Recommender(LearnedRanker(n_estimators=10, k=5, random_state=0)).fit(random_kb(seed=7))
     q = {"f1": 0.2, "f2": 0.4}
     full = rec.recommend(metafeatures=q).to_frame().set_index("algorithm")
     budget = float(full["expected_time"].min()) * 1.5
@@ -220,8 +233,8 @@ def test_budget_on_the_learned_strategy():
 
 def test_model_never_sees_the_left_out_dataset():
     kb = random_kb(n_datasets=12, seed=8)
-    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(kb)
-    result = evaluate_recommender(kb, rec, baselines=False, fitted=True)
+    rec = Recommender(LearnedRanker(n_estimators=5, k=3, random_state=0)).fit(kb)
+    result = evaluate_recommender(None, rec.ranker_, baselines=False, fitted=True)
     assert result.summary["n_datasets"].iloc[0] == 12
     # one refit per left-out dataset, each without it
     fits = [key[0] for key in rec.predictions_]
@@ -234,7 +247,9 @@ def test_model_never_sees_the_left_out_dataset():
     )
     from tests.recommender._fakes import FrameKB
 
-    other = Recommender(n_estimators=5, k=3, random_state=0).fit(FrameKB(runs, kb._metafeatures))
+    other = Recommender(LearnedRanker(n_estimators=5, k=3, random_state=0)).fit(
+        FrameKB(runs, kb._metafeatures)
+    )
     query = {c: v for c, v in other.raw_metafeatures_.loc[d].items() if np.isfinite(v)}
     a = rec.recommend(metafeatures=query, exclude=[d]).algorithms
     b = other.recommend(metafeatures=query, exclude=[d]).algorithms
@@ -255,7 +270,7 @@ def test_learned_strategy_on_tiny_kb_learns_the_order():
     runs = pd.DataFrame(rows, columns=["dataset", "algorithm", "accuracy", "fit_time", "status"])
     from tests.recommender._fakes import FrameKB
 
-    rec = Recommender(n_plan=0, n_estimators=20, random_state=0).fit(
+    rec = Recommender(LearnedRanker(n_plan=0, n_estimators=20, random_state=0)).fit(
         FrameKB(runs, pd.DataFrame(meta))
     )
     assert rec.recommend(metafeatures={"c": 0.0}).algorithms[0] == "alg0"
@@ -263,13 +278,16 @@ def test_learned_strategy_on_tiny_kb_learns_the_order():
 
 
 def test_time_scaling_by_rows_multiplies_neighbour_times():
-    rec = Recommender(n_estimators=5, time_scaling="rows").fit(random_kb(seed=9))
+    from metarec.recommender._learned import row_ratio
+
+    rec = Recommender(LearnedRanker(n_estimators=5, time_scaling="rows")).fit(random_kb(seed=9))
     idx = np.array([0, 1, 2])
     theirs = rec.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
-    np.testing.assert_allclose(rec._row_ratio({"n_instances": 1000.0}, idx), 1000.0 / theirs)
-    np.testing.assert_allclose(rec._row_ratio({"f1": 0.0}, idx), 1.0)
+    ratio = row_ratio(rec.ranker_, {"n_instances": 1000.0}, idx)
+    np.testing.assert_allclose(ratio, 1000.0 / theirs)
+    np.testing.assert_allclose(row_ratio(rec.ranker_, {"f1": 0.0}, idx), 1.0)
     with pytest.raises(InvalidInputError):
-        Recommender(time_scaling="cubic").fit(random_kb(seed=9))
+        Recommender(LearnedRanker(time_scaling="cubic")).fit(random_kb(seed=9))
 
 
 @pytest.mark.slow
@@ -279,7 +297,7 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     kb = open_builtin()
     rec = Recommender().fit(kb)
     names = list(rec.datasets_[:12])
-    result = evaluate_recommender(kb, rec, datasets=names, fitted=True, n_random=5)
+    result = evaluate_recommender(None, rec.ranker_, datasets=names, fitted=True, n_random=5)
     s = result.summary.set_index("method")
     assert s.loc["metarec", "mil_1s"] < s.loc["random", "mil_1s"]
     assert s.loc["metarec", "top1_loss"] < s.loc["random", "top1_loss"]
@@ -301,7 +319,7 @@ def test_compact_forest_predicts_as_the_forest():
     forest = ExtraTreesRegressor(10, min_samples_leaf=2, random_state=0).fit(X, Y)
     Xt = rng.normal(size=(30, 4))
     np.testing.assert_allclose(CompactForest(forest).predict(Xt), forest.predict(Xt), atol=1e-6)
-    rec = Recommender(n_estimators=5, random_state=0).fit(random_kb(seed=12))
+    rec = Recommender(LearnedRanker(n_estimators=5, random_state=0)).fit(random_kb(seed=12))
     assert isinstance(rec.model_.trees_, CompactForest)
     # only leaves are stored, as float32
     assert all(t[-1].dtype == np.float32 for t in rec.model_.trees_.trees)
@@ -310,8 +328,8 @@ def test_compact_forest_predicts_as_the_forest():
 def test_planner_evidence_prior_and_model_pseudo_neighbour():
     from metarec.recommender._learned import evidence
 
-    rec = Recommender(n_estimators=5, k=3, random_state=0, prior_weight=0, model_weight=0)
-    rec.fit(random_kb(seed=13))
+    ranker = LearnedRanker(n_estimators=5, k=3, random_state=0, prior_weight=0, model_weight=0)
+    rec = Recommender(ranker).fit(random_kb(seed=13)).ranker_  # the fitted state evidence reads
     n_d, n_a = rec.accuracy_.shape
     idx, w = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.25])
     excluded = np.zeros(n_d, dtype=bool)
@@ -346,7 +364,7 @@ def test_planner_evidence_prior_and_model_pseudo_neighbour():
 
 
 def test_the_expected_loss_after_running_every_algorithm_is_zero():
-    rec = Recommender(n_estimators=5, k=3, random_state=0).fit(random_kb(seed=13))
+    rec = Recommender(LearnedRanker(n_estimators=5, k=3, random_state=0)).fit(random_kb(seed=13))
     name = str(rec.datasets_[0])
     query = {"n_instances": 500.0, "n_features": 8.0, "n_classes": 2.0}
     frame = rec.recommend(metafeatures=query, exclude=[name]).to_frame()
@@ -361,8 +379,8 @@ def test_planner_prior_over_a_large_kb_is_a_fixed_even_sample(monkeypatch):
     every query) carrying the whole prior weight, so the planner's work stops growing."""
     from metarec.recommender import _learned
 
-    rec = Recommender(n_estimators=5, k=3, random_state=0, prior_weight=2.0, model_weight=0)
-    rec.fit(random_kb(seed=13))
+    ranker = LearnedRanker(n_estimators=5, k=3, random_state=0, prior_weight=2.0, model_weight=0)
+    rec = Recommender(ranker).fit(random_kb(seed=13)).ranker_  # the fitted state evidence reads
     n_d, n_a = rec.accuracy_.shape
     monkeypatch.setattr(_learned, "PRIOR_ROWS", 4)
     idx, w = np.array([0, 1, 2]), np.array([1.0, 0.5, 0.25])
@@ -381,23 +399,26 @@ def test_planner_prior_over_a_large_kb_is_a_fixed_even_sample(monkeypatch):
     again = _learned.evidence(rec, {}, idx, w, excluded, exp_acc, log_time, 0.8)[0]
     np.testing.assert_array_equal(np.isnan(again), np.isnan(acc))
     with pytest.raises(InvalidInputError):
-        Recommender(prior_weight=-1).fit(random_kb(seed=13))
+        Recommender(LearnedRanker(prior_weight=-1)).fit(random_kb(seed=13))
 
 
 def test_default_planner_plans_on_the_shrunk_evidence():
     from metarec.recommender._learned import evidence, predict
 
-    rec = Recommender(n_estimators=10, k=4, random_state=0, answer_n=None).fit(random_kb(seed=14))
-    assert rec.prior_weight > 0 and rec.model_weight > 0
+    rec = Recommender(LearnedRanker(n_estimators=10, k=4, random_state=0, answer_n=None)).fit(
+        random_kb(seed=14)
+    )
+    ranker = rec.ranker_
+    assert ranker.prior_weight > 0 and ranker.model_weight > 0
     q = {"f1": 0.1, "f2": -0.3, "majority_class_pct": 40.0}
     ranking = rec.recommend(metafeatures=q)
     idx = np.array([rec.dataset_index_[n.name] for n in ranking.neighbours])
     w = np.array([n.weight for n in ranking.neighbours])
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
-    pred = predict(rec, q, excluded)
+    pred = predict(ranker, q, excluded)
     exp_acc = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
     acc, time, weights, best, start = evidence(
-        rec, q, idx, w, excluded, exp_acc, pred["log_time"][0], pred["best"][0]
+        ranker, q, idx, w, excluded, exp_acc, pred["log_time"][0], pred["best"][0]
     )
     assert acc.shape[0] == idx.size + rec.datasets_.size + 1
     picks, _ = plan_first(
@@ -408,10 +429,10 @@ def test_default_planner_plans_on_the_shrunk_evidence():
         start,
         np.zeros(acc.shape[0]),
         np.ones(rec.algorithms_.size, dtype=bool),
-        n_plan=rec.n_plan,
-        floor=rec.time_floor,
-        horizon=max(float(rec.row_time_.max()), 10 * rec.time_floor),
-        rule=rec.plan_rule,
+        n_plan=ranker.n_plan,
+        floor=ranker.time_floor,
+        horizon=max(float(rec.row_time_.max()), 10 * ranker.time_floor),
+        rule=ranker.plan_rule,
     )
     planned = [e.algorithm for e in ranking if e.basis == "planner"]
     assert planned == [rec.algorithms_[p] for p in picks] and len(planned) >= 1
@@ -421,9 +442,9 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     from metarec.recommender._learned import predict
 
     kb = random_kb(seed=7)
-    rec = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, answer_patience=1.0).fit(
-        kb
-    )
+    rec = Recommender(
+        LearnedRanker(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, answer_patience=1.0)
+    ).fit(kb)
     query = dict(rec.raw_metafeatures_.iloc[0])
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
     excluded[0] = True
@@ -438,25 +459,29 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     assert ranking.algorithms[0] == rec.algorithms_[int(np.argmax(score))]
     assert ranking.entries[0].basis == "answer"
     assert sorted(ranking.algorithms) == sorted(rec.algorithms_)  # every algorithm once
-    plain = Recommender(n_estimators=10, k=5, time_floor=1.0, answer_n=None).fit(kb)
+    plain = Recommender(LearnedRanker(n_estimators=10, k=5, time_floor=1.0, answer_n=None)).fit(kb)
     first = plain.recommend(metafeatures=query, exclude=[rec.datasets_[0]]).entries[0]
     assert first.basis == "planner"
     with pytest.raises(InvalidInputError, match="answer_n"):
-        Recommender(answer_n=0).fit(kb)
+        Recommender(LearnedRanker(answer_n=0)).fit(kb)
 
 
 def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone():
     kb = random_kb(seed=7)
     query = {"f1": 0.1, "f2": 0.5}
     base = dict(n_estimators=10, k=5, random_state=0)
-    ranked = Recommender(**base, run_floor=None).fit(kb).recommend(metafeatures=query)
+    ranked = (
+        Recommender(LearnedRanker(**base, run_floor=None)).fit(kb).recommend(metafeatures=query)
+    )
     assert ranked.run_order == () and ranked.run_sequence == ranked.algorithms
     assert list(ranked.to_frame()["run"]) == list(ranked.to_frame()["rank"])
-    both = Recommender(**base, run_floor=0.01).fit(kb).recommend(metafeatures=query)
+    both = Recommender(LearnedRanker(**base, run_floor=0.01)).fit(kb).recommend(metafeatures=query)
     # the ranking itself does not change; its run order is the answerless order of a
     # recommender whose planner counts time from run_floor
     assert both.algorithms == ranked.algorithms
-    plain = Recommender(**base, answer_n=None, time_floor=0.01, run_floor=None).fit(kb)
+    plain = Recommender(LearnedRanker(**base, answer_n=None, time_floor=0.01, run_floor=None)).fit(
+        kb
+    )
     assert both.entries[0].expected_time > 0.01  # (else the answer would run first)
     assert list(both.run_order) == plain.recommend(metafeatures=query).algorithms
     frame = both.to_frame().set_index("algorithm")
@@ -467,25 +492,31 @@ def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone(
     # an answer expected within run_floor costs nothing on that axis: it is run first
     answer = ranked.entries[0]
     assert answer.basis == "answer"
-    quick = Recommender(**base, run_floor=2 * answer.expected_time).fit(kb)
+    quick = Recommender(LearnedRanker(**base, run_floor=2 * answer.expected_time)).fit(kb)
     assert quick.recommend(metafeatures=query).run_order[0] == answer.algorithm
     slow_floor = answer.expected_time / 2
-    slow = Recommender(**base, run_floor=slow_floor).fit(kb).recommend(metafeatures=query)
-    plain = Recommender(**base, answer_n=None, time_floor=slow_floor, run_floor=None).fit(kb)
+    slow = (
+        Recommender(LearnedRanker(**base, run_floor=slow_floor))
+        .fit(kb)
+        .recommend(metafeatures=query)
+    )
+    plain = Recommender(
+        LearnedRanker(**base, answer_n=None, time_floor=slow_floor, run_floor=None)
+    ).fit(kb)
     assert list(slow.run_order) == plain.recommend(metafeatures=query).algorithms
     # no answer and the same floor: the run order is the ranking's own
-    same = Recommender(**base, answer_n=None, time_floor=0.3, run_floor=0.3).fit(kb)
+    same = Recommender(LearnedRanker(**base, answer_n=None, time_floor=0.3, run_floor=0.3)).fit(kb)
     assert same.recommend(metafeatures=query).run_order == ()
     # a budgeted plan is run in its own order
     assert (
-        Recommender(**base, run_floor=0.01)
+        Recommender(LearnedRanker(**base, run_floor=0.01))
         .fit(kb)
         .recommend(metafeatures=query, budget=1.0)
         .run_order
         == ()
     )
     # everything tried: nothing left to rank or to run
-    fitted = Recommender(**base, run_floor=0.01).fit(kb)
+    fitted = Recommender(LearnedRanker(**base, run_floor=0.01)).fit(kb)
     everything = {a: (0.5, 1.0) for a in fitted.algorithms_}
     empty = fitted.recommend(metafeatures=query, tried=everything)
     assert len(empty) == 0 and empty.run_order == () and empty.run_sequence == []
@@ -493,23 +524,29 @@ def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone(
     tried = {str(fitted.algorithms_[0]): (0.6, 0.5)}
     after = fitted.recommend(metafeatures=query, tried=tried)
     assert sorted(after.run_order) == sorted(after.algorithms) == sorted(fitted.algorithms_[1:])
-    assert Recommender().get_params()["run_floor"] == "auto"
-    assert Recommender(task="regression")._resolved("run_floor") is None
-    assert Recommender()._resolved("run_floor") == 0.3
+    assert LearnedRanker().get_params()["run_floor"] == 0.3
+    assert LearnedRanker.for_task("regression").run_floor is None
+    assert LearnedRanker.for_task("classification").run_floor == 0.3
     for bad in (0, -1.0, float("nan"), "fast", True):
         with pytest.raises(InvalidInputError, match="run_floor"):
-            Recommender(run_floor=bad).fit(kb)
+            Recommender(LearnedRanker(run_floor=bad)).fit(kb)
 
 
 def test_a_recommender_pickled_before_the_run_order_still_ranks():
     kb = random_kb(seed=7)
-    rec = Recommender(n_estimators=10, k=5, random_state=0).fit(kb)
-    # what an instance pickled before the parameter existed looks like once unpickled
-    del rec.__dict__["run_floor"], rec.ranker_.__dict__["run_floor"]
+    rec = Recommender(LearnedRanker(n_estimators=10, k=5, random_state=0)).fit(kb)
+    # what an instance pickled before the parameter existed looks like: the ranking
+    # parameters were the facade's (given, or "auto"), and neither had run_floor
+    del rec.__dict__["ranker"], rec.ranker_.__dict__["run_floor"]
+    rec.__dict__.update(
+        strategy="learned", method=None, k=5, n=32, n_estimators=10, random_state=0,
+        answer_n="auto", answer_patience="auto", min_samples_leaf="auto",
+    )  # fmt: skip
     old = pickle.loads(pickle.dumps(rec))
     ranking = old.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
-    assert old.get_params()["run_floor"] == "auto"  # the facade's default, as if new
-    fresh = Recommender(n_estimators=10, k=5, random_state=0).fit(kb)
+    assert old.get_params()["ranker__run_floor"] == 0.3  # the facade's default, as if new
+    assert old.get_params()["ranker__n_estimators"] == 10 and "k" not in old.__dict__
+    fresh = Recommender(LearnedRanker(n_estimators=10, k=5, random_state=0)).fit(kb)
     again = fresh.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
     assert ranking.algorithms == again.algorithms and ranking.run_order == again.run_order
     # a ranker pickled alone before the parameter existed runs as ranked
@@ -529,7 +566,7 @@ def test_a_metafeature_missing_on_every_dataset_raises_no_numpy_warning():
     first = str(kb._metafeatures["dataset"].iloc[0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rec = Recommender(n_estimators=5, random_state=0).fit(kb)
+        rec = Recommender(LearnedRanker(n_estimators=5, random_state=0)).fit(kb)
         query = {c: v for c, v in kb._metafeatures.iloc[0].items() if c != "dataset"}
         assert len(rec.recommend(metafeatures=query, exclude=[first]).algorithms) == 6
 

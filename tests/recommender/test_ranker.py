@@ -8,10 +8,20 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 
 from metarec.evaluation import a3r, arr
 from metarec.exceptions import InvalidInputError, NotFittedError, UnknownNameError
-from metarec.recommender import Ranking, Recommender
+from metarec.recommender import (
+    A3RRanker,
+    ARRRanker,
+    AverageRankRanker,
+    LearnedRanker,
+    PerformanceMatrix,
+    Ranking,
+    Recommender,
+    make_ranker,
+)
 from metarec.recommender._scoring import average_rank, pairwise_log_score
 from tests.recommender._fakes import random_kb, tiny_kb
 
@@ -23,7 +33,7 @@ def test_a3r_scores_by_hand():
     # D1: A3R_AB = (.8/.9) / (1/16)^(1/4) = 1.7778, A3R_AC = 1.6, A3R_BC = (.9/.5) / 2 = 0.9
     # D2: A3R_AB = .6/.9 = 0.6667; C did not run on D2
     # geometric means: AB = sqrt(1.7778 * 0.6667), AC = 1.6, BC = 0.9
-    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=2, n=4, weights=None)).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY)
     ab = math.sqrt((0.8 / 0.9) * 2 * (0.6 / 0.9))
     expected = {"A": (ab + 1.6) / 2, "B": (1 / ab + 0.9) / 2, "C": (1 / 1.6 + 1 / 0.9) / 2}
@@ -41,7 +51,7 @@ def test_a3r_scores_by_hand():
     # (majority_class_pct, class_imbalance_ratio), so the sum over 1 is scaled by 3 / 1
     assert nb["distance"].tolist() == pytest.approx([3 * 0.04, 3 * 0.06])
     assert nb["n_features_compared"].tolist() == [1, 1]  # the constant metafeature is dropped
-    only_x = Recommender(strategy="a3r", k=2, n=4, features=["x", "constant"], weights=None).fit(
+    only_x = Recommender(A3RRanker(k=2, n=4, features=["x", "constant"], weights=None)).fit(
         tiny_kb()
     )
     nb = only_x.recommend(metafeatures=QUERY).neighbours_frame()
@@ -49,7 +59,7 @@ def test_a3r_scores_by_hand():
 
 
 def test_failed_run_counts_as_majority_class_at_its_time():
-    rec = Recommender(strategy="a3r", k=None, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=None, n=4, weights=None)).fit(tiny_kb())
     i, j = rec.dataset_index_["D3"], rec.algorithm_index_["B"]
     assert rec.accuracy_[i, j] == pytest.approx(0.6)
     assert rec.time_[i, j] == pytest.approx(100.0)
@@ -67,7 +77,7 @@ def test_partial_failures_mix_in_the_majority_accuracy():
     kb = tiny_kb()
     runs = kb._runs
     runs.loc[(runs.dataset == "D1") & (runs.algorithm == "A"), ["n_runs", "n_failed"]] = [4, 1]
-    rec = Recommender(strategy="a3r", weights=None).fit(kb)
+    rec = Recommender(A3RRanker(weights=None)).fit(kb)
     # 3 ok folds averaging .8 and one failure counted as .5
     assert rec.accuracy_[rec.dataset_index_["D1"], rec.algorithm_index_["A"]] == pytest.approx(
         0.725
@@ -75,7 +85,7 @@ def test_partial_failures_mix_in_the_majority_accuracy():
 
 
 def test_exclude_and_k():
-    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=2, n=4, weights=None)).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY, exclude=["D1"])
     assert [nb.name for nb in ranking.neighbours] == ["D2", "D3"]
     ranking = rec.recommend(metafeatures=QUERY, exclude="D2")
@@ -85,11 +95,11 @@ def test_exclude_and_k():
 
 
 def test_average_rank_methods_by_hand():
-    rec = Recommender(strategy="a3r", k=2, n=4, method="ar", weights=None).fit(tiny_kb())
+    rec = Recommender(AverageRankRanker(k=2, weights=None)).fit(tiny_kb())
     frame = rec.recommend(metafeatures=QUERY).to_frame().set_index("algorithm")
     assert frame["score"].to_dict() == {"B": 1.0, "A": 2.0, "C": 3.0}
     assert list(frame.index) == ["B", "A", "C"]
-    rec = Recommender(strategy="a3r", k=2, n=4, method="ar*", weights=None).fit(tiny_kb())
+    rec = Recommender(AverageRankRanker(k=2, n=4, weights=None)).fit(tiny_kb())
     ranking = rec.recommend(metafeatures=QUERY)
     # D1 by log SR - log T / 4: A, C, B; D2: B, A.  A: 1.5, B: 2, C: 2 (tie -> higher accuracy)
     assert ranking.algorithms == ["A", "B", "C"]
@@ -97,7 +107,7 @@ def test_average_rank_methods_by_hand():
 
 
 def test_arr_matches_library_on_one_dataset():
-    rec = Recommender(strategy="a3r", k=1, method="arr", acc_d=0.1, weights=None).fit(tiny_kb())
+    rec = Recommender(ARRRanker(k=1, acc_d=0.1, weights=None)).fit(tiny_kb())
     frame = rec.recommend(metafeatures={"x": 0.0}).to_frame().set_index("algorithm")
     sr = {"A": 0.8, "B": 0.9, "C": 0.5}
     t = {"A": 1.0, "B": 16.0, "C": 1.0}
@@ -109,7 +119,7 @@ def test_arr_matches_library_on_one_dataset():
 
 def _naive_scores(rec, idx, w, n):
     """Loops over pairs and datasets with the evaluation library's a3r."""
-    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec._log_time(idx)), rec.present_[idx]
+    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec.ranker_._log_time(idx)), rec.present_[idx]
     n_alg = sr.shape[1]
     scores = np.full(n_alg, np.nan)
     for p in range(n_alg):
@@ -127,7 +137,7 @@ def _naive_scores(rec, idx, w, n):
 @pytest.mark.parametrize("weights", [None, "distance"])
 @pytest.mark.parametrize("k", [5, None])
 def test_vectorised_a3r_equals_naive_pairs(weights, k):
-    rec = Recommender(strategy="a3r", k=k, n=8, weights=weights).fit(random_kb(seed=3))
+    rec = Recommender(A3RRanker(k=k, n=8, weights=weights)).fit(random_kb(seed=3))
     query = {"f1": 0.1, "f2": 0.5, "f3": np.nan}
     ranking = rec.recommend(metafeatures=query)
     idx = np.array([rec.dataset_index_[nb.name] for nb in ranking.neighbours])
@@ -157,9 +167,7 @@ def test_average_rank_ties_and_missing():
 
 
 def test_nan_metafeatures_rescale_distance():
-    rec = Recommender(strategy="a3r", k=None, distance="l1-range", weights=None).fit(
-        random_kb(seed=1)
-    )
+    rec = Recommender(A3RRanker(k=None, distance="l1-range", weights=None)).fit(random_kb(seed=1))
     full = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5, "f3": 0.0})
     part = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5})
     nb_full = {nb.name: nb for nb in full.neighbours}
@@ -168,29 +176,29 @@ def test_nan_metafeatures_rescale_distance():
         assert np.isfinite(nb.distance)
         assert nb_full[nb.name].n_features_compared >= nb.n_features_compared
     # a pair with one metafeature compared out of 3 is scaled by 3
-    rec2 = Recommender(strategy="a3r", k=1, weights=None).fit(tiny_kb())
+    rec2 = Recommender(A3RRanker(k=1, weights=None)).fit(tiny_kb())
     assert rec2.recommend(metafeatures={"x": 5.0}).neighbours[0].distance == pytest.approx(3 * 0.4)
 
 
 def test_standardized_distance():
-    rec = Recommender(
-        strategy="a3r", k=3, distance="standardized", features=["x"], weights=None
-    ).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=3, distance="standardized", features=["x"], weights=None)).fit(
+        tiny_kb()
+    )
     ranking = rec.recommend(metafeatures={"x": 0.0})
     sd = np.std([0.0, 1.0, 10.0])
     assert [nb.distance for nb in ranking.neighbours] == pytest.approx([0.0, 1 / sd, 10 / sd])
 
 
 def test_no_common_metafeature_is_an_error_and_unknown_ignored():
-    rec = Recommender(strategy="a3r", k=2, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=2, weights=None)).fit(tiny_kb())
     with pytest.raises(InvalidInputError, match="metafeature in common"):
         rec.recommend(metafeatures={"unknown": 1.0})
 
 
 def test_normalize_changes_only_clamped_cases():
     kb = random_kb(seed=5)
-    plain = Recommender(strategy="a3r", k=10, normalize=False, weights=None).fit(kb)
-    norm = Recommender(strategy="a3r", k=10, normalize=True, weights=None).fit(kb)
+    plain = Recommender(A3RRanker(k=10, normalize=False, weights=None)).fit(kb)
+    norm = Recommender(A3RRanker(k=10, normalize=True, weights=None)).fit(kb)
     q = {"f1": 0.0, "f2": 0.2, "f3": 0.1}
     a, b = plain.recommend(metafeatures=q), norm.recommend(metafeatures=q)
     assert not np.allclose(plain.log_sr_, norm.log_sr_)
@@ -199,7 +207,7 @@ def test_normalize_changes_only_clamped_cases():
 
 
 def test_tried_drops_algorithms_and_reweights():
-    rec = Recommender(strategy="a3r", k=2, n=4, weights=None, normalize=False, tried_scale=0.2).fit(
+    rec = Recommender(A3RRanker(k=2, n=4, weights=None, normalize=False, tried_scale=0.2)).fit(
         tiny_kb()
     )
     ranking = rec.recommend(metafeatures=QUERY, tried={"A": (0.6, 2.0)})
@@ -216,7 +224,7 @@ def test_tried_drops_algorithms_and_reweights():
 
 
 def test_budget_plan_by_hand():
-    rec = Recommender(strategy="a3r", k=2, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=2, n=4, weights=None)).fit(tiny_kb())
     plan = rec.recommend(metafeatures=QUERY, budget=2.0)
     assert plan.algorithms == ["A"]
     frame = plan.to_frame()
@@ -230,7 +238,7 @@ def test_budget_plan_by_hand():
 
 
 def test_rank_stored_results():
-    rec = Recommender(strategy="a3r", n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(n=4, weights=None)).fit(tiny_kb())
     one = rec.rank("D2")
     assert one.algorithms == ["B", "A"]  # C never ran on D2
     assert one.to_frame()["score"].tolist() == pytest.approx([1.5, 0.6 / 0.9])
@@ -245,26 +253,34 @@ def test_rank_stored_results():
 
 
 def test_params_and_errors():
-    rec = Recommender(strategy="a3r", k=3, n=16, weights=None)
-    assert rec.get_params()["k"] == 3
-    assert Recommender(strategy="a3r").get_params()["weights"] == "distance"  # the tuned default
-    assert rec.set_params(n=8).n == 8
+    rec = Recommender(A3RRanker(k=3, n=16, weights=None))
+    assert rec.get_params()["ranker__k"] == 3
+    assert A3RRanker().get_params()["weights"] == "distance"  # the tuned default
+    assert rec.set_params(ranker__n=8).ranker.n == 8
     with pytest.raises(NotFittedError):
         rec.recommend(metafeatures=QUERY)
-    for bad in ({"method": "x"}, {"k": 0}, {"n": -1}, {"distance": "cosine"}, {"weights": "w"}):
+    with pytest.raises(UnknownNameError, match="unknown strategy 'x'"):
+        Recommender("x").fit(tiny_kb())
+    for bad in ({"k": 0}, {"n": -1}, {"distance": "cosine"}, {"weights": "w"}):
         with pytest.raises(InvalidInputError):
-            Recommender(strategy="a3r", **bad).fit(tiny_kb())
+            Recommender(A3RRanker(**bad)).fit(tiny_kb())
+    with pytest.raises(InvalidInputError, match="ranker must be a ranker"):
+        Recommender(ranker=5).fit(tiny_kb())
     with pytest.raises(UnknownNameError, match="unknown metric 'balanced_accuracy'"):
-        Recommender(strategy="a3r", metric="balanced_accuracy", weights=None).fit(tiny_kb())
+        Recommender(A3RRanker(weights=None), metric="balanced_accuracy").fit(tiny_kb())
     with pytest.raises(UnknownNameError):
-        Recommender(strategy="a3r", features=["nope"], weights=None).fit(tiny_kb())
+        Recommender(A3RRanker(features=["nope"], weights=None)).fit(tiny_kb())
     with pytest.raises(InvalidInputError):
-        Recommender(strategy="a3r", weights=None).fit(tiny_kb()).recommend(
+        Recommender(A3RRanker(weights=None)).fit(tiny_kb()).recommend(
             np.zeros((2, 2)), [0, 1], metafeatures=QUERY
         )
-    for bad in ({"strategy": "arr", "acc_d": -1}, {"n_estimators": 0}, {"min_samples_leaf": 1.5}):
-        with pytest.raises(InvalidInputError, match=next(k for k in bad if k != "strategy")):
-            Recommender(**bad).fit(tiny_kb())
+    for ranker, name in (
+        (ARRRanker(acc_d=-1), "acc_d"),
+        (LearnedRanker(n_estimators=0), "n_estimators"),
+        (LearnedRanker(min_samples_leaf=1.5), "min_samples_leaf"),
+    ):
+        with pytest.raises(InvalidInputError, match=name):
+            Recommender(ranker).fit(tiny_kb())
     with pytest.raises(InvalidInputError, match="kb must be a KnowledgeBase"):
         Recommender().fit(None)
 
@@ -290,14 +306,14 @@ def test_fit_opens_a_knowledge_base_given_by_its_path(tmp_path):
     kb.import_runs(runs)
     kb.import_metafeatures(tiny_kb().metafeatures())
     kb.close()
-    ranking = (
-        Recommender(strategy="a3r", k=2, weights=None).fit(str(path)).recommend(metafeatures=QUERY)
-    )
+    ranking = Recommender(A3RRanker(k=2, weights=None)).fit(str(path)).recommend(metafeatures=QUERY)
     assert sorted(ranking.algorithms) == sorted(runs["algorithm"].unique())
 
 
 def test_explanations_of_a_budget_plan_and_of_an_empty_ranking():
-    rec = Recommender(k=3, n_estimators=10, random_state=0).fit(random_kb(n_datasets=20))
+    rec = Recommender(LearnedRanker(k=3, n_estimators=10, random_state=0)).fit(
+        random_kb(n_datasets=20)
+    )
     query = rec.ranker_.raw_metafeatures_.iloc[0].dropna().to_dict()
     plan = rec.recommend(metafeatures=query, budget=1e6)
     text = plan.explain()
@@ -313,9 +329,7 @@ def test_explanations_of_a_budget_plan_and_of_an_empty_ranking():
 
 
 def test_ranking_record_is_frozen():
-    ranking = (
-        Recommender(strategy="a3r", k=2, weights=None).fit(tiny_kb()).recommend(metafeatures=QUERY)
-    )
+    ranking = Recommender(A3RRanker(k=2, weights=None)).fit(tiny_kb()).recommend(metafeatures=QUERY)
     assert isinstance(ranking, Ranking)
     with pytest.raises(AttributeError):
         ranking.method = "x"
@@ -349,7 +363,7 @@ def test_learned_explanation_names_the_planner_positions_and_the_first_choice():
 
 
 def test_all_algorithms_ranked_even_without_evidence():
-    rec = Recommender(strategy="a3r", k=1, n=4, weights=None).fit(tiny_kb())
+    rec = Recommender(A3RRanker(k=1, n=4, weights=None)).fit(tiny_kb())
     ranking = rec.recommend(metafeatures={"x": 1.0})  # nearest is D2, where C never ran
     frame = ranking.to_frame()
     assert frame["algorithm"].tolist()[-1] == "C"
@@ -362,7 +376,7 @@ def test_every_pair_of_methods_runs():
         ("a3r", "arr", "ar", "ar*"), ("l1-range", "standardized")
     ):
         ranking = (
-            Recommender(strategy="a3r", method=method, distance=distance, k=5, weights=None)
+            Recommender(make_ranker(method, distance=distance, k=5, weights=None))
             .fit(kb)
             .recommend(metafeatures={"f1": 0.0, "f2": 0.0})
         )
@@ -381,7 +395,7 @@ def test_recommend_from_X_y_uses_extracted_metafeatures():
     meta["n_instances"] = [60, 600, 6000]
     meta["n_features"] = [3, 30, 300]
     rec = Recommender(
-        strategy="a3r", k=1, n=4, features=["n_instances", "n_features"], weights=None
+        A3RRanker(k=1, n=4, features=["n_instances", "n_features"], weights=None)
     ).fit(kb)
     from_xy = rec.recommend(X, y)
     from_mf = rec.recommend(metafeatures=dict(mf))
@@ -413,7 +427,7 @@ def test_per_run_rows_are_aggregated():
         ],
         columns=["dataset", "algorithm", "accuracy", "fit_time", "status"],
     )
-    rec = Recommender(strategy="a3r").fit(FrameKB(folds, kb._metafeatures))
+    rec = Recommender("a3r").fit(FrameKB(folds, kb._metafeatures))
     i, a, b = rec.dataset_index_["D1"], rec.algorithm_index_["A"], rec.algorithm_index_["B"]
     # A: two ok folds averaging .8, one failure counted as the majority class (.5)
     assert rec.accuracy_[i, a] == pytest.approx((0.8 * 2 + 0.5) / 3)
@@ -427,7 +441,7 @@ def test_normalize_uses_the_evaluation_library_per_dataset():
 
     kb = tiny_kb()
     kb._metafeatures.loc[2, "class_imbalance_ratio"] = np.nan  # D3 without imbalance ratio
-    rec = Recommender(strategy="a3r", normalize=True).fit(kb)
+    rec = Recommender(A3RRanker(normalize=True)).fit(kb)
     i = rec.dataset_index_["D1"]
     expected = normalized_metric(
         0.8, task="binary", n_instances=100, n_features=4, imbalance_ratio=1.0
@@ -497,7 +511,7 @@ def test_a_ranking_never_mixes_tasks():
     regression = PerformanceMatrix.from_kb(mixed, task="regression")
     assert regression.datasets.tolist() == ["R1", "R2"]
     assert regression.algorithms.tolist() == ["forest", "ols"]
-    ranking = Recommender(task="regression", strategy="ar").fit(mixed).rank()
+    ranking = Recommender("ar", task="regression").fit(mixed).rank()
     assert set(ranking.algorithms) == {"forest", "ols"}
     assert set(Recommender().fit(mixed).rank().algorithms) == {"A", "B", "C"}
     with pytest.raises(InvalidInputError, match="no runs of regression datasets"):
@@ -510,7 +524,7 @@ def test_recommend_checks_the_target_against_the_task():
     from metarec.exceptions import InvalidInputError
     from tests.recommender._fakes import tiny_kb
 
-    model = Recommender(strategy="ar").fit(tiny_kb())
+    model = Recommender("ar").fit(tiny_kb())
     X = pd.DataFrame({"x": np.arange(40.0)})
     with pytest.raises(InvalidInputError, match="y looks continuous but this Recommender ranks"):
         model.recommend(X, X["x"] * 1.5)
@@ -527,7 +541,7 @@ def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
     50,000 rows is extrapolated and says by how much; left out of the KB, the largest
     dataset no longer counts."""
     kb = random_kb(seed=3)
-    rec = Recommender(strategy="a3r", k=3).fit(kb)
+    rec = Recommender(A3RRanker(k=3)).fit(kb)
     sizes = rec.raw_metafeatures_["n_instances"].to_numpy(float)
     largest = float(sizes.max())
     query = {"f1": 0.1, "f2": 0.5, "n_features": 10, "n_classes": 2}
@@ -553,3 +567,196 @@ def test_a_loss_or_a_time_is_refused_as_the_ranking_metric():
             Recommender(metric=metric).fit(kb)
         assert "higher is better: accuracy" in str(err.value)
         assert err.value.cli_message.startswith(f"--metric: '{metric}'")
+
+
+def test_the_former_keywords_still_work_warn_and_rank_as_the_ranker_they_name():
+    """``Recommender(strategy=..., k=...)`` and ``evaluate_recommender(kb, Recommender)``:
+    deprecated for one release, each warns and gives what the new spelling gives."""
+    from metarec.recommender import evaluate_recommender
+
+    kb = random_kb(n_datasets=12, seed=4)
+    query = {"f1": 0.1, "f2": 0.5, "f3": -0.2}
+    pairs = [
+        ({"strategy": "a3r", "k": 2, "n": 4, "weights": None}, A3RRanker(k=2, n=4, weights=None)),
+        # method= overrides strategy=; the root was never a parameter of "ar"
+        ({"strategy": "a3r", "method": "ar", "k": 3, "n": 4}, AverageRankRanker(k=3)),
+        ({"strategy": "ar*", "k": 3}, AverageRankRanker(k=3, n=32)),
+        # another strategy's parameters are ignored, "auto" is the task's default
+        ({"strategy": "arr", "k": 4, "n": 8, "answer_n": "auto"}, ARRRanker(k=4)),
+        (
+            {"k": 3, "n_estimators": 5, "random_state": 0, "answer_n": "auto"},
+            LearnedRanker(k=3, n_estimators=5, random_state=0),
+        ),
+    ]
+    for legacy, ranker in pairs:
+        with pytest.warns(FutureWarning, match=r"deprecated .* compose a ranker instead"):
+            old = Recommender(**legacy)
+        assert type(old.ranker) is type(ranker)
+        assert old.ranker.get_params() == ranker.get_params(), legacy
+        got = old.fit(kb).recommend(metafeatures=query).to_frame()
+        expected = Recommender(ranker).fit(kb).recommend(metafeatures=query).to_frame()
+        pd.testing.assert_frame_equal(got, expected)
+    with pytest.warns(FutureWarning):
+        regression = Recommender(task="regression", random_state=0)
+    assert regression.ranker.get_params() == (
+        LearnedRanker.for_task("regression", random_state=0).get_params()
+    )
+    with pytest.raises(InvalidInputError, match="not both"):
+        Recommender(A3RRanker(), k=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        Recommender(colour="blue")
+    # the former evaluate_recommender(kb, Recommender(...)): the same figures
+    with pytest.warns(FutureWarning):
+        rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
+    with pytest.warns(FutureWarning, match="evaluate_recommender takes a PerformanceMatrix"):
+        old = evaluate_recommender(tiny_kb(), rec, n_random=3)
+    new = evaluate_recommender(
+        PerformanceMatrix.from_kb(tiny_kb()), A3RRanker(k=1, n=4, weights=None), n_random=3
+    )
+    pd.testing.assert_frame_equal(old.summary, new.summary)
+    pd.testing.assert_frame_equal(old.per_dataset, new.per_dataset)
+
+
+def test_the_ranker_parameters_are_the_recommenders_nested_parameters():
+    rec = Recommender(A3RRanker(k=5))
+    params = rec.get_params(deep=True)
+    assert params["ranker__k"] == 5 and params["ranker__n"] == 32
+    assert {"ranker", "metric", "time", "task"} <= set(params)
+    assert rec.set_params(ranker__k=3) is rec and rec.ranker.k == 3
+    kb = random_kb(seed=2)
+    fitted = rec.fit(kb)
+    assert fitted.ranker_.k == 3  # the nested parameter reaches the fit
+    assert len(fitted.recommend(metafeatures={"f1": 0.0, "f2": 0.5}).neighbours) == 3
+    assert fitted.ranker_ is not rec.ranker and not hasattr(rec.ranker, "datasets_")
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        rec.set_params(ranker__acc_d=0.2)  # a parameter A3R does not have
+
+
+def test_a_recommender_clones_with_its_ranker():
+    kb = random_kb(seed=2)
+    rec = Recommender(A3RRanker(k=4, n=8), metric="accuracy", task="classification").fit(kb)
+    copy = clone(rec)
+    assert copy is not rec and copy.ranker is not rec.ranker
+    assert type(copy.ranker) is A3RRanker and "ranker_" not in copy.__dict__
+    without = {k: v for k, v in rec.get_params(deep=True).items() if k != "ranker"}
+    assert {k: v for k, v in copy.get_params(deep=True).items() if k != "ranker"} == without
+    query = {"f1": 0.3, "f2": 0.1}
+    again = copy.fit(kb).recommend(metafeatures=query).to_frame()
+    pd.testing.assert_frame_equal(again, rec.recommend(metafeatures=query).to_frame())
+    assert clone(Recommender("ar", task="regression")).get_params()["ranker"] == "ar"
+
+
+def test_a_parameter_grid_over_rankers_gives_recommenders_that_fit_and_rank():
+    from sklearn.model_selection import ParameterGrid
+
+    kb = random_kb(n_datasets=12, seed=4)
+    grid = ParameterGrid({"ranker": [A3RRanker(), LearnedRanker()], "ranker__k": [2, 3]})
+    base = Recommender()
+    seen = set()
+    for params in grid:
+        rec = clone(clone(base).set_params(**params)).fit(kb)
+        ranking = rec.recommend(metafeatures={"f1": 0.0, "f2": 0.5})
+        seen.add((type(rec.ranker_).__name__, rec.ranker_.k, ranking.method))
+        assert sorted(ranking.algorithms) == sorted(rec.algorithms_)
+        assert len(ranking.neighbours) == rec.ranker_.k
+    assert seen == {
+        ("A3RRanker", 2, "a3r"),
+        ("A3RRanker", 3, "a3r"),
+        ("LearnedRanker", 2, "learned"),
+        ("LearnedRanker", 3, "learned"),
+    }
+
+
+def test_a_strategys_name_is_its_ranker_with_the_tasks_defaults():
+    from tests.recommender._fakes import FrameKB
+
+    kb = random_kb(n_datasets=15, seed=6)
+    query = {"f1": 0.2, "f2": 0.4}
+    for name, ranker in (
+        ("ar", AverageRankRanker(n=None)),
+        ("ar*", AverageRankRanker(n=32)),
+        ("a3r", A3RRanker()),
+        ("arr", ARRRanker()),
+    ):
+        named = Recommender(name).fit(kb)
+        assert named.strategy == name and named.ranker_.get_params() == ranker.get_params()
+        pd.testing.assert_frame_equal(
+            named.recommend(metafeatures=query).to_frame(),
+            Recommender(ranker).fit(kb).recommend(metafeatures=query).to_frame(),
+        )
+    # "ar" and "ar*" are two strategies, not one
+    assert Recommender("ar").fit(kb).rank().score_name == "average_rank"
+    ar = Recommender("ar").fit(kb).recommend(metafeatures=query).to_frame()["score"]
+    ar_star = Recommender("ar*").fit(kb).recommend(metafeatures=query).to_frame()["score"]
+    assert not np.allclose(ar.to_numpy(), ar_star.to_numpy())
+    # the learned strategy's defaults are the task's
+    assert A3RRanker().k == ARRRanker().k == AverageRankRanker().k == 10
+    assert LearnedRanker().run_floor == 0.3
+    assert LearnedRanker.for_task("classification").get_params() == LearnedRanker().get_params()
+    assert Recommender().fit(kb).ranker_.get_params() == LearnedRanker().get_params()
+    regression = FrameKB(
+        kb.runs(), kb.metafeatures(), tasks={d: "regression" for d in kb.runs()["dataset"]}
+    )
+    assert PerformanceMatrix.from_kb(regression).task == "regression"
+    fitted = Recommender(task="regression").fit(regression).ranker_
+    expected = LearnedRanker.for_task("regression").get_params()
+    assert fitted.get_params() == expected != LearnedRanker().get_params()
+    assert (expected["answer_n"], expected["answer_patience"], expected["run_floor"]) == (
+        2.0,
+        0.5,
+        None,
+    )
+    assert (expected["n_estimators"], expected["min_samples_leaf"]) == (300, 5)
+    assert fitted.task_ == "regression"
+    assert Recommender("ar", task="regression").fit(regression).ranker_.task_ == "regression"
+
+
+def test_unknown_strategies_and_parameters_are_refused():
+    from metarec.recommender import strategy_names
+
+    assert strategy_names() == ("learned", "a3r", "arr", "ar", "ar*")
+    with pytest.raises(UnknownNameError, match="unknown strategy 'a3'"):
+        make_ranker("a3")
+    with pytest.raises(UnknownNameError, match="unknown strategy 'magic'"):
+        Recommender("magic").fit(tiny_kb())
+    with pytest.raises(InvalidInputError, match=r"strategy 'arr' \(ARRRanker\) has no param"):
+        make_ranker("arr", n=3)
+    with pytest.raises(InvalidInputError, match=r"'ar' does not take n=8: .* strategy 'ar\*'"):
+        make_ranker("ar", n=8)  # a root makes it the other strategy
+    with pytest.raises(InvalidInputError, match="task must be"):
+        make_ranker("a3r", task="ranking")
+    assert make_ranker("a3r", k=5).get_params() == A3RRanker(k=5).get_params()
+    assert make_ranker("learned", task="regression", k=3).get_params() == (
+        LearnedRanker.for_task("regression", k=3).get_params()
+    )
+
+
+def test_fit_like_ranks_as_a_fresh_fit_and_shares_the_runtime_model():
+    matrix = PerformanceMatrix.from_kb(random_kb(n_datasets=20, seed=8))
+    fitted = LearnedRanker(k=5, n_estimators=10, random_state=0).fit(matrix)
+    seen = fitted.matrix()
+    assert seen.datasets.tolist() == matrix.datasets.tolist() and seen.task == matrix.task
+    np.testing.assert_array_equal(seen.accuracy, matrix.accuracy)
+    queries = [matrix.metafeatures.iloc[i].dropna().to_dict() for i in (0, 7)]
+    others = [
+        A3RRanker(k=3, n=8),
+        ARRRanker(k=4),
+        AverageRankRanker(k=None),
+        LearnedRanker(k=3, n_estimators=10, random_state=0, answer_n=None),  # the same model
+        LearnedRanker(k=5, n_estimators=12, random_state=0),  # another model
+    ]
+    for other in others:
+        like = clone(other).fit_like(fitted)
+        fresh = clone(other).fit(matrix)
+        assert like.runtime_ is fitted.runtime_ and fresh.runtime_ is not fitted.runtime_
+        for i, query in zip((0, 7), queries, strict=True):
+            exclude = [str(matrix.datasets[i])]
+            pd.testing.assert_frame_equal(
+                like.rank(query, exclude=exclude).to_frame(),
+                fresh.rank(query, exclude=exclude).to_frame(),
+            )
+        pd.testing.assert_frame_equal(like.rank_stored().to_frame(), fresh.rank_stored().to_frame())
+    same, another = (clone(r).fit_like(fitted) for r in others[3:])
+    assert same.model_ is fitted.model_ and another.model_ is not fitted.model_
+    with pytest.raises(NotFittedError):
+        A3RRanker().fit_like(LearnedRanker())

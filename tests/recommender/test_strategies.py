@@ -16,6 +16,7 @@ from metarec.recommender import (
     LearnedRanker,
     PerformanceMatrix,
     Recommender,
+    make_ranker,
 )
 from metarec.recommender._learned import expected_loss_along
 from tests.recommender._fakes import random_kb, tiny_kb
@@ -123,7 +124,8 @@ def test_fit_takes_a_matrix(ranker):
 )
 def test_the_facade_uses_the_strategys_ranker(strategy, cls):
     kb = random_kb(n_datasets=15, seed=2)
-    rec = Recommender(strategy=strategy, k=4, n_estimators=5, random_state=0).fit(kb)
+    learned = {"n_estimators": 5} if strategy == "learned" else {}
+    rec = Recommender(make_ranker(strategy, k=4, random_state=0, **learned)).fit(kb)
     assert type(rec.ranker_) is cls
     query = kb.metafeatures().iloc[3].drop("dataset").to_dict()
     direct = clone(rec.ranker_).fit(PerformanceMatrix.from_kb(kb)).rank(query)
@@ -190,7 +192,7 @@ def test_the_answer_waits_for_accuracy_only_within_its_patience():
 
 def test_learned_score_is_the_expected_loss_and_never_grows():
     kb = random_kb(n_datasets=25, seed=5)
-    rec = Recommender(k=5, n_estimators=10, random_state=0).fit(kb)
+    rec = Recommender(LearnedRanker(k=5, n_estimators=10, random_state=0)).fit(kb)
     ranking = rec.recommend(metafeatures=kb.metafeatures().iloc[0].drop("dataset").to_dict())
     scores = [e.score for e in ranking]
     assert ranking.score_name == "expected_loss"
@@ -215,7 +217,7 @@ def test_an_algorithm_compared_on_too_few_datasets_is_never_the_answer(alone):
         {"dataset": [dataset], "algorithm": ["newcomer"], "accuracy": [1.0],
          "fit_time": [0.01], "status": ["ok"], "n_runs": [1], "n_failed": [0]}
     )  # fmt: skip
-    rec = Recommender(random_state=0, n_estimators=20).fit(
+    rec = Recommender(LearnedRanker(random_state=0, n_estimators=20)).fit(
         FrameKB(pd.concat([runs, newcomer], ignore_index=True), meta)
     )
     for i in range(1, 8):

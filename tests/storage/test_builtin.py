@@ -84,7 +84,7 @@ class _Frames:
 
 
 def test_classification_rankings_are_those_of_the_classification_part_alone():
-    from metarec.recommender import Recommender
+    from metarec.recommender import LearnedRanker, Recommender
 
     kb = open_builtin()
     datasets = kb.datasets()
@@ -97,8 +97,8 @@ def test_classification_rankings_are_those_of_the_classification_part_alone():
         kb.metafeatures().loc[lambda m: m["dataset"].isin(names)].dropna(axis=1, how="all"),
         classification,
     )
-    together = Recommender(random_state=0).fit(kb)
-    separate = Recommender(random_state=0).fit(alone)
+    together = Recommender(LearnedRanker(random_state=0)).fit(kb)
+    separate = Recommender(LearnedRanker(random_state=0)).fit(alone)
     assert list(together.datasets_) == list(separate.datasets_)
     assert list(together.algorithms_) == list(separate.algorithms_)
     assert "svr_rbf" not in together.algorithms_
@@ -112,10 +112,11 @@ def test_classification_rankings_are_those_of_the_classification_part_alone():
 
 def test_regression_part_ranks_regressors_only():
     from metarec.benchmark import default_portfolio
-    from metarec.recommender import Recommender
+    from metarec.recommender import LearnedRanker, Recommender
 
     kb = open_builtin()
-    model = Recommender(task="regression", random_state=0).fit(kb)
+    ranker = LearnedRanker.for_task("regression", random_state=0)
+    model = Recommender(ranker, task="regression").fit(kb)
     assert set(model.algorithms_) == set(default_portfolio(task="regression").names)
     assert len(model.datasets_) == 126
     query = kb.metafeatures().set_index("dataset").loc["boston_housing"].dropna().to_dict()

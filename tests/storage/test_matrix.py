@@ -204,9 +204,9 @@ def test_reads_never_build_row_objects(kb, monkeypatch):
 
 
 def _fitted(kb, **params):
-    from metarec.recommender._cache import fitted_recommender
+    from metarec.recommender import LearnedRanker, Recommender, fitted_recommender
 
-    return fitted_recommender(kb, **params)
+    return fitted_recommender(kb, Recommender(LearnedRanker(**params)))
 
 
 def _kb_with_metafeatures(tmp_path) -> KnowledgeBase:

@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from metarec.benchmark import machine_description
-from metarec.benchmark._signals import Signals, Stop
+from metarec.execution import Signals, Stop
 
 
 def test_a_signal_raises_at_once_outside_and_at_the_end_of_a_critical_section():

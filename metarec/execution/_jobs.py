@@ -1,10 +1,13 @@
-"""Evaluate one algorithm on one dataset, fold by fold, and score each fold.
+"""Jobs: evaluate one algorithm on one dataset, fold by fold, and score each fold.
 
-This module is the work of a single benchmark job, apart from any executor: split the data
-with the chosen protocol, fit the algorithm's pipeline on each training part
-(:func:`evaluate_fold` in a warm worker process of :mod:`metarec.benchmark._workers`;
-:func:`fit_predict` in an isolated interpreter on Dask, :mod:`metarec.benchmark._remote`), and
-score the predictions with metarec's evaluation library.  Fit and
+This is the work of a single job of the benchmark or of ``metarec run``, apart from any
+executor: split the data with the chosen protocol (:func:`fold_splits`), fit the algorithm's
+pipeline on each training part (:func:`evaluate_fold`, in a warm worker process of
+:mod:`metarec.execution._pool`, locally or on a Dask worker: :func:`job_task` makes the
+pool's task), and score the predictions with metarec's evaluation library.  The algorithm is
+the caller's object: anything with ``name`` and ``build_pipeline(numeric_columns=...,
+categorical_columns=..., random_state=...)`` (a portfolio's
+:class:`~metarec.benchmark.Algorithm`).  Fit and
 predict times are the CPU time (``time.process_time``, user + system) of the ``fit`` and
 ``predict`` calls themselves, in a process whose BLAS/OpenMP pools have one thread, so they do
 not depend on how many jobs share the machine; wall-clock times of the same calls are stored
@@ -20,9 +23,11 @@ from typing import Any
 import numpy as np
 
 from metarec._text import error_line
-from metarec.benchmark._portfolio import Algorithm, build_pipeline
 
 __all__ = [
+    "unsplittable",
+    "job_task",
+    "run_fold",
     "FoldRecord",
     "JobSpec",
     "JobResult",
@@ -42,7 +47,7 @@ class JobSpec:
     """Everything a worker needs to evaluate one algorithm on one dataset."""
 
     dataset: str
-    algorithm: Algorithm
+    algorithm: Any  # a portfolio's Algorithm: name and build_pipeline(...)
     X: Any  # pandas DataFrame
     y: np.ndarray  # integer class codes 0..K-1, or float targets for regression
     n_classes: int  # 0 for regression
@@ -89,8 +94,7 @@ class JobResult:
 
 def fit_predict(spec: JobSpec, train: np.ndarray, test: np.ndarray, resubstitution: bool) -> dict:
     """Fit on ``train`` and predict ``test``; runs inside the isolated child."""
-    pipeline = build_pipeline(
-        spec.algorithm,
+    pipeline = spec.algorithm.build_pipeline(
         numeric_columns=spec.numeric_columns,
         categorical_columns=spec.categorical_columns,
         random_state=spec.seed,
@@ -267,6 +271,35 @@ def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str,
     return metrics
 
 
+def unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str | None:
+    """Why ``protocol`` cannot split the data, or None.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The features.
+    codes : ndarray
+        The target (class codes, or values for regression).
+    protocol : str
+        An evaluation protocol (:data:`metarec.evaluation.PROTOCOLS`).
+    random_state : int
+        Seed of the splits.
+
+    Returns
+    -------
+    str or None
+        The reason (a class smaller than the folds, ...), or None when it splits.
+    """
+    from metarec.evaluation import get_protocol
+    from metarec.exceptions import InvalidInputError
+
+    try:
+        next(iter(get_protocol(protocol, random_state=random_state).split(X, codes)))
+    except InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
 def fold_splits(spec: JobSpec) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of ``spec.protocol`` on ``spec``'s data, in order."""
     from metarec.evaluation import get_protocol
@@ -282,11 +315,59 @@ def failed_fold(index: int, status: str, error: str | None, seconds: float, test
 
 def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
     """Folds ``first..`` recorded as timed out without being run (an earlier fold was)."""
+    from metarec.execution._pool import NOT_RUN
+
     limit = float(spec.timeout or 0.0)
-    message = "not run: an earlier fold hit the time limit"
     return [
-        failed_fold(i, "timeout", message, limit, splits[i][1]) for i in range(first, len(splits))
+        failed_fold(i, "timeout", NOT_RUN, limit, splits[i][1]) for i in range(first, len(splits))
     ]
+
+
+def run_fold(spec: JobSpec, data: tuple, index: int, train, test) -> FoldRecord:
+    """What a worker runs for one fold of :func:`job_task`'s task: the data are sent apart."""
+    from dataclasses import replace
+
+    X, y = data
+    return evaluate_fold(replace(spec, X=X, y=y), index, train, test)
+
+
+def job_task(spec: JobSpec, splits, *, start: int = 0, folds=(), deadline=None):
+    """The worker pool's task (:class:`~metarec.execution.JobTask`) of ``spec``'s folds.
+
+    Parameters
+    ----------
+    spec : JobSpec
+        The job, with its data (sent to a worker once per dataset).
+    splits : sequence of (train, test)
+        The folds (:func:`fold_splits`).
+    start : int, default=0
+        The first fold to run.
+    folds : sequence of FoldRecord, default=()
+        Records of folds already finished (an interrupted job's).
+    deadline : float, optional
+        ``time.perf_counter()`` after which a running fold is killed.
+
+    Returns
+    -------
+    JobTask
+    """
+    from dataclasses import replace
+
+    from metarec.execution._pool import JobTask
+
+    return JobTask(
+        run_fold,
+        replace(spec, X=None, y=None),
+        spec.dataset,
+        (spec.X, spec.y),
+        splits,
+        failed_fold,
+        timeout=spec.timeout,
+        start=start,
+        folds=list(folds),
+        deadline=deadline,
+        spec=spec,
+    )
 
 
 def ok_fold(spec: JobSpec, index: int, test: np.ndarray, out: dict) -> FoldRecord:

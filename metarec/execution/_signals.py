@@ -1,10 +1,11 @@
-"""Stopping a benchmark on SIGINT or SIGTERM: at once, but never in the middle of a write.
+"""Stopping long work on SIGINT or SIGTERM: at once, but never in the middle of a write.
 
-While :func:`~metarec.benchmark.run_benchmark` runs in the main thread, both signals raise
-:class:`Stop` (a ``BaseException``, so no ``except Exception`` in an algorithm or a library
-swallows it); inside :meth:`Signals.critical` (a knowledge-base transaction, a cache file
-being written) the signal is only noted and raised when the section ends.  The runner turns
-it into :class:`BenchmarkInterrupted`, which the CLI reports with exit status 128 + signal.
+While a benchmark or a search runs in the main thread, both signals raise :class:`Stop` (a
+``BaseException``, so no ``except Exception`` in an algorithm or a library swallows it);
+inside :meth:`Signals.critical` (a knowledge-base transaction, a cache file being written)
+the signal is only noted and raised when the section ends.  The caller turns it into
+:class:`~metarec.exceptions.BenchmarkInterrupted`, which the CLI reports with exit status
+128 + signal.
 """
 
 from __future__ import annotations
@@ -14,35 +15,7 @@ import signal
 import threading
 from typing import Any
 
-from metarec.exceptions import BenchmarkError
-
-__all__ = ["BenchmarkInterrupted"]
-
-
-class BenchmarkInterrupted(BenchmarkError):
-    """The benchmark stopped on SIGINT or SIGTERM; what finished is stored or cached.
-
-    Parameters
-    ----------
-    signum : int
-        The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``).
-    runs_stored : int
-        Runs this invocation stored in the knowledge base before it stopped.
-
-    Attributes
-    ----------
-    signal : int
-        The signal that stopped it (``signum``).
-    runs_stored : int
-        Runs stored before it stopped.
-    """
-
-    def __init__(self, signum: int, runs_stored: int) -> None:
-        super().__init__(
-            f"interrupted: {runs_stored} runs stored; run the same command again to resume"
-        )
-        self.signal = signum
-        self.runs_stored = runs_stored
+__all__ = ["Signals", "Stop"]
 
 
 class Stop(BaseException):

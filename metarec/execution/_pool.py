@@ -1,11 +1,19 @@
-"""Warm, single-threaded, killable worker processes that run the benchmark's folds.
+"""Warm, single-threaded, killable worker processes that run jobs fold by fold.
 
-Each worker is a fresh interpreter (``python -m metarec.benchmark._workers``) started with
+The pool is generic: a job (:class:`JobTask`) names a function the worker calls once per fold
+(``function(payload, data, index, train, test)``, imported by reference) and the data it
+reads, sent once per worker and data key; what a fold returns (a record) is the caller's, and
+so is the record of a fold that failed (``JobTask.failure``).  A plain call
+(:class:`CallTask`) runs one function.  :mod:`metarec.execution._jobs` is what the benchmark
+and ``metarec run`` give it: one algorithm evaluated on one dataset.
+
+Each worker is a fresh interpreter (``python -m metarec.execution._worker``) started with
 ``OMP_NUM_THREADS=1``, ``OPENBLAS_NUM_THREADS=1``, ``MKL_NUM_THREADS=1`` (and the other thread
 variables) in its environment, so numpy, scipy and scikit-learn load with one-thread BLAS and
-OpenMP pools whatever the parent process has already loaded.  It imports the portfolio's
-estimator modules once, then runs many folds in-process: the stored fit and predict times are
-measured around ``fit`` and ``predict`` in the worker, so they are the work of the fit alone
+OpenMP pools whatever the parent process has already loaded.  It imports the modules it is
+given once and runs the warm-up function it is given, then runs many folds in-process: the
+fit and predict times of :mod:`metarec.execution._jobs` are measured around ``fit`` and
+``predict`` in the worker, so they are the work of the fit alone
 (no process start, import or pickling in them) and agree with an in-process
 ``cross_validate``.
 
@@ -14,7 +22,7 @@ kills the worker (``SIGKILL``) when the fold exceeds the time limit; a worker th
 (segfault, ``os._exit``, out of memory) is replaced and the job continues with its next fold;
 the memory cap is the worker's address-space limit, lowered for the duration of each fold.
 
-A worker never outlives the benchmark: it is in its own session and process group (a Ctrl-C
+A worker never outlives its parent: it is in its own session and process group (a Ctrl-C
 at the terminal reaches only the parent, which decides), it asks the kernel to kill it when its
 parent dies (``prctl(PR_SET_PDEATHSIG)`` on Linux), a watchdog thread also exits when the
 parent's pid changes (other systems), and it exits when its command pipe closes.  The parent
@@ -34,23 +42,30 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from metarec._text import error_line
-from metarec.benchmark._environment import THREAD_VARIABLES, worker_environment
+from metarec.exceptions import BenchmarkError
+from metarec.execution._environment import THREAD_VARIABLES, worker_environment
 
 __all__ = [
     "THREAD_VARIABLES",
+    "BUDGET_STOP",
+    "NOT_RUN",
     "JobTask",
     "CallTask",
     "WorkerPool",
     "run_tasks",
+    "worker_count",
+    "available_cores",
     "worker_environment",
 ]
 
 #: How a fold stopped by its task's deadline (a time budget) begins its error message.
 BUDGET_STOP = "stopped: the time budget ran out"
+#: The error of the folds after one that hit the time limit (not run: they would too).
+NOT_RUN = "not run: an earlier fold hit the time limit"
 
 _HEADER = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
@@ -98,23 +113,6 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="metarec-parent-watch", daemon=True).start()
 
 
-def _warm_up() -> None:
-    """Fit a trivial pipeline once, so that no first-call cost lands in a stored time."""
-    import numpy as np
-    import pandas as pd
-
-    from metarec.benchmark._portfolio import Algorithm, build_pipeline
-
-    frame = pd.DataFrame({"a": np.arange(20.0), "b": ["x", "y", "z", "w"] * 5})
-    y = np.arange(20) % 2
-    for scale in (False, True):
-        algorithm = Algorithm("warm-up", "sklearn.dummy:DummyClassifier", scale=scale)
-        pipeline = build_pipeline(algorithm, numeric_columns=("a",), categorical_columns=("b",))
-        pipeline.fit(frame, y)
-        pipeline.predict(frame)
-        pipeline.predict_proba(frame)
-
-
 def _worker_main() -> None:  # pragma: no cover - runs in the worker process
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(int(os.environ.get("METAREC_WORKER_PARENT", os.getppid())))
@@ -127,7 +125,7 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
         out.flush()
 
     try:
-        _, path, modules = _receive(stream)
+        _, path, modules, warm_up = _receive(stream)
     except EOFError:
         os._exit(0)
     sys.path[:] = path
@@ -138,15 +136,17 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
 
     warnings.simplefilter("ignore")
     joblib.parallel_config(backend="sequential").__enter__()  # for the worker's lifetime
-    from metarec.benchmark import _folds
-
     for module in modules:
         try:
             importlib.import_module(module)
         except Exception:  # reported per fold when the algorithm runs
             pass
-    _warm_up()
-    data: dict[str, tuple] = {}
+    if warm_up is not None:
+        try:
+            warm_up()  # so that no first-call cost lands in a measured time
+        except Exception:
+            pass
+    data: dict[Any, tuple] = {}
     send(("ready", os.getpid()))
     while True:
         try:
@@ -155,19 +155,18 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
             break
         kind = message[0]
         if kind == "data":
-            _, key, X, y, splits = message
-            data.clear()  # one dataset at a time: jobs arrive grouped by dataset
-            data[key] = (X, y, splits)
+            _, key, value, splits = message
+            data.clear()  # one data set at a time: jobs arrive grouped by data
+            data[key] = (value, splits)
         elif kind == "job":
-            _, spec, start = message
-            X, y, splits = data[spec.dataset]
-            spec = replace(spec, X=X, y=y)
+            _, function, payload, key, start = message
+            value, splits = data[key]
             for index in range(start, len(splits)):
                 # the worker's own clock (perf_counter is the system's monotonic clock, the
                 # same in every process): the parent may read this message late
                 send(("start", index, time.perf_counter()))
                 train, test = splits[index]
-                send(("fold", _folds.evaluate_fold(spec, index, train, test)))
+                send(("fold", function(payload, value, index, train, test)))
             send(("done",))
         elif kind == "call":
             _, func, args = message
@@ -183,16 +182,41 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
 # --------------------------------------------------------------------------- parent side
 @dataclass
 class JobTask:
-    """Folds ``start..`` of one job; ``spec`` holds the data, ``splits`` the folds."""
+    """Folds ``start..`` of one job, each run in a worker by ``function``.
 
-    spec: Any  # JobSpec
+    ``function(payload, data, index, train, test)`` (a module-level function: it travels by
+    reference) returns the fold's record; ``failure(index, status, message, seconds, test)``
+    builds, in the parent, the record of a fold that did not finish (killed at its time
+    limit or deadline, its worker dead, or not run after a fold that hit the time limit).
+    ``data`` is sent to a worker once per ``data_key`` with ``splits`` (the (train, test)
+    indices of every fold); ``payload`` with every job.
+    """
+
+    function: Callable[..., Any]
+    payload: Any
+    data_key: Any
+    data: Any
     splits: Sequence[tuple[Any, Any]]
+    failure: Callable[..., Any]
+    #: seconds a fold may take before its worker is killed (None: no limit)
+    timeout: float | None = None
     start: int = 0
-    folds: list = field(default_factory=list)  # FoldRecords received so far
+    folds: list = field(default_factory=list)  # the records received so far
     #: ``time.perf_counter()`` value after which a running fold is killed (a time budget)
     deadline: float | None = None
     #: ``time.perf_counter()`` when its first fold started (set by the pool)
     started: float | None = None
+    #: the caller's description of the job (a JobSpec, say); the pool does not read it
+    spec: Any = None
+
+    def not_run(self, first: int, seconds: float | None = None) -> list:
+        """Records of folds ``first..``, not run after a fold that hit the time limit (their
+        time is ``seconds``, by default the time limit)."""
+        limit = float(self.timeout or 0.0) if seconds is None else float(seconds)
+        return [
+            self.failure(i, "timeout", NOT_RUN, limit, self.splits[i][1])
+            for i in range(first, len(self.splits))
+        ]
 
 
 @dataclass
@@ -207,10 +231,10 @@ class CallTask:
 
 
 class _Worker:
-    def __init__(self, path: list[str], modules: Sequence[str]) -> None:
+    def __init__(self, path: list[str], modules: Sequence[str], warm_up=None) -> None:
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "metarec.benchmark._workers"],
+            [sys.executable, "-m", "metarec.execution._worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -223,8 +247,8 @@ class _Worker:
         self.task: JobTask | CallTask | None = None
         self.fold: int | None = None
         self.fold_started = 0.0
-        self.data_key: str | None = None
-        self.send(("init", path, list(modules)))
+        self.data_key: Any = None
+        self.send(("init", path, list(modules), warm_up))
 
     def send(self, message: Any) -> None:
         try:
@@ -283,23 +307,36 @@ class _Worker:
 
 
 class WorkerPool:
-    """Up to ``n_workers`` warm worker processes; ``start`` of them (all by default) are started
-    at once, so that their imports overlap the caller's work, the others when tasks wait for
-    them.  :meth:`close` (also the end of a ``with`` block) kills them."""
+    """Up to ``n_workers`` warm worker processes.
+
+    ``start`` of them (all by default) are started at once, so that their imports overlap
+    the caller's work, the others when tasks wait for them.  Each imports ``modules`` and
+    calls ``warm_up()`` (a module-level function, or None) before its first task.
+    :meth:`close` (also the end of a ``with`` block) kills them.
+    """
 
     def __init__(
-        self, n_workers: int, modules: Sequence[str] = (), *, start: int | None = None
+        self,
+        n_workers: int,
+        modules: Sequence[str] = (),
+        *,
+        start: int | None = None,
+        warm_up: Callable[[], None] | None = None,
     ) -> None:
         self.n_workers = n_workers
         self.modules = list(modules)
+        self.warm_up = warm_up
         self.path = [p or os.getcwd() for p in sys.path]
         self.workers: list[_Worker] = []
         try:
             for _ in range(n_workers if start is None else min(start, n_workers)):
-                self.workers.append(_Worker(self.path, self.modules))
+                self.workers.append(self._new_worker())
         except BaseException:
             self.close()
             raise
+
+    def _new_worker(self) -> _Worker:
+        return _Worker(self.path, self.modules, self.warm_up)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -328,7 +365,7 @@ class WorkerPool:
         ``on_fold(task)`` is called after each finished fold (``task.folds`` grows),
         ``on_job(task)`` when all folds of a job are recorded, ``on_call(task, status, value)``
         when a call returns (``status`` ``"ok"`` or ``"error"`` with a message).  Folds over
-        the time limit (``spec.timeout``) kill their worker and are recorded as ``timeout``; a
+        the time limit (``task.timeout``) kill their worker and are recorded as ``timeout``; a
         worker that dies is recorded as an ``error`` of its fold and replaced.  On any
         exception (KeyboardInterrupt included) every worker is killed.  ``check()`` is called
         at least twice a second and may raise to stop the run.  ``more()``, when given, is
@@ -347,10 +384,74 @@ class WorkerPool:
             raise
 
 
-def run_tasks(tasks: Sequence[JobTask | CallTask], *, n_workers: int, modules=(), **callbacks):
-    """Run ``tasks`` on a fresh :class:`WorkerPool` of ``n_workers`` (see :meth:`WorkerPool.run`)."""
-    with WorkerPool(n_workers, modules) as pool:
+def run_tasks(
+    tasks: Sequence[JobTask | CallTask],
+    *,
+    n_workers: int,
+    modules=(),
+    warm_up=None,
+    **callbacks,
+) -> None:
+    """Run ``tasks`` on a fresh :class:`WorkerPool` of ``n_workers``.
+
+    Parameters
+    ----------
+    tasks : sequence of JobTask or CallTask
+        What to run, in order.
+    n_workers : int
+        Worker processes.
+    modules : sequence of str, default=()
+        Modules each worker imports first.
+    warm_up : callable, optional
+        Called once in each worker before its first task.
+    **callbacks
+        ``on_fold``, ``on_job``, ``on_call``, ``check``, ``more`` (see :meth:`WorkerPool.run`).
+    """
+    with WorkerPool(n_workers, modules, warm_up=warm_up) as pool:
         pool.run(tasks, **callbacks)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity; the machine's count elsewhere)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def worker_count(n_jobs: int) -> int:
+    """Worker processes for ``n_jobs``, never more than the cores.
+
+    joblib's convention: a positive number of workers, -1 for every core, -2 for all but
+    one, and so on.  More workers than cores would share them: every fit's wall time would
+    grow with the count (and a budget meant for the work would go to the processes' start
+    and memory), so a larger request is capped at the cores (the caller says so).
+
+    Parameters
+    ----------
+    n_jobs : int
+        Workers asked for; not 0.
+
+    Returns
+    -------
+    int
+        Between 1 and :func:`available_cores`.
+
+    Raises
+    ------
+    BenchmarkError
+        ``n_jobs`` is 0 or not a whole number.
+    """
+    import numbers
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise BenchmarkError(
+            f"-j/--jobs must be a number of parallel jobs (1, 2, ...) or -1 for all cores, "
+            f"-2 for all but one; got {n_jobs}"
+        )
+    cores = available_cores()
+    wanted = int(n_jobs) if n_jobs > 0 else cores + 1 + int(n_jobs)
+    return min(max(1, wanted), cores)
 
 
 def _kill_time(worker: _Worker) -> float | None:
@@ -361,8 +462,8 @@ def _kill_time(worker: _Worker) -> float | None:
     if not isinstance(task, JobTask) or worker.fold is None:
         return None
     limits = [task.deadline] if task.deadline is not None else []
-    if task.spec.timeout:
-        limits.append(worker.fold_started + task.spec.timeout)
+    if task.timeout:
+        limits.append(worker.fold_started + task.timeout)
     return min(limits) if limits else None
 
 
@@ -389,8 +490,6 @@ def _late(task, now: float) -> str | None:
 
 
 def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, more=None) -> None:
-    from metarec.benchmark._folds import failed_fold, not_run_folds
-
     workers = pool.workers
 
     def finish_fold(worker: _Worker, record) -> None:
@@ -410,11 +509,11 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
         if isinstance(task, CallTask):
             worker.send(("call", task.func, task.args))
             return
-        spec = task.spec
-        if worker.data_key != spec.dataset:
-            worker.send(("data", spec.dataset, spec.X, spec.y, list(task.splits)))
-            worker.data_key = spec.dataset
-        worker.send(("job", replace(spec, X=None, y=None), task.start + len(task.folds)))
+        if worker.data_key != task.data_key:
+            worker.send(("data", task.data_key, task.data, list(task.splits)))
+            worker.data_key = task.data_key
+        start = task.start + len(task.folds)
+        worker.send(("job", task.function, task.payload, task.data_key, start))
 
     def lost(worker: _Worker, reason: str, status: str = "error") -> None:
         """The worker ended (killed or crashed) in the middle of its task."""
@@ -430,9 +529,9 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
         index = worker.fold if worker.fold is not None else task.start + len(task.folds)
         elapsed = time.perf_counter() - worker.fold_started if worker.fold is not None else 0.0
         if index < len(task.splits):
-            finish_fold(worker, failed_fold(index, status, reason, elapsed, task.splits[index][1]))
+            finish_fold(worker, task.failure(index, status, reason, elapsed, task.splits[index][1]))
             if status == "timeout":
-                for record in not_run_folds(task.spec, task.splits, index + 1):
+                for record in task.not_run(index + 1):
                     finish_fold(worker, record)
         if task.start + len(task.folds) >= len(task.splits):
             finish_job(worker)
@@ -458,7 +557,7 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
             task = next_task()
             if task is None:
                 break
-            worker = _Worker(pool.path, pool.modules)
+            worker = pool._new_worker()
             workers.append(worker)
             assign(worker, task)
         if not queue and not any(w.task is not None for w in workers):
@@ -508,8 +607,4 @@ def _schedule(pool: WorkerPool, queue: deque, on_fold, on_job, on_call, check, m
             ):
                 lost(worker, BUDGET_STOP, "timeout")
             else:
-                lost(worker, f"killed after the {task.spec.timeout:g} s time limit", "timeout")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _worker_main()
+                lost(worker, f"killed after the {task.timeout:g} s time limit", "timeout")

@@ -1,0 +1,58 @@
+"""The answer's policy: which evaluated algorithms make the answer (pure, no fitting)."""
+
+from __future__ import annotations
+
+from metarec.automl._policy import Answer, AnswerPolicy
+
+FLAT = {name: (0.8,) for name in ("gaussian_nb", "majority", "knn", "lda")}
+#: Five folds each: lda trails the best by 6 points on every fold (clearly below), knn by 1
+#: point on average with folds that disagree (a tie), majority far below.
+FOLDS = {
+    "gaussian_nb": (0.90, 0.80, 0.85, 0.95, 0.90),
+    "lda": (0.84, 0.74, 0.79, 0.89, 0.84),
+    "knn": (0.95, 0.75, 0.80, 0.90, 0.95),
+    "majority": (0.60, 0.60, 0.60, 0.60, 0.60),
+}
+
+
+def test_one_wanted_is_the_best_the_rest_in_order_replace_it():
+    answer = AnswerPolicy(ensemble_size=1, anchor="knn").choose(
+        ["gaussian_nb", "majority", "knn"], FLAT, n_rows=60
+    )
+    assert answer == Answer(("gaussian_nb",), (1.0,), spares=("majority", "knn"))
+
+
+def test_an_average_takes_the_best_ones_and_the_anchor_with_equal_weights():
+    order = ["gaussian_nb", "majority", "knn"]
+    answer = AnswerPolicy(ensemble_size=2, anchor="knn").choose(order, FLAT, n_rows=60)
+    assert answer.members == ("gaussian_nb", "majority") and answer.anchor == "knn"
+    assert answer.weights == (1 / 3, 1 / 3) and answer.spares == ()
+    # an anchor already a member joins once; none, or one that did not complete, not at all
+    assert AnswerPolicy(ensemble_size=2, anchor="majority").choose(order, FLAT, 60).anchor is None
+    assert AnswerPolicy(ensemble_size=2, anchor="svc_rbf").choose(order, FLAT, 60).anchor is None
+    again = AnswerPolicy(ensemble_size=2, anchor="majority").choose(order, FLAT, 60)
+    assert again.members == ("gaussian_nb", "majority") and again.weights == (0.5, 0.5)
+    assert again.spares == ("knn",)
+
+
+def test_on_large_data_members_clearly_below_the_best_are_left_out_and_keep_their_place():
+    order = list(FOLDS)
+    policy = AnswerPolicy(ensemble_size=3, anchor="majority", tie_min_rows=3000)
+    # below the size every member joins
+    small = policy.choose(order, FOLDS, n_rows=2999)
+    assert small.members == ("gaussian_nb", "lda", "knn") and small.anchor == "majority"
+    large = policy.choose(order, FOLDS, n_rows=3000)
+    assert large.members == ("gaussian_nb", "knn") and large.anchor is None
+    assert large.left_out == ("lda", "majority")
+    assert large.notes("gaussian_nb") == [
+        "lda, majority not averaged: clearly below gaussian_nb's fold scores (more than 2 "
+        "standard errors of the paired difference)"
+    ]
+    # two wanted: lda, left out, keeps its place; knn (third) does not replace it
+    two = AnswerPolicy(ensemble_size=2, tie_min_rows=3000).choose(order, FOLDS, n_rows=3000)
+    assert two.members == ("gaussian_nb",) and two.left_out == ("lda",)
+    assert two.spares == ("knn",)  # only when gaussian_nb's refit does not fit the time
+
+
+def test_nothing_complete_is_no_answer():
+    assert AnswerPolicy(ensemble_size=3).choose([], {}, n_rows=100) == Answer((), ())
