@@ -18,6 +18,7 @@ __all__ = [
     "UnknownNameError",
     "NotFittedError",
     "IngestError",
+    "OpenMLError",
     "BenchmarkError",
     "BenchmarkInterrupted",
     "MetarecWarning",
@@ -132,6 +133,22 @@ class IngestError(MetarecError):
     cli_message : str, optional
         The message for the command line, printed instead (see :class:`MetarecError`).
     """
+
+
+class OpenMLError(IngestError):
+    """The OpenML server could not be reached, refused a request or sent an unusable answer.
+
+    Parameters
+    ----------
+    message : str
+        One-line description naming the request that failed.
+    code : int, optional
+        OpenML's own error code when the server answered with one.
+    """
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class BenchmarkError(MetarecError):

@@ -97,16 +97,24 @@ COLUMNS = (
     "--ensemble",
     "ensemble_size",
     type=click.IntRange(min=1),
-    help="How many of the best algorithms the answer averages at most (1: the best alone); "
-    "an average also takes the knowledge base's single best algorithm when it is not among "
-    "them; from 3,000 rows, members join only when tied with the best within the folds' "
-    "noise. Default: 3 for classification, 1 for regression.",
+    help="The most distinct algorithms in the answer (1: the best alone). Default: as many as "
+    "ensemble selection chooses (an average: 3).",
+)
+@click.option(
+    "--ensemble-method",
+    "ensemble_method",
+    type=click.Choice(["selection", "average"]),
+    default="selection",
+    show_default=True,
+    help="selection: greedy ensemble selection over the out-of-fold predictions, weights = "
+    "counts; average: an equal-weight average of the best ones and the knowledge base's "
+    "single best (from 3,000 rows only those tied with the best within the folds' noise).",
 )
 @format_option()
 @click.pass_context
 def run(
     ctx, data, target, task, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
-    scheduler, no_store, ensemble_size, fmt,
+    scheduler, no_store, ensemble_size, ensemble_method, fmt,
 ):  # fmt: skip
     """Choose, evaluate and fit a classifier or regressor for DATA within a time budget.
 
@@ -121,14 +129,15 @@ def run(
     whose folds cannot end in time at their pace, and a fit still running when the time is
     up, are stopped.  On small data that runs everything; on large data, what fits.
 
-    The answer is the best CV score shrunk toward what the knowledge base expects of each
-    algorithm (noisy folds do not crown a lucky algorithm; ties go to the faster fit),
-    refitted on every row (when no refit fits the time left, the best expected within a
-    second); for classification it is averaged with the next two and with the
-    knowledge base's single best algorithm when it is not among them (from 3,000 rows,
-    each only when its fold scores are tied with the best's within the folds' noise;
-    their mean class probabilities decide; --ensemble sets how many, when their refits
-    fit the time left).
+    The answer is an ensemble selected on the out-of-fold predictions of everything
+    evaluated (Caruana et al. 2004: the best model, then 50 greedy rounds adding, with
+    replacement, the one that most improves the averaged predictions; weights are the
+    counts; the best alone when no addition helps), each member refitted on every row while
+    the time left allows, the heaviest first (when no refit fits, the best expected within
+    a second).  The leaderboard's order is the best CV score shrunk toward what the
+    knowledge base expects of each algorithm (noisy folds do not crown a lucky algorithm).
+    When no algorithm finishes its folds in time, the answer is the knowledge base's best
+    expectation whose refit fits, fitted without evaluation.
     --output saves it with joblib: a fitted scikit-learn estimator whose predict and
     predict_proba take a DataFrame with DATA's feature columns, with a JSON sidecar
     (algorithm, parameters, CV score and spread, folds, seed, data fingerprint, versions).
@@ -164,7 +173,7 @@ def run(
     auto = estimator(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
         random_state=seed, store=not no_store, scheduler=scheduler,
-        ensemble_size=ensemble_size or "auto",
+        ensemble_size=ensemble_size or "auto", ensemble_method=ensemble_method,
     )  # fmt: skip
     stopped = failed = None
     try:
@@ -206,11 +215,15 @@ def _show(auto, ds, output, figure, fmt, *, interrupted: bool) -> None:
             title += f"; best {best} (CV {metric}: {trial.cv_score:.4f} ± {trial.cv_sd:.4f})"
         else:
             title += f"; {best}, fitted without evaluation"
-        if len(result.members) > 1:
+        if len(result.members) > 1 and result.answer == "selection":
+            title += f"; the answer is an ensemble of {len(result.members)} (see the notes)"
+        elif len(result.members) > 1:
             title += f"; the answer averages {', '.join(result.members)}"
     extra = {
         "best": best,
         "ensemble": list(result.members),
+        "weights": list(result.weights),
+        "answer": result.answer,
         "task": "regression" if ds.task == "regression" else "classification",
         "dataset": result.dataset,
         "seconds": round(result.seconds, 3),

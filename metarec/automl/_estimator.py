@@ -36,13 +36,20 @@ from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
 __all__ = ["AutoClassifier", "AutoRegressor"]
 
 TARGET = "__metarec_target__"
-#: ``ensemble_size="auto"`` per task: how many of the best algorithms the answer averages.
-ENSEMBLE_DEFAULTS = {"classification": 3, "regression": 1}
+#: How the answer may be made of the evaluated algorithms (:class:`AnswerPolicy`).
+ENSEMBLE_METHODS = ("selection", "average")
 
 
 #: The answers that turn an array or a frame with integer labels into the training frame
 #: themselves (:func:`metarec.automl._model.as_frame`).
 _READS_ANY_X = (LabelledClassifier, AveragedClassifier, AveragedRegressor)
+#: How the sidecar describes each kind of answer.
+_ANSWERS = {
+    "best": "the best algorithm alone, refitted on every row",
+    "average": "an equal-weight average of the best algorithms, each refitted on every row",
+    "selection": "ensemble selection over the out-of-fold predictions (Caruana et al. 2004), "
+    "each member refitted on every row and weighted by its count",
+}
 #: What the sidecar's ``metric`` measures, where its name alone does not say.
 _METRIC_MEANING = {
     ("regression", "accuracy"): "R² clipped at 0",
@@ -133,6 +140,7 @@ class _AutoSearch(BaseEstimator):
         store: bool = True,
         scheduler: str | None = None,
         ensemble_size: int | str = "auto",
+        ensemble_method: str = "selection",
     ) -> None:
         self.budget = budget
         self.kb = kb
@@ -143,11 +151,17 @@ class _AutoSearch(BaseEstimator):
         self.store = store
         self.scheduler = scheduler
         self.ensemble_size = ensemble_size
+        self.ensemble_method = ensemble_method
 
-    def _ensemble_size(self) -> int:
+    def _ensemble_size(self) -> int | None:
         size = self.ensemble_size
+        if self.ensemble_method not in ENSEMBLE_METHODS:
+            raise InvalidInputError(
+                f"ensemble_method must be one of {', '.join(ENSEMBLE_METHODS)}; got "
+                f"{self.ensemble_method!r}"
+            )
         if isinstance(size, str) and size == "auto":
-            return ENSEMBLE_DEFAULTS[self._task]
+            return None
         if (
             isinstance(size, (bool, np.bool_))
             or not isinstance(size, (int, np.integer))
@@ -168,6 +182,7 @@ class _AutoSearch(BaseEstimator):
             store=store,
             scheduler=self.scheduler or None,
             ensemble_size=self._ensemble_size(),
+            ensemble_method=self.ensemble_method,
         )
 
     def fit(self, X, y) -> AutoClassifier:
@@ -296,9 +311,12 @@ class _AutoSearch(BaseEstimator):
             if note:
                 notes.append(note)
             opened = time.perf_counter()
-            from metarec.storage import open_seeded
+            from metarec.storage import KnowledgeBase, open_or_builtin, open_seeded
 
-            kb, seeded = open_seeded(self.kb)
+            if self.store or isinstance(self.kb, KnowledgeBase):
+                kb, seeded = open_seeded(self.kb)
+            else:  # nothing to store: read what is there (the built-in one), create nothing
+                kb, seeded = open_or_builtin(self.kb), False
             if seeded:  # once per knowledge base: not the user's budget
                 seeding = time.perf_counter() - opened
                 deadline += seeding
@@ -412,7 +430,8 @@ class _AutoSearch(BaseEstimator):
 
         result = self.search_
         trial = result.trial(result.best) if result.best else None
-        algorithm = default_portfolio(task="all")[result.best] if result.best else None
+        portfolio = default_portfolio(task="all", configurations=True)
+        algorithm = portfolio[result.best] if result.best else None
         versions = {"metarec": __version__}
         for package in ("scikit-learn", "numpy", "pandas", "scipy"):
             try:
@@ -425,6 +444,17 @@ class _AutoSearch(BaseEstimator):
         return {
             "algorithm": result.best,
             "ensemble": list(result.members),
+            "weights": list(result.weights),
+            "answer": _ANSWERS.get(result.answer, result.answer),
+            "members": [
+                {
+                    "algorithm": name,
+                    "weight": weight,
+                    "estimator": portfolio[name].estimator,
+                    "parameters": dict(portfolio[name].params),
+                }
+                for name, weight in zip(result.members, result.weights, strict=False)
+            ],
             "estimator": algorithm.estimator if algorithm else None,
             "parameters": dict(algorithm.params) if algorithm else {},
             "scaled": algorithm.scale if algorithm else None,
@@ -484,17 +514,24 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         Seed of the folds and of every estimator.
     store : bool, default=True
         Store the evaluated folds in the knowledge base (never into the built-in one).
+        False: nothing is written to any knowledge base, none is created (an empty or
+        missing one is read as the built-in one).
     scheduler : str, optional
-        Address of a Dask scheduler: the evaluations run on that cluster (one fresh
-        interpreter per fold there) instead of local worker processes.
+        Address of a Dask scheduler: the evaluations run on that cluster (each Dask worker
+        keeping a warm worker process of its own) instead of local worker processes.
     ensemble_size : int or "auto", default="auto"
-        How many of the best algorithms (by selection score) the answer averages at most;
-        1 keeps the best alone.  ``"auto"`` is 3.  An average also takes the knowledge
-        base's single best algorithm when it is not among them (one member more).  On
-        data of 3,000 rows or more the members after the first join only when their fold
-        scores are tied with the best's within the folds' noise (a clearly worse model is
-        left out); they are refitted only when their refits fit the time left of the
-        budget.
+        With ensemble selection, the most distinct members of the answer (``"auto"``: no
+        cap); with an average, how many of the best it averages (``"auto"``: 3).  1 keeps
+        the best alone.  Members are refitted only when their refits fit the time left of
+        the budget (the heaviest first).
+    ensemble_method : {"selection", "average"}, default="selection"
+        ``"selection"``: greedy ensemble selection over the evaluated algorithms'
+        out-of-fold predictions on this data (Caruana et al. 2004: the best model first,
+        then 50 rounds adding, with replacement, the model that most improves the averaged
+        predictions' metric; weights are counts).  ``"average"``: an equal-weight average
+        of the best ones and of the knowledge base's single best algorithm; on data of
+        3,000 rows or more the members after the first join only when their fold scores
+        are tied with the best's within the folds' noise.
 
     Attributes
     ----------
@@ -583,17 +620,24 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         Seed of the folds and of every estimator.
     store : bool, default=True
         Store the evaluated folds in the knowledge base (never into the built-in one).
+        False: nothing is written to any knowledge base, none is created (an empty or
+        missing one is read as the built-in one).
     scheduler : str, optional
-        Address of a Dask scheduler: the evaluations run on that cluster (one fresh
-        interpreter per fold there) instead of local worker processes.
+        Address of a Dask scheduler: the evaluations run on that cluster (each Dask worker
+        keeping a warm worker process of its own) instead of local worker processes.
     ensemble_size : int or "auto", default="auto"
-        How many of the best algorithms (by selection score) the answer averages; 1 keeps
-        the best alone.  ``"auto"`` is 1 (the average of regressors is measured for
-        classification only).  An average also takes the knowledge base's single best
-        algorithm when it is not among them.  On data of 3,000 rows or more the members
-        after the first join only when their fold scores are tied with the best's within
-        the folds' noise; they are refitted only when their refits fit the time left of
-        the budget.
+        With ensemble selection, the most distinct members of the answer (``"auto"``: no
+        cap); with an average, how many of the best it averages (``"auto"``: 3).  1 keeps
+        the best alone.  Members are refitted only when their refits fit the time left of
+        the budget (the heaviest first).
+    ensemble_method : {"selection", "average"}, default="selection"
+        ``"selection"``: greedy ensemble selection over the evaluated algorithms'
+        out-of-fold predictions on this data (Caruana et al. 2004: the best model first,
+        then 50 rounds adding, with replacement, the model that most improves the averaged
+        predictions' metric; weights are counts).  ``"average"``: an equal-weight average
+        of the best ones and of the knowledge base's single best algorithm; on data of
+        3,000 rows or more the members after the first join only when their fold scores
+        are tied with the best's within the folds' noise.
 
     Attributes
     ----------
@@ -636,11 +680,13 @@ def leaderboard(result: SearchResult):
 
     rows = []
     members = list(result.members)
+    weights = dict(zip(result.members, result.weights, strict=False))
     for trial in result.trials:
         message = trial.message
         if trial.algorithm in members and len(members) > 1:
             place = (
-                f"averaged in the answer ({members.index(trial.algorithm) + 1} of {len(members)})"
+                f"in the answer, weight {weights[trial.algorithm]:.2f} "
+                f"({members.index(trial.algorithm) + 1} of {len(members)})"
             )
             message = f"{place}; {message}" if message else place
         rows.append(

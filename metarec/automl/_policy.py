@@ -6,8 +6,16 @@ search, ranked best first, and returns an :class:`Answer`, the members wanted in
 they are to be refitted and the ones that may take the place of a member whose refit does
 not fit the time left.
 
-The rule:
+The rule, by ``method``:
 
+- ``"selection"`` (the default): greedy ensemble selection over the evaluated algorithms'
+  out-of-fold predictions on the user's data (:mod:`metarec.automl._ensemble`: sorted
+  initialisation with the best, a fixed number of rounds with replacement, weights =
+  counts); ``ensemble_size`` caps the number of distinct members (None: no cap; 1: the best
+  alone).  The members are refitted by weight, the heaviest first; the rest of the order
+  are spares.  Algorithms whose predictions are not at hand (folds reused from the
+  knowledge base) are not candidates; with no predictions at all, the best alone.
+- ``"average"``: an equal-weight average;
 - ``ensemble_size == 1``: the best alone;
 - an average of ``ensemble_size`` (2 or more): the best ones of the order; on data of
   :data:`TIE_MIN_ROWS` rows or more a member after the first joins only when its fold scores
@@ -26,7 +34,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from metarec.automl._ensemble import ROUNDS, ensemble_selection
 from metarec.automl._select import TIE_Z, tied_with
+from metarec.exceptions import InvalidInputError
 
 __all__ = ["Answer", "AnswerPolicy", "TIE_MIN_ROWS"]
 
@@ -51,6 +63,10 @@ class Answer:
         The knowledge base's single best, when it joins (after the members).
     left_out : tuple of str
         Algorithms of the first ``ensemble_size`` left out as clearly below the best.
+    method : str
+        How the members were chosen: ``"best"``, ``"average"`` or ``"selection"``.
+    oof_score : float
+        The selected ensemble's score on the out-of-fold predictions (NaN: not selected).
     """
 
     members: tuple[str, ...]
@@ -58,6 +74,8 @@ class Answer:
     spares: tuple[str, ...] = ()
     anchor: str | None = None
     left_out: tuple[str, ...] = ()
+    method: str = "best"
+    oof_score: float = float("nan")
 
     def notes(self, best: str) -> list[str]:
         """What a person is told about the choice (the left-out members, and why)."""
@@ -74,23 +92,43 @@ class AnswerPolicy:
 
     Parameters
     ----------
-    ensemble_size : int, default=1
-        How many of the best algorithms the answer averages (1: the best alone).
+    method : {"selection", "average"}, default="selection"
+        Ensemble selection over out-of-fold predictions, or an equal-weight average.
+    ensemble_size : int or None, default=None
+        Selection: the most distinct members (None: no cap).  Average: how many of the best
+        it averages (None: 3).  1: the best alone, either way.
     tie_min_rows : int, default=TIE_MIN_ROWS
         Rows from which members clearly below the best are left out of an average.
     anchor : str, optional
         The knowledge base's single best algorithm: it joins an average.
+    rounds : int, default=ROUNDS
+        The selection's greedy rounds.
     """
 
     def __init__(
-        self, *, ensemble_size: int = 1, tie_min_rows: int = TIE_MIN_ROWS, anchor=None
+        self,
+        *,
+        method: str = "selection",
+        ensemble_size: int | None = None,
+        tie_min_rows: int = TIE_MIN_ROWS,
+        anchor=None,
+        rounds: int = ROUNDS,
     ) -> None:
+        self.method = method
         self.ensemble_size = ensemble_size
         self.tie_min_rows = tie_min_rows
         self.anchor = anchor
+        self.rounds = rounds
 
     def choose(
-        self, order: Sequence[str], fold_scores: Mapping[str, Sequence[float]], n_rows: int
+        self,
+        order: Sequence[str],
+        fold_scores: Mapping[str, Sequence[float]],
+        n_rows: int,
+        *,
+        predictions: Mapping[str, np.ndarray] | None = None,
+        y: np.ndarray | None = None,
+        metric: str = "accuracy",
     ) -> Answer:
         """The answer's members among ``order`` (complete algorithms, best first).
 
@@ -101,17 +139,60 @@ class AnswerPolicy:
         fold_scores : mapping of str to sequence of float
             Each algorithm's fold scores (the same folds for all).
         n_rows : int
-            Rows of the data (the tie test applies from :attr:`tie_min_rows`).
+            Rows of the data (the average's tie test applies from :attr:`tie_min_rows`).
+        predictions : mapping of str to ndarray, optional
+            Out-of-fold predictions (see :func:`metarec.automl._ensemble.out_of_fold`), on
+            the rows of ``y``; needed by the selection.
+        y : ndarray, optional
+            The target of those rows (class codes or values).
+        metric : str, default="accuracy"
+            What the selection maximises (:func:`metarec.automl._ensemble.ensemble_score`).
 
         Returns
         -------
         Answer
             No members when ``order`` is empty.
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown method.
         """
+        if self.method not in ("selection", "average"):
+            raise InvalidInputError(
+                f"the answer's method must be 'selection' or 'average'; got {self.method!r}"
+            )
         order = list(order)
         if not order:
             return Answer((), ())
-        size = max(1, int(self.ensemble_size))
+        if self.ensemble_size == 1:
+            return Answer((order[0],), (1.0,), spares=tuple(order[1:]))
+        if self.method == "selection":
+            return self._selection(order, predictions or {}, y, metric)
+        return self._average(order, fold_scores, n_rows)
+
+    def _selection(self, order, predictions, y, metric) -> Answer:
+        candidates = [a for a in order if a in predictions]
+        if not candidates or y is None or len(y) == 0:
+            return Answer((order[0],), (1.0,), spares=tuple(order[1:]))
+        selection = ensemble_selection(
+            [predictions[a] for a in candidates],
+            np.asarray(y),
+            metric=metric,
+            rounds=self.rounds,
+            max_members=self.ensemble_size,
+        )
+        chosen = np.flatnonzero(selection.counts)
+        by_weight = sorted(chosen, key=lambda i: (-selection.counts[i], i))
+        members = tuple(candidates[i] for i in by_weight)
+        weights = tuple(float(selection.weights[i]) for i in by_weight)
+        spares = tuple(a for a in order if a not in members)
+        return Answer(
+            members, weights, spares=spares, method="selection", oof_score=selection.score
+        )
+
+    def _average(self, order, fold_scores, n_rows) -> Answer:
+        size = 3 if self.ensemble_size is None else max(1, int(self.ensemble_size))
         test = n_rows >= self.tie_min_rows and size > 1
         best = fold_scores[order[0]]
 
@@ -136,4 +217,5 @@ class AnswerPolicy:
             spares=spares,
             anchor=anchor,
             left_out=left_out,
+            method="average" if len(members) + (anchor is not None) > 1 else "best",
         )

@@ -101,5 +101,11 @@ def eligible(state) -> list[str]:
     )
     for trial, value in zip(complete, posterior, strict=True):
         state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
-    order = choose(posterior, np.array([t.fit_time for t in complete]))
+    # ties go to the faster expected fit (the knowledge base's: the same on every call),
+    # then to the first name; a measured time would make the same seed answer otherwise
+    order = choose(
+        posterior,
+        np.array([t.expected_time for t in complete]),
+        [t.algorithm for t in complete],
+    )
     return [complete[i].algorithm for i in order]

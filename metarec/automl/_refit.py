@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 
 __all__ = ["refit_answer", "RefitData", "LAST_RESORT_SECONDS"]
@@ -48,9 +50,10 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
 
     Returns
     -------
-    (model, tuple of str)
-        The fitted model (the single pipeline, or the weighted average of the members) and
-        the members' names in refit order; ``(None, ())`` when nothing could be refitted.
+    (model, tuple of str, tuple of float)
+        The fitted model (the single pipeline, or the weighted average of the members), the
+        members' names in refit order and their weights (those of ``answer``, normalised
+        over the members refitted); ``(None, (), ())`` when nothing could be refitted.
     """
     wanted = len(answer.members)
     if deadline is None:  # stopped: no time to spare, the best alone
@@ -95,10 +98,11 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
         said.extend(answer.notes(fitted[0][0]))
     notes.extend(said)
     if not fitted:
-        return None, ()
+        return None, (), ()
     names = tuple(name for name, _ in fitted)
-    weights = [weight.get(name, 0.0) or 1.0 for name in names]
-    return _model(fitted, weights, data), names
+    weights = np.array([weight.get(name, 0.0) or 1.0 for name in names])
+    weights = tuple(float(w) for w in weights / weights.sum())
+    return _model(fitted, weights, data), names, weights
 
 
 @dataclass(frozen=True)
@@ -147,8 +151,6 @@ def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, las
 def _model(fitted, weights, data):
     """The fitted members as the answer's estimator."""
     columns = data.ds.X.columns
-    total = float(sum(weights))
-    weights = [w / total for w in weights]
     if data.labels is None:  # one regressor is an average of one: it reads any X the same way
         return AveragedRegressor.from_fitted(fitted, columns, weights=weights)
     if len(fitted) == 1:

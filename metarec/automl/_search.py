@@ -85,10 +85,12 @@ class RunSettings:
         Store every evaluated fold in the knowledge base.
     scheduler : str or None
         Address of a Dask scheduler to run the evaluations on (local workers when None).
-    ensemble_size : int
-        How many of the best algorithms the answer averages (1: the best alone; an
-        average also takes the knowledge base's single best); members after the first
-        are refitted only while the budget allows.
+    ensemble_size : int or None
+        Ensemble selection: the most distinct members (None: no cap); an average: how many
+        of the best it averages (None: 3); 1: the best alone.  Members are refitted only
+        while the budget allows.
+    ensemble_method : {"selection", "average"}
+        How the answer is made of the evaluated algorithms (:class:`AnswerPolicy`).
     """
 
     budget: float
@@ -98,7 +100,8 @@ class RunSettings:
     random_state: int = 0
     store: bool = True
     scheduler: str | None = None
-    ensemble_size: int = 1
+    ensemble_size: int | None = None
+    ensemble_method: str = "selection"
 
 
 @dataclass(frozen=True)
@@ -188,8 +191,8 @@ class SearchResult:
         (best first), then those with some fold scores, then the rest, each group in the
         order of the first ranking.
     best : str or None
-        The answer: the first member of the refitted model (None: no algorithm finished every
-        fold, or none could be refitted).
+        The best algorithm of the answer: the first of its members in the leaderboard's
+        order (None: no algorithm finished every fold, or none could be refitted).
     model : estimator or None
         The answer refitted on every row: one pipeline, or the average of ``members``
         (None with ``best``).
@@ -202,7 +205,11 @@ class SearchResult:
     notes : tuple of str
         Remarks for people (what was refitted, what could not be, and why).
     members : tuple of str
-        The algorithms the model averages, best first (one: no average).
+        The algorithms the model averages, the heaviest first (one: no average).
+    weights : tuple of float
+        Each member's weight in the model (summing to 1).
+    answer : str
+        How the members were chosen: ``"best"``, ``"average"`` or ``"selection"``.
     """
 
     dataset: str
@@ -217,6 +224,8 @@ class SearchResult:
     interrupted: int | None = None
     notes: tuple[str, ...] = ()
     members: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
+    answer: str = "best"
 
     def trial(self, algorithm: str) -> Trial:
         """Return the trial of ``algorithm``.
@@ -254,6 +263,7 @@ class _State:
     stored: dict[str, dict[int, tuple[str, float, float, float]]]
     started: dict[str, int] = field(default_factory=dict)
     results: list = field(default_factory=list)  # JobResults of folds run now
+    reused: list = field(default_factory=list)  # kept JobResults of folds reused (predictions)
     accuracy: dict[str, float] = field(default_factory=dict)  # mean accuracy, for `tried`
     times: FoldTimes = field(default_factory=FoldTimes)  # expected fold times here
     tried_version: int = 0
@@ -418,16 +428,10 @@ def _search(
     interrupted = loop.run(pool, check)
     state, notes = loop.state, []
     order = eligible(state)
-    model, best, members = None, None, ()
+    model, best, members, weights, method = None, None, (), (), "best"
     if order:
-        policy = AnswerPolicy(
-            ensemble_size=settings.ensemble_size,
-            anchor=single_best(recommender, exclude=[name]),
-        )
-        answer = policy.choose(
-            order, {a: state.trials[a].fold_scores for a in order}, n_rows=len(codes)
-        )
-        model, members = refit_answer(
+        answer = _answer(order, state, loop, settings, recommender, name, codes)
+        model, members, weights = refit_answer(
             answer,
             state.trials,
             RefitData(ds, labels, codes),
@@ -436,16 +440,12 @@ def _search(
             refit_scale=loop.refit_scale,
             notes=notes,
         )
-        best = members[0] if members else None
-        if len(members) == 1:
-            notes.append(f"{best} refitted on all {len(codes):,} rows")
-        elif members:
-            notes.append(
-                f"the answer averages {', '.join(members)}, each refitted on all "
-                f"{len(codes):,} rows"
-            )
+        # the best evaluated algorithm among the members (the leaderboard's first of them)
+        best = next((a for a in order if a in members), None)
+        method = answer.method if len(members) > 1 else "best"
+        notes.extend(_answer_notes(answer, members, weights, len(codes)))
     elif interrupted is None:
-        model, members = _unevaluated_answer(
+        model, members, weights = _unevaluated_answer(
             state, RefitData(ds, labels, codes), settings, deadline - END_MARGIN,
             loop.refit_scale, notes,
         )  # fmt: skip
@@ -457,6 +457,14 @@ def _search(
         runs_stored = store_folds(
             kb, name, ds, codes, loop.n_classes, state, settings, metafeatures
         )
+        for result in state.results:  # whole jobs, with their predictions, for the next call
+            if len(result.folds) == loop.n_folds:
+                algorithm = portfolio[result.algorithm]
+                with contextlib.suppress(OSError):  # a full disk costs the next call a refit
+                    loop.cache.save(
+                        ds.fingerprint, algorithm, settings.protocol, settings.random_state,
+                        result,
+                    )  # fmt: skip
     return SearchResult(
         dataset=name,
         fingerprint=ds.fingerprint,
@@ -470,6 +478,8 @@ def _search(
         interrupted=interrupted,
         notes=tuple(notes),
         members=tuple(members),
+        weights=tuple(float(w) for w in weights),
+        answer=method,
     )
 
 
@@ -515,6 +525,7 @@ class _Loop:
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
         self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
+        self.fingerprint, self.cache = ds.fingerprint, _cache()
         self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted
         self.planned = self._first_plan()
 
@@ -540,10 +551,19 @@ class _Loop:
                 expected_time_high=self.admission_time(row) if row else nan,
             )
         self.tick(0, total=len(planned))
-        # algorithms whose every fold is stored: results without fitting anything
+        # algorithms whose every fold is stored: results without fitting anything, and their
+        # predictions where the cache kept them (ensemble selection reads them)
         for algorithm, folds in self.stored.items():
             if algorithm in self.state.trials and all(i in folds for i in range(self.n_folds)):
                 record_stored(self.state, algorithm, folds, self.n_folds, self.start)
+                kept = self.cache.load(
+                    self.fingerprint,
+                    self.portfolio[algorithm],
+                    self.settings.protocol,
+                    self.settings.random_state,
+                )
+                if kept is not None and len(kept.folds) == self.n_folds:
+                    self.state.reused.append(kept)
                 self.tick(1)
         return planned
 
@@ -718,6 +738,57 @@ class _Loop:
         return None
 
 
+#: What the selection maximises for each metric a search selects by (Tau: accuracy, whose
+#: argmax it shares; regression's success rate is R² clipped at 0).
+SELECTION_METRICS = {
+    ("classification", "accuracy"): "accuracy",
+    ("classification", "balanced_accuracy"): "balanced_accuracy",
+    ("classification", "roc_auc"): "roc_auc",
+    ("classification", "tau"): "accuracy",
+    ("regression", "accuracy"): "success",
+    ("regression", "r2"): "r2",
+}
+
+
+def _answer(order, state, loop, settings, recommender, name, codes):
+    """The answer's members (:class:`AnswerPolicy`) among the complete trials ``order``."""
+    from metarec.automl._ensemble import out_of_fold
+
+    policy = AnswerPolicy(
+        method=settings.ensemble_method,
+        ensemble_size=settings.ensemble_size,
+        anchor=single_best(recommender, exclude=[name]),
+    )
+    complete = set(order)
+    results = [r for r in (*state.reused, *state.results) if r.algorithm in complete]
+    rows, predictions = out_of_fold(results, len(codes), loop.n_classes)
+    task = "regression" if loop.n_classes == 0 else "classification"
+    return policy.choose(
+        order,
+        {a: state.trials[a].fold_scores for a in order},
+        n_rows=len(codes),
+        predictions=predictions,
+        y=np.asarray(codes)[rows],
+        metric=SELECTION_METRICS[(task, settings.metric)],
+    )
+
+
+def _answer_notes(answer, members, weights, n_rows: int) -> list[str]:
+    """What a person is told about the answer that was refitted."""
+    if len(members) == 1:
+        return [f"{members[0]} refitted on all {n_rows:,} rows"]
+    if not members:
+        return []
+    if answer.method == "selection":
+        shares = ", ".join(f"{m} {w:.2f}" for m, w in zip(members, weights, strict=True))
+        return [
+            f"the answer is an ensemble selected on the out-of-fold predictions "
+            f"(weights {shares}; out-of-fold score {answer.oof_score:.4f}), each member "
+            f"refitted on all {n_rows:,} rows"
+        ]
+    return [f"the answer averages {', '.join(members)}, each refitted on all {n_rows:,} rows"]
+
+
 def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
     """When no algorithm finished its folds in time: the knowledge base's best expectation
     whose refit on every row is expected to fit the time left, fitted without evaluation.
@@ -741,7 +812,7 @@ def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
         if trial.expected_time * refit_scale * 1.2 > left:
             continue
         expected = {trial.algorithm: replace(trial, fit_time=trial.expected_time)}
-        model, members = refit_answer(
+        model, members, weights = refit_answer(
             Answer((trial.algorithm,), (1.0,)),
             expected,
             data,
@@ -766,8 +837,16 @@ def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
                 message="the answer, fitted without evaluation (no algorithm finished its "
                 "folds in time)",
             )
-            return model, members
-    return None, ()
+            return model, members, weights
+    return None, (), ()
+
+
+def _cache():
+    """Where whole jobs are kept with their predictions (the benchmark's cache)."""
+    from metarec._config import data_dir
+    from metarec.execution import ResultCache
+
+    return ResultCache(data_dir() / "benchmark-cache")
 
 
 def _stored(kb, name: str, settings: RunSettings) -> dict:

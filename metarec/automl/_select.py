@@ -119,11 +119,16 @@ def tied_with(best, other, *, z: float = TIE_Z) -> bool:
     return bool(best.mean() - other.mean() <= z * error)
 
 
-def choose(posterior: np.ndarray, fit_time: np.ndarray) -> np.ndarray:
-    """Indices from best to worst: highest posterior score, ties to the faster fit."""
+def choose(posterior: np.ndarray, fit_time: np.ndarray, names=None) -> np.ndarray:
+    """Indices from best to worst: highest posterior score, ties to the faster fit, then
+    to the first name (an order that the same data, seed and knowledge base repeat: the
+    times given should be expectations, not measurements)."""
     posterior = np.asarray(posterior, dtype=float)
     key = np.where(np.isfinite(posterior), -np.round(posterior, 12), np.inf)
-    return np.lexsort((np.asarray(fit_time, dtype=float), key))
+    fit_time = np.asarray(fit_time, dtype=float)
+    fit_time = np.where(np.isfinite(fit_time), fit_time, np.inf)
+    by_name = np.argsort(np.argsort(np.asarray(names, dtype=str))) if names is not None else 0
+    return np.lexsort((np.broadcast_to(by_name, key.shape), fit_time, key))
 
 
 def single_best(recommender, *, exclude=()) -> str | None:

@@ -19,10 +19,6 @@ AUC compares the scores of all algorithms on the same objects (Eq. 2 of the NoSi
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import pickle
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from metarec.benchmark._dispatch import open_pool, run_jobs
-from metarec.benchmark._portfolio import Algorithm, Portfolio, default_portfolio
+from metarec.benchmark._portfolio import Portfolio, default_portfolio
 from metarec.benchmark._report import BenchmarkReport, Failure
 from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS
@@ -42,6 +38,7 @@ from metarec.execution import SOURCE as SOURCE
 from metarec.execution import (
     JobResult,
     JobSpec,
+    ResultCache,
     Signals,
     Stop,
     fold_splits,
@@ -61,48 +58,6 @@ __all__ = [
     "run_benchmark",
     "machine_description",
 ]
-
-
-def _algorithm_key(algorithm: Algorithm) -> str:
-    config = [algorithm.estimator, algorithm.params, algorithm.scale]
-    if algorithm.scale_target:
-        config.append("scale_target")
-    text = json.dumps(config, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-class _Cache:
-    """Finished job results on disk, keyed by dataset content, algorithm config and protocol."""
-
-    def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
-
-    def _path(self, fingerprint: str, algorithm: Algorithm, protocol: str, seed: int) -> Path:
-        assert self.directory is not None
-        name = f"{algorithm.name}-{_algorithm_key(algorithm)}.pkl"
-        return self.directory / f"{protocol}-seed{seed}" / fingerprint[:16] / name
-
-    def load(self, fingerprint, algorithm, protocol, seed) -> JobResult | None:
-        if self.directory is None:
-            return None
-        path = self._path(fingerprint, algorithm, protocol, seed)
-        try:
-            with path.open("rb") as handle:
-                return pickle.load(handle)
-        except FileNotFoundError:
-            return None
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
-            return None  # a damaged cache entry is recomputed
-
-    def save(self, fingerprint, algorithm, protocol, seed, result: JobResult) -> None:
-        if self.directory is None:
-            return
-        path = self._path(fingerprint, algorithm, protocol, seed)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as handle:
-            pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
 
 
 def _load(source: Any, target: str | None, task: str | None = None):
@@ -266,7 +221,9 @@ def _benchmark(
     from metarec._config import data_dir
 
     start = time.perf_counter()
-    cache = _Cache(Path(cache_dir) if cache_dir is not None else data_dir() / "benchmark-cache")
+    cache = ResultCache(
+        Path(cache_dir) if cache_dir is not None else data_dir() / "benchmark-cache"
+    )
     tick = progress or (lambda n=1, total=None: None)
     machine = machine_description()
     # the workers start now (or the cluster is reached): their imports overlap the loading;

@@ -235,10 +235,11 @@ def read_file(path: str | os.PathLike) -> pd.DataFrame:
 def fetch_openml_frame(dataset_id: int) -> tuple[pd.DataFrame, str | None, str]:
     """Download an OpenML dataset: ``(frame with the target column, default target, name)``.
 
-    The only function of the loader that touches the network (through the OpenML adapter,
-    :class:`metarec.ingest.OpenMLClient`); tests replace it.
+    The only function of the loader that touches the network, through the OpenML adapter
+    (:class:`metarec.ingest.OpenMLClient`, the one module that imports ``openml``).
     """
-    from metarec.ingest import OpenMLClient, OpenMLError
+    from metarec._openml import OpenMLClient
+    from metarec.exceptions import OpenMLError
 
     try:
         return OpenMLClient().dataset_frame(dataset_id)

@@ -43,6 +43,7 @@ from metarec.execution._pool import (
 from metarec.execution._signals import Signals, Stop
 from metarec.execution._store import (
     SOURCE,
+    ResultCache,
     machine_description,
     nosimple_by_fold,
     register_algorithm,
@@ -80,6 +81,7 @@ __all__ = [
     "Signals",
     "Stop",
     "SOURCE",
+    "ResultCache",
     "machine_description",
     "register_dataset",
     "register_algorithm",

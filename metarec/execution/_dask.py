@@ -109,6 +109,7 @@ def _run_remote(task, data, modules, warm_up, seconds_left):
     """
     pool = _warm_pool(modules, warm_up)
     if isinstance(task, CallTask):
+        task.deadline = None if seconds_left is None else time.perf_counter() + seconds_left
         out: list = []
         pool.run([task], on_call=lambda _task, status, value: out.append((status, value)))
         return out[0] if out else ("error", "the call returned nothing")
@@ -160,11 +161,12 @@ class DaskPool:
         return self._scattered[task.data_key]
 
     def _submit(self, task):
-        if isinstance(task, CallTask):
-            return self.client.submit(
-                _run_remote, task, None, self.modules, self.warm_up, None, pure=False
-            )
         left = None if task.deadline is None else task.deadline - time.perf_counter()
+        if isinstance(task, CallTask):  # its deadline travels as seconds from now
+            shipped = CallTask(task.label, task.func, task.args)
+            return self.client.submit(
+                _run_remote, shipped, None, self.modules, self.warm_up, left, pure=False
+            )
         shipped = JobTask(
             task.function,
             task.payload,
@@ -180,8 +182,15 @@ class DaskPool:
             _run_remote, shipped, data, self.modules, self.warm_up, left, pure=False
         )
 
-    def run(self, tasks, *, on_job=None, on_call=None, check=None, more=None, **_) -> None:
+    def run(self, tasks, *, on_job=None, on_call=None, check=None, more=None, **callbacks) -> None:
         """Run ``tasks``, then what ``more()`` gives, on the cluster (see the module doc).
+
+        A job's folds all run on one Dask worker and its records are appended to its
+        ``folds`` when it ends.  A job still running at its ``deadline`` (a
+        ``time.perf_counter()`` value of this process) is given up: its future is cancelled,
+        its next fold recorded as ``"timeout"`` (:data:`~metarec.execution.BUDGET_STOP`) and
+        the rest as not run, all with 0.0 seconds.  A job whose Dask worker fails gets an
+        ``"error"`` record for its next fold and ends there.
 
         Parameters
         ----------
@@ -190,11 +199,23 @@ class DaskPool:
         on_job : callable, optional
             ``on_job(task)`` when a job's folds are recorded.
         on_call : callable, optional
-            ``on_call(task, status, value)`` when a call returns.
+            ``on_call(task, status, value)`` when a call returns: ``"ok"`` and what ``func``
+            returned, or ``"error"`` and a message.
         check : callable, optional
             Called at least twice a second; may raise to stop.
         more : callable, optional
-            Asked for the next task whenever one finishes and ``tasks`` are used up.
+            Asked for the next task (a JobTask or CallTask, or None) whenever one finishes and
+            ``tasks`` are used up.
+        **callbacks
+            Other callbacks of :meth:`WorkerPool.run <metarec.execution.WorkerPool.run>`
+            (``on_fold``): accepted and ignored on Dask, where a job's folds come back
+            together.
+
+        Raises
+        ------
+        BaseException
+            Whatever ``check``, ``more`` or a callback raises, and KeyboardInterrupt, once the
+            futures still running are cancelled.
         """
         from distributed import wait
 

@@ -17,7 +17,17 @@ THREAD_VARIABLES = (
 
 
 def worker_environment() -> dict[str, str]:
-    """The environment of a worker: the parent's, with every thread pool limited to one."""
+    """The environment of a worker: the parent's, with every thread pool limited to one.
+
+    Every variable of :data:`THREAD_VARIABLES` is ``"1"``, ``LOKY_MAX_CPU_COUNT`` is ``"1"``,
+    ``PYTHONWARNINGS`` is ``"ignore"`` and ``METAREC_WORKER_PARENT`` is this process's pid
+    (the worker exits when its parent is no longer that process).
+
+    Returns
+    -------
+    dict of str to str
+        A copy of ``os.environ`` with those variables set; ``os.environ`` is not changed.
+    """
     env = dict(os.environ)
     env.update(dict.fromkeys(THREAD_VARIABLES, "1"))
     env["LOKY_MAX_CPU_COUNT"] = "1"

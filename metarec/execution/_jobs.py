@@ -44,7 +44,37 @@ __all__ = [
 
 @dataclass(frozen=True)
 class JobSpec:
-    """Everything a worker needs to evaluate one algorithm on one dataset."""
+    """Everything a worker needs to evaluate one algorithm on one dataset.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (the data key of the job's task: jobs of one dataset share data).
+    algorithm : object
+        The algorithm: anything with ``name`` and ``build_pipeline(numeric_columns=...,
+        categorical_columns=..., random_state=...)`` (a portfolio's
+        :class:`~metarec.benchmark.Algorithm`).
+    X : DataFrame of shape (n_samples, n_features)
+        The features; None in the copy :func:`job_task` sends with every job (the data
+        travel apart).
+    y : ndarray of shape (n_samples,)
+        The target: integer class codes ``0..n_classes - 1``, or float values for
+        regression; None where ``X`` is.
+    n_classes : int
+        The number of classes; 0 for regression.
+    numeric_columns, categorical_columns : tuple of str
+        The columns of ``X`` given to ``build_pipeline``.
+    protocol : str
+        The evaluation protocol (:data:`metarec.evaluation.PROTOCOLS`); with
+        ``"bootstrap632"`` each fold also measures its resubstitution accuracy.
+    seed : int
+        The ``random_state`` of the splits and of the pipeline.
+    timeout : float, optional
+        Seconds (wall clock) a fold may run before its worker is killed; None for no limit.
+    memory_limit_mb : float, optional
+        Megabytes (2**20 bytes) of address space a fold's fit may add to what its worker
+        process maps; None for no cap.
+    """
 
     dataset: str
     algorithm: Any  # a portfolio's Algorithm: name and build_pipeline(...)
@@ -65,6 +95,43 @@ class FoldRecord:
 
     Keeping predictions rather than metrics means a cached job stays valid when a metric is
     added or changed: :func:`fold_metrics` scores it when the dataset's runs are stored.
+
+    Parameters
+    ----------
+    fold : int
+        The fold's index in the protocol's splits, from 0.
+    status : str
+        ``"ok"``, ``"error"`` (the algorithm raised, or its worker died) or ``"timeout"``
+        (killed at the time limit or deadline, or not run after a fold that hit the limit).
+    error : str or None
+        The reason, one line; None when ``status`` is ``"ok"``.
+    fit_time : float
+        CPU seconds (``time.process_time``, user + system) of the ``fit`` call.  For a fold
+        that did not finish, the wall-clock seconds it ran or was given
+        (:func:`failed_fold`).
+    predict_time : float
+        CPU seconds of the ``predict`` call (and of ``predict_proba`` or
+        ``decision_function``); 0.0 for a fold that did not finish.
+    fit_wall_time : float
+        Wall-clock seconds (``time.perf_counter()`` differences) of the ``fit`` call; the
+        same value as ``fit_time`` for a fold that did not finish.
+    predict_wall_time : float
+        Wall-clock seconds of the prediction calls; 0.0 for a fold that did not finish.
+    test_index : ndarray of shape (n_test,), optional
+        Positions of the fold's test rows in the job's ``X`` and ``y``.
+    y_pred : ndarray of shape (n_test,), optional
+        The predictions: class codes, or floats for regression; None unless ``"ok"``.
+    proba : ndarray of shape (n_test, n_classes), optional
+        Class probabilities, column ``k`` for class code ``k`` (0 for a class the fit did not
+        see); None for regression, an estimator without ``predict_proba`` or a failed fold.
+    scores : ndarray of shape (n_test,) or (n_test, n_classes), optional
+        Ranking scores, higher for more likely: for two classes the positive class's (code 1)
+        probability or decision value, for more the per-class probabilities or decision
+        values (a class the fit did not see gets less than every other score); None when the
+        estimator gives neither, for regression and for a failed fold.
+    resubstitution_accuracy : float, optional
+        With ``"bootstrap632"``: the success rate on the fold's own training sample (accuracy,
+        or :func:`metarec.evaluation.regression_success_score`); None otherwise.
     """
 
     fold: int
@@ -83,7 +150,21 @@ class FoldRecord:
 
 @dataclass(frozen=True)
 class JobResult:
-    """All folds of one (dataset, algorithm) job."""
+    """All folds of one (dataset, algorithm) job.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    algorithm : str
+        The algorithm's name.
+    protocol : str
+        The evaluation protocol of the folds.
+    seed : int
+        The ``random_state`` of the splits and of the pipelines.
+    folds : tuple of FoldRecord
+        The records of the job's folds, in the order they were recorded.
+    """
 
     dataset: str
     algorithm: str
@@ -190,6 +271,28 @@ def score_predictions(
     informational loss need probabilities and are NaN for estimators without them.  Tau and
     ROC AUC are NaN on a fold whose true labels are all one class.
 
+    Parameters
+    ----------
+    y_test : ndarray of shape (n_test,)
+        The true class codes, ``0..n_classes - 1``.
+    y_pred : ndarray of shape (n_test,)
+        The predicted class codes.
+    proba : ndarray of shape (n_test, n_classes) or None
+        Class probabilities, column ``k`` for class code ``k`` (clipped at 1e-15 and rows
+        renormalised before the losses); None when the estimator has none.
+    scores : ndarray of shape (n_test,) or (n_test, n_classes), or None
+        Ranking scores: for two classes those of class code 1, for more one column per
+        class code; None when the estimator has none.
+    n_classes : int
+        The number of classes, at least 2.
+
+    Returns
+    -------
+    dict of str to float
+        ``balanced_accuracy``, ``tau`` and ``roc_auc`` (higher is better, in [0, 1]);
+        ``log_loss`` (nats), ``quadratic_loss`` and ``informational_loss`` (bits), means over
+        the fold's objects (lower is better).
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Defs. 5.4 and 5.7 (Tau).
@@ -244,6 +347,26 @@ def fold_metrics(record: FoldRecord, y: np.ndarray, n_classes: int) -> dict[str,
     ``accuracy`` is the task's success rate: the share of correct labels for classification
     (``n_classes > 0``), :func:`metarec.evaluation.regression_success_score` (R² clipped at
     0) for regression (``n_classes == 0``), which also stores RMSE, MAE and unclipped R².
+
+    Parameters
+    ----------
+    record : FoldRecord
+        A fold with status ``"ok"`` (its ``test_index`` and ``y_pred`` set).
+    y : ndarray of shape (n_samples,)
+        The job's whole target (class codes, or values for regression), indexed by
+        ``record.test_index``.
+    n_classes : int
+        The number of classes; 0 for regression.
+
+    Returns
+    -------
+    dict of str to float
+        ``accuracy`` (higher is better, in [0, 1]) and, for classification, the metrics of
+        :func:`score_predictions`; for regression ``rmse`` and ``mae`` (in the target's unit,
+        lower is better) and ``r2``, all NaN when a prediction is not finite.  When the record
+        has a resubstitution accuracy (the 0.632 bootstrap) also ``oob_accuracy`` (the
+        out-of-bag success rate) and ``resubstitution_accuracy``, and ``accuracy`` is
+        ``0.632 * oob_accuracy + 0.368 * resubstitution_accuracy``.
     """
     from metarec.evaluation import (
         bootstrap632_estimate,
@@ -301,7 +424,26 @@ def unsplittable(X, codes: np.ndarray, protocol: str, random_state: int) -> str 
 
 
 def fold_splits(spec: JobSpec) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (train, test) index pairs of ``spec.protocol`` on ``spec``'s data, in order."""
+    """The (train, test) index pairs of ``spec.protocol`` on ``spec``'s data, in order.
+
+    Parameters
+    ----------
+    spec : JobSpec
+        The job, with its data; ``spec.seed`` is the splits' ``random_state``.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        One ``(train, test)`` pair per fold: positions of rows of ``spec.X`` (a 0.632
+        bootstrap's ``train`` repeats rows).
+
+    Raises
+    ------
+    UnknownNameError
+        ``spec.protocol`` is not a protocol's name.
+    InvalidInputError
+        The protocol cannot split the data (:func:`unsplittable` says why).
+    """
     from metarec.evaluation import get_protocol
 
     protocol = get_protocol(spec.protocol, random_state=spec.seed)
@@ -309,12 +451,48 @@ def fold_splits(spec: JobSpec) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def failed_fold(index: int, status: str, error: str | None, seconds: float, test) -> FoldRecord:
-    """The record of a fold that did not finish (its time is the time it was given)."""
+    """The record of a fold that did not finish (its time is the time it was given).
+
+    Parameters
+    ----------
+    index : int
+        The fold's index.
+    status : str
+        ``"error"`` or ``"timeout"``.
+    error : str or None
+        The reason, one line.
+    seconds : float
+        Wall-clock seconds the fold ran or was given, recorded as its ``fit_time`` and
+        ``fit_wall_time`` (its predict times are 0.0).
+    test : ndarray of shape (n_test,)
+        Positions of the fold's test rows, recorded as ``test_index``.
+
+    Returns
+    -------
+    FoldRecord
+        The record, without predictions.
+    """
     return FoldRecord(index, status, error, seconds, 0.0, seconds, 0.0, test_index=test)
 
 
 def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
-    """Folds ``first..`` recorded as timed out without being run (an earlier fold was)."""
+    """Folds ``first..`` recorded as timed out without being run (an earlier fold was).
+
+    Parameters
+    ----------
+    spec : JobSpec
+        The job; its ``timeout`` is the time recorded for each fold (0.0 when None).
+    splits : sequence of (train, test)
+        The job's folds (:func:`fold_splits`).
+    first : int
+        The index of the first fold not run.
+
+    Returns
+    -------
+    list of FoldRecord
+        One record per fold from ``first`` to the last, status ``"timeout"`` and error
+        :data:`~metarec.execution.NOT_RUN`; empty when ``first`` is past the last fold.
+    """
     from metarec.execution._pool import NOT_RUN
 
     limit = float(spec.timeout or 0.0)
@@ -431,6 +609,24 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
     the algorithm becomes an ``error`` record; so does exceeding ``spec.memory_limit_mb``,
     the memory the fit may add to the worker's own address space (``RLIMIT_AS`` lowered to the
     worker's current size plus the limit for the duration of the fold).
+
+    Parameters
+    ----------
+    spec : JobSpec
+        The job, with its data.
+    index : int
+        The fold's index, recorded as ``fold``.
+    train : ndarray of shape (n_train,)
+        Positions of the training rows of ``spec.X`` (repeated rows for the 0.632
+        bootstrap).
+    test : ndarray of shape (n_test,)
+        Positions of the test rows.
+
+    Returns
+    -------
+    FoldRecord
+        Status ``"ok"`` with the predictions and times, or ``"error"`` with the message and,
+        as its time, the wall-clock seconds from the call to the failure.
     """
     start = time.perf_counter()
     bootstrap = spec.protocol == "bootstrap632"

@@ -24,10 +24,30 @@ def stored_name(ds, stored, *, own: str | None = None) -> tuple[str, str | None]
     the other task gets the name followed by the first 8 hex digits of the fingerprint, the
     same on every run of the same content.
 
+    Parameters
+    ----------
+    ds : Dataset
+        The loaded dataset (its ``name``, ``fingerprint``, ``task``, ``source`` and
+        ``source_id`` are read).
+    stored : DataFrame
+        The knowledge base's datasets, ``kb.datasets()``: a ``name`` column, and the
+        ``fingerprint``, ``task``, ``source`` and ``source_id`` columns where present.
+    own : str, optional
+        The data's own name; None means ``ds.name``.
+
+    Returns
+    -------
+    name : str
+        The name to store ``ds`` under.
+    note : str or None
+        Why ``name`` is not ``own``, for the user; None when it is, and when it is the
+        suffixed name an earlier run of the same content already chose.
+
     Raises
     ------
     BenchmarkError
-        The file ``ds`` was read from is stored with other content.
+        The file ``ds`` was read from is stored with other content, or both ``own`` and the
+        suffixed name hold other datasets.
     """
     own = ds.name if own is None else own
     if "fingerprint" in stored.columns:

@@ -190,6 +190,44 @@ class JobTask:
     limit or deadline, its worker dead, or not run after a fold that hit the time limit).
     ``data`` is sent to a worker once per ``data_key`` with ``splits`` (the (train, test)
     indices of every fold); ``payload`` with every job.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(payload, data, index, train, test)``, run in the worker for each fold: it
+        returns the fold's record.  A module-level function (pickled by reference).
+    payload : object
+        The first argument of ``function``, sent (pickled) with every job.
+    data_key : object
+        Names ``data``: tasks with equal keys share the data a worker already holds.
+    data : object
+        The second argument of ``function``, sent once to each worker that runs a job of
+        ``data_key`` (a worker keeps one key's data at a time).
+    splits : sequence of (train, test)
+        The indices of every fold; ``train`` and ``test`` of fold ``index`` are the last two
+        arguments of ``function``.
+    failure : callable
+        ``failure(index, status, message, seconds, test)``, called in the parent: the record
+        of a fold that did not finish (``status`` ``"error"`` or ``"timeout"``, ``seconds``
+        the wall-clock time it ran or, for a fold not run, was given).
+    timeout : float, optional
+        Seconds (wall clock, from the fold's start in the worker) a fold may run before its
+        worker is killed and it is recorded as ``"timeout"``; None or 0 for no limit.
+    start : int, default=0
+        The index of the first fold to run.
+    folds : list, optional
+        The records received so far, for folds ``start..`` in order; the pool appends to it.
+        Empty by default.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: a fold still running then is killed and recorded as
+        ``"timeout"`` (error :data:`BUDGET_STOP`), and the job is stopped earlier when its
+        pace shows its folds cannot end by then.  None for no deadline.
+    started : float, optional
+        The ``time.perf_counter()`` value when the task's first fold started in a worker; set
+        by the pool, None until then.
+    spec : object, optional
+        The caller's description of the job (a :class:`~metarec.execution.JobSpec`, say);
+        the pool does not read it.
     """
 
     function: Callable[..., Any]
@@ -210,8 +248,22 @@ class JobTask:
     spec: Any = None
 
     def not_run(self, first: int, seconds: float | None = None) -> list:
-        """Records of folds ``first..``, not run after a fold that hit the time limit (their
-        time is ``seconds``, by default the time limit)."""
+        """Records of folds ``first..``, not run after a fold that hit the time limit.
+
+        Parameters
+        ----------
+        first : int
+            The index of the first fold not run.
+        seconds : float, optional
+            The time recorded for each fold; None means the task's ``timeout`` (0.0 when it
+            has none).
+
+        Returns
+        -------
+        list
+            ``failure(index, "timeout", NOT_RUN, seconds, test)`` for each fold from ``first``
+            to the last (:data:`NOT_RUN`); empty when ``first`` is past the last fold.
+        """
         limit = float(self.timeout or 0.0) if seconds is None else float(seconds)
         return [
             self.failure(i, "timeout", NOT_RUN, limit, self.splits[i][1])
@@ -221,7 +273,20 @@ class JobTask:
 
 @dataclass
 class CallTask:
-    """A plain call ``func(*args)`` in a worker (metafeature extraction), with a label."""
+    """A plain call ``func(*args)`` in a worker (metafeature extraction), with a label.
+
+    Parameters
+    ----------
+    label : object
+        The caller's name for the call; the pool does not read it.
+    func : callable
+        A module-level function (pickled by reference), called in the worker.
+    args : tuple
+        Its positional arguments (pickled).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: a call still running then is killed (its worker with
+        it) and reported as an error (:data:`BUDGET_STOP`).  None for no deadline.
+    """
 
     label: Any
     func: Callable[..., Any]
@@ -312,7 +377,21 @@ class WorkerPool:
     ``start`` of them (all by default) are started at once, so that their imports overlap
     the caller's work, the others when tasks wait for them.  Each imports ``modules`` and
     calls ``warm_up()`` (a module-level function, or None) before its first task.
-    :meth:`close` (also the end of a ``with`` block) kills them.
+    :meth:`close` (also the end of a ``with`` block) kills them.  If starting a worker fails,
+    those already started are killed and the exception propagates.
+
+    Parameters
+    ----------
+    n_workers : int
+        The most worker processes running at once.
+    modules : sequence of str, default=()
+        Modules each worker imports when it starts (one that fails to import is skipped: the
+        error comes with the fold that needs it).
+    start : int, optional
+        Workers started at once, at most ``n_workers``; None means ``n_workers``.
+    warm_up : callable, optional
+        A module-level function of no arguments, called once in each worker after its imports
+        (its exceptions ignored) so that no first-call cost lands in a measured time.
     """
 
     def __init__(
@@ -376,6 +455,31 @@ class WorkerPool:
         ``deadline`` at the pace of those it finished is stopped after the fold that shows
         it (the rest recorded as ``timeout``); a call past its ``deadline`` is killed and
         reported as an error.
+
+        Parameters
+        ----------
+        tasks : sequence of JobTask or CallTask
+            What to run first, in order.  A job's records are appended to its ``folds`` and
+            its ``started`` is set; after a worker dies the rest of its job goes back to the
+            front of the queue.
+        on_fold : callable, optional
+            ``on_fold(task)``, after each fold recorded (a failed one included).
+        on_job : callable, optional
+            ``on_job(task)``, when every fold of a job is recorded.
+        on_call : callable, optional
+            ``on_call(task, status, value)``, when a call ends: ``"ok"`` and what ``func``
+            returned, or ``"error"`` and a one-line message.
+        check : callable, optional
+            ``check()``, called at least twice a second; it may raise to stop the run.
+        more : callable, optional
+            ``more()``, asked for the next task (a JobTask or CallTask, or None) whenever a
+            worker is free and ``tasks`` are used up.
+
+        Raises
+        ------
+        BaseException
+            Whatever ``check``, ``more`` or a callback raises (:class:`~metarec.execution.Stop`,
+            say), and KeyboardInterrupt, once every worker is killed.
         """
         try:
             _schedule(self, deque(tasks), on_fold, on_job, on_call, check or (lambda: None), more)
@@ -412,7 +516,13 @@ def run_tasks(
 
 
 def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity; the machine's count elsewhere)."""
+    """The cores this process may run on (its CPU affinity; the machine's count elsewhere).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -19,7 +19,13 @@ __all__ = ["Signals", "Stop"]
 
 
 class Stop(BaseException):
-    """Raised by the signal handlers; a BaseException so no ``except Exception`` eats it."""
+    """Raised by the signal handlers; a BaseException so no ``except Exception`` eats it.
+
+    Parameters
+    ----------
+    signum : int
+        The signal that came (``signal.SIGINT`` or ``signal.SIGTERM``), kept as ``signum``.
+    """
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -61,6 +67,25 @@ class Signals:
             signal.signal(signum, handler)
 
     def critical(self):
+        """A section of code that a signal does not interrupt: it raises :class:`Stop` at its end.
+
+        A signal that comes inside the section is only noted (a later one replaces it).  When
+        the outermost section ends (sections nest) and its block did not raise, :class:`Stop`
+        is raised if a signal is noted, and the note is cleared.  A signal noted before the
+        section (one already raised as :class:`Stop` outside any section included) is raised
+        there too.  An exception of the block propagates unchanged and keeps the note.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            A context manager for one ``with`` block.
+
+        Raises
+        ------
+        Stop
+            On leaving the outermost section normally, when a signal is noted.
+        """
+
         @contextlib.contextmanager
         def section():
             self.depth += 1

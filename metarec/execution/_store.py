@@ -12,8 +12,12 @@ depend on the storage's implementation.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import pickle
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +25,7 @@ from metarec.execution._jobs import JobResult, fold_metrics
 from metarec.execution._names import stored_name
 
 __all__ = [
+    "ResultCache",
     "SOURCE",
     "machine_description",
     "register_algorithm",
@@ -34,6 +39,94 @@ __all__ = [
 
 #: The ``source`` of the runs the benchmark and ``metarec run`` store.
 SOURCE = "benchmark"
+
+
+def _algorithm_key(algorithm) -> str:
+    config = [algorithm.estimator, algorithm.params, algorithm.scale]
+    if algorithm.scale_target:
+        config.append("scale_target")
+    text = json.dumps(config, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+class ResultCache:
+    """Finished jobs on disk, with their predictions, for resuming and for ensembles.
+
+    A job's :class:`~metarec.execution.JobResult` (its folds' records, predictions
+    included) is kept under the dataset's content (fingerprint), the algorithm's
+    configuration (estimator, parameters, scaling), the protocol and the seed: what the
+    knowledge base's rows do not hold.  An interrupted benchmark resumes from it, and a
+    search whose folds are reused from the knowledge base finds the out-of-fold predictions
+    ensemble selection needs.  A damaged or foreign entry (another version's classes) is
+    treated as missing; writes go to a temporary name and are renamed into place.
+
+    Parameters
+    ----------
+    directory : Path or None
+        Where the entries are kept (None: nothing is kept).
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = None if directory is None else Path(directory)
+
+    def _path(self, fingerprint: str, algorithm, protocol: str, seed: int) -> Path:
+        name = f"{algorithm.name}-{_algorithm_key(algorithm)}.pkl"
+        return self.directory / f"{protocol}-seed{seed}" / fingerprint[:16] / name
+
+    def load(self, fingerprint: str, algorithm, protocol: str, seed: int) -> JobResult | None:
+        """The job kept for these keys, or None.
+
+        Parameters
+        ----------
+        fingerprint : str
+            The dataset's content hash.
+        algorithm : Algorithm
+            The portfolio's algorithm (name and configuration).
+        protocol : str
+            The evaluation protocol.
+        seed : int
+            The seed of the folds.
+
+        Returns
+        -------
+        JobResult or None
+        """
+        if self.directory is None:
+            return None
+        path = self._path(fingerprint, algorithm, protocol, seed)
+        try:
+            with path.open("rb") as handle:
+                result = pickle.load(handle)
+        except FileNotFoundError:
+            return None
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None  # a damaged or foreign entry is recomputed
+        return result if isinstance(result, JobResult) else None
+
+    def save(self, fingerprint: str, algorithm, protocol: str, seed: int, result) -> None:
+        """Keep ``result`` (a :class:`~metarec.execution.JobResult`) under these keys.
+
+        Parameters
+        ----------
+        fingerprint : str
+            The dataset's content hash.
+        algorithm : Algorithm
+            The portfolio's algorithm.
+        protocol : str
+            The evaluation protocol.
+        seed : int
+            The seed of the folds.
+        result : JobResult
+            The job.
+        """
+        if self.directory is None:
+            return
+        path = self._path(fingerprint, algorithm, protocol, seed)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with tmp.open("wb") as handle:
+            pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
 
 
 def machine_description() -> str:
@@ -72,8 +165,20 @@ def machine_description() -> str:
 
 
 def register_algorithm(kb, algorithm) -> None:
-    """Record ``algorithm`` (a portfolio's :class:`~metarec.benchmark.Algorithm`) in ``kb``:
-    family, library version and parameters."""
+    """Record ``algorithm`` in ``kb``: its family, library version and parameters.
+
+    The parameters stored are ``estimator``, the algorithm's ``params``, ``scale``, and
+    ``scale_target`` when it is set.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase
+        Where it is recorded (anything with ``add_algorithm``).
+    algorithm : Algorithm
+        A portfolio's :class:`~metarec.benchmark.Algorithm` (its ``name``, ``family``,
+        ``library_version()``, ``estimator``, ``params``, ``scale`` and ``scale_target``
+        are read).
+    """
     kb.add_algorithm(
         algorithm.name,
         family=algorithm.family,
@@ -88,7 +193,18 @@ def register_algorithm(kb, algorithm) -> None:
 
 
 def register_dataset(kb, name: str, ds) -> None:
-    """Record the loaded dataset ``ds`` in ``kb`` under ``name`` (with its fingerprint)."""
+    """Record the loaded dataset ``ds`` in ``kb`` under ``name`` (with its fingerprint).
+
+    Parameters
+    ----------
+    kb : KnowledgeBase
+        Where it is recorded (anything with ``add_dataset``).
+    name : str
+        The name it is stored under (:func:`stored_name`).
+    ds : Dataset
+        The loaded dataset: its ``source``, ``source_id``, ``task`` and ``fingerprint``, and
+        the shape of its ``X`` and ``y`` (instances and features) are recorded.
+    """
     kb.add_dataset(
         name,
         source=ds.source,
@@ -109,6 +225,22 @@ def nosimple_by_fold(results: Sequence[JobResult], y: np.ndarray, n_classes: int
     simple objects; letting it take part would leave the intersection always empty and make
     NoSimple AUC equal plain AUC.  Such algorithms are therefore left out of finding the
     simple objects, and their NoSimple AUC is 0.5, the AUC of constant scores.
+
+    Parameters
+    ----------
+    results : sequence of JobResult
+        The classification jobs of one dataset, run on the same folds.
+    y : ndarray of shape (n_samples,)
+        The dataset's class codes, ``0..n_classes - 1``, indexed by the folds' ``test_index``.
+    n_classes : int
+        The number of classes, at least 2.
+
+    Returns
+    -------
+    dict of (str, int) to float
+        NoSimple ROC AUC (higher is better, in [0, 1]) by (algorithm name, fold index), for
+        the folds with status ``"ok"`` and ranking scores.  A fold whose test objects are
+        all one class, or on which the AUC is undefined, has no entry.
     """
     from metarec.evaluation import nosimple_roc_auc_score
 
@@ -147,8 +279,35 @@ def nosimple_by_fold(results: Sequence[JobResult], y: np.ndarray, n_classes: int
 def run_rows(
     result: JobResult, nosimple: dict, y: np.ndarray, n_classes: int, machine: str
 ) -> list[dict]:
-    """The knowledge base's run rows of one job: one per fold, with its metrics, NoSimple AUC
-    (from :func:`nosimple_by_fold`) and the machine that measured it."""
+    """The knowledge base's run rows of one job: one per fold, with its metrics.
+
+    Parameters
+    ----------
+    result : JobResult
+        The job.
+    nosimple : dict of (str, int) to float
+        NoSimple AUC by (algorithm name, fold index) (:func:`nosimple_by_fold`); ``{}`` for
+        regression.
+    y : ndarray of shape (n_samples,)
+        The target the job was run on (class codes, or values for regression).
+    n_classes : int
+        The number of classes; 0 for regression.
+    machine : str
+        The machine that measured the times (:func:`machine_description`), cut to 255
+        characters.
+
+    Returns
+    -------
+    list of dict
+        One row per fold, in the order of ``result.folds``: ``dataset``, ``algorithm``,
+        ``protocol``, ``seed``, ``fold``, ``status``, ``error``, ``accuracy``, ``time`` (the
+        fit's CPU seconds), ``predict_time`` (CPU seconds), ``fit_wall_time`` and
+        ``predict_wall_time`` (wall-clock seconds), ``source`` (:data:`SOURCE`),
+        ``source_run_id`` (``dataset/algorithm/protocol/seed/fold``), ``machine``, the other
+        metrics of :func:`~metarec.execution.fold_metrics` and ``nosimple_auc``.  A fold that
+        is not ``"ok"`` has no other metrics and a NaN ``accuracy``; ``nosimple_auc`` is NaN
+        where ``nosimple`` has no entry.
+    """
     rows = []
     for fold in result.folds:
         metrics = fold_metrics(fold, y, n_classes) if fold.status == "ok" else {}
@@ -219,11 +378,35 @@ def store_results(kb, results: Sequence[JobResult], encoded, *, protocol: str, m
 
 
 def stored_folds(kb, name: str, *, protocol: str, seed: int, metric: str) -> dict:
-    """``algorithm -> {fold: (status, score, fit time, accuracy)}`` of the folds of ``name``
-    stored by the benchmark or a search with ``protocol`` and ``seed`` (``score``: ``metric``).
+    """The folds of ``name`` stored with ``protocol`` and ``seed`` that a new run can reuse.
 
-    Folds that failed with an error are deterministic and reused as failures; only a prefix
-    of folds can be resumed (folds run in order), so a gap ends what is reused.
+    Only the benchmark's and searches' runs (source :data:`SOURCE`) count.  Folds that failed
+    with an error are deterministic and reused as failures; only a prefix of folds can be
+    resumed (folds run in order), so a gap ends what is reused.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase
+        The knowledge base (anything with ``datasets()`` and ``runs(aggregate=False,
+        datasets=[...])``).
+    name : str
+        The name the dataset is stored under (:func:`stored_name`).
+    protocol : str
+        The evaluation protocol of the folds.
+    seed : int
+        The ``random_state`` of the splits.
+    metric : str
+        The column of ``kb.runs`` returned as each fold's score (``"balanced_accuracy"``,
+        say).
+
+    Returns
+    -------
+    dict of str to dict of int to tuple
+        ``algorithm -> {fold: (status, score, fit_time, accuracy)}``: ``status`` ``"ok"``
+        or ``"error"``, ``score`` the fold's ``metric``, ``fit_time`` the fit's CPU seconds
+        and ``accuracy`` its success rate, as floats (NaN where not stored); for each
+        algorithm the folds ``0..k - 1`` stored without a gap (k may be 0).  Empty when
+        ``name`` is not stored or has no runs, or ``metric`` is not a column of its runs.
     """
     if name not in set(kb.datasets()["name"]):
         return {}

@@ -10,6 +10,7 @@ CSV and Parquet run files are imported by :meth:`metarec.storage.KnowledgeBase.i
 * :func:`ingest_aslib` reads an ASlib scenario folder.
 """
 
+from metarec._openml import Evaluation, OpenMLClient, TaskInfo
 from metarec.ingest._aslib import (
     AslibIngestReport,
     AslibScenario,
@@ -25,7 +26,6 @@ from metarec.ingest._openml import (
     openml_dataset_name,
     openml_protocol,
 )
-from metarec.ingest._openml_adapter import Evaluation, OpenMLClient, TaskInfo
 
 __all__ = [
     "AslibIngestReport",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from metarec.exceptions import IngestError
+from metarec.exceptions import IngestError, OpenMLError
 
 __all__ = ["OpenMLError", "ScenarioError", "plain_numbers"]
 
@@ -29,22 +29,6 @@ def plain_numbers(message: str) -> str:
         the number inside.
     """
     return _NUMPY_REPR.sub(r"\1", message)
-
-
-class OpenMLError(IngestError):
-    """The OpenML server could not be reached, refused a request or sent an unusable answer.
-
-    Parameters
-    ----------
-    message : str
-        One-line description naming the request that failed.
-    code : int, optional
-        OpenML's own error code when the server answered with one.
-    """
-
-    def __init__(self, message: str, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class ScenarioError(IngestError):

@@ -42,9 +42,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from metarec._openml import MAX_PAGE_SIZE, Evaluation, OpenMLClient, TaskInfo
 from metarec.exceptions import InvalidInputError, MetarecError
 from metarec.ingest._errors import OpenMLError, plain_numbers
-from metarec.ingest._openml_adapter import MAX_PAGE_SIZE, Evaluation, OpenMLClient, TaskInfo
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -510,8 +510,8 @@ def ingest_openml(
 def _count(value) -> int | None:
     """A row or column count from a server's quality, or None when it cannot be one (nor
     one a knowledge base's column holds)."""
+    from metarec._counts import checked_count
     from metarec.exceptions import KnowledgeBaseError
-    from metarec.storage._kb import checked_count
 
     try:
         return checked_count("an OpenML quality", "count", value)

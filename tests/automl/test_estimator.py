@@ -54,14 +54,18 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     np.testing.assert_allclose(results["std_test_score"][done], folds[done].std(axis=1))
     kb = KnowledgeBase(url)
     assert kb.count("runs") > 38650  # the built-in runs it started from, and this search's
-    # the answer averages the three best by selection score and the built-in KB's single
-    # best (xgboost) when it is not among them, each refitted on every row (small data: no
-    # member is left out for trailing the best)
-    top3 = tuple(eligible["algorithm"].iloc[:3])
-    assert auto.ensemble_ == top3 + (() if "xgboost" in top3 else ("xgboost",))
+    # the answer is an ensemble selected on the out-of-fold predictions: its members, the
+    # heaviest first, weighted by their counts, each refitted on every row
+    result = auto.search_
+    assert auto.ensemble_ == result.members and len(result.weights) == len(result.members)
+    assert sum(result.weights) == pytest.approx(1.0)
+    assert list(result.weights) == sorted(result.weights, reverse=True)
+    assert set(result.members) <= set(eligible["algorithm"])
     model = auto.best_estimator_
-    assert isinstance(model, AveragedClassifier)
-    assert len(model.estimators_) == len(auto.ensemble_) >= 3
+    if len(result.members) == 1:
+        assert result.answer == "best" and isinstance(model, LabelledClassifier)
+        return
+    assert result.answer == "selection" and isinstance(model, AveragedClassifier)
     members = [
         LabelledClassifier.from_fitted(m, model.classes_, X.columns) for m in model.estimators_
     ]
@@ -69,8 +73,9 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
         m.predict_proba(X) if hasattr(m, "predict_proba") else np.eye(2)[m.pipeline_.predict(X)]
         for m in members
     ]
-    np.testing.assert_allclose(auto.predict_proba(X), np.mean(votes, axis=0))
-    in_answer = board["message"].str.startswith("averaged in the answer")
+    expected = np.sum([w * v for w, v in zip(result.weights, votes, strict=True)], axis=0)
+    np.testing.assert_allclose(auto.predict_proba(X), expected)
+    in_answer = board["message"].str.startswith("in the answer, weight")
     assert in_answer.sum() == len(auto.ensemble_)
 
 

@@ -16,7 +16,7 @@ FOLDS = {
 
 
 def test_one_wanted_is_the_best_the_rest_in_order_replace_it():
-    answer = AnswerPolicy(ensemble_size=1, anchor="knn").choose(
+    answer = AnswerPolicy(method="average", ensemble_size=1, anchor="knn").choose(
         ["gaussian_nb", "majority", "knn"], FLAT, n_rows=60
     )
     assert answer == Answer(("gaussian_nb",), (1.0,), spares=("majority", "knn"))
@@ -24,20 +24,34 @@ def test_one_wanted_is_the_best_the_rest_in_order_replace_it():
 
 def test_an_average_takes_the_best_ones_and_the_anchor_with_equal_weights():
     order = ["gaussian_nb", "majority", "knn"]
-    answer = AnswerPolicy(ensemble_size=2, anchor="knn").choose(order, FLAT, n_rows=60)
+    answer = AnswerPolicy(method="average", ensemble_size=2, anchor="knn").choose(
+        order, FLAT, n_rows=60
+    )
     assert answer.members == ("gaussian_nb", "majority") and answer.anchor == "knn"
     assert answer.weights == (1 / 3, 1 / 3) and answer.spares == ()
     # an anchor already a member joins once; none, or one that did not complete, not at all
-    assert AnswerPolicy(ensemble_size=2, anchor="majority").choose(order, FLAT, 60).anchor is None
-    assert AnswerPolicy(ensemble_size=2, anchor="svc_rbf").choose(order, FLAT, 60).anchor is None
-    again = AnswerPolicy(ensemble_size=2, anchor="majority").choose(order, FLAT, 60)
+    assert (
+        AnswerPolicy(method="average", ensemble_size=2, anchor="majority")
+        .choose(order, FLAT, 60)
+        .anchor
+        is None
+    )
+    assert (
+        AnswerPolicy(method="average", ensemble_size=2, anchor="svc_rbf")
+        .choose(order, FLAT, 60)
+        .anchor
+        is None
+    )
+    again = AnswerPolicy(method="average", ensemble_size=2, anchor="majority").choose(
+        order, FLAT, 60
+    )
     assert again.members == ("gaussian_nb", "majority") and again.weights == (0.5, 0.5)
     assert again.spares == ("knn",)
 
 
 def test_on_large_data_members_clearly_below_the_best_are_left_out_and_keep_their_place():
     order = list(FOLDS)
-    policy = AnswerPolicy(ensemble_size=3, anchor="majority", tie_min_rows=3000)
+    policy = AnswerPolicy(method="average", ensemble_size=3, anchor="majority", tie_min_rows=3000)
     # below the size every member joins
     small = policy.choose(order, FOLDS, n_rows=2999)
     assert small.members == ("gaussian_nb", "lda", "knn") and small.anchor == "majority"
@@ -49,10 +63,42 @@ def test_on_large_data_members_clearly_below_the_best_are_left_out_and_keep_thei
         "standard errors of the paired difference)"
     ]
     # two wanted: lda, left out, keeps its place; knn (third) does not replace it
-    two = AnswerPolicy(ensemble_size=2, tie_min_rows=3000).choose(order, FOLDS, n_rows=3000)
+    two = AnswerPolicy(method="average", ensemble_size=2, tie_min_rows=3000).choose(
+        order, FOLDS, n_rows=3000
+    )
     assert two.members == ("gaussian_nb",) and two.left_out == ("lda",)
     assert two.spares == ("knn",)  # only when gaussian_nb's refit does not fit the time
 
 
 def test_nothing_complete_is_no_answer():
-    assert AnswerPolicy(ensemble_size=3).choose([], {}, n_rows=100) == Answer((), ())
+    assert AnswerPolicy(method="average", ensemble_size=3).choose([], {}, n_rows=100) == Answer(
+        (), ()
+    )
+
+
+def test_selection_chooses_members_and_weights_from_out_of_fold_predictions():
+    """The ensemble of tests/automl/test_ensemble.py: 2 x A + B, right on every row; the
+    members by weight, the rest spares; a capped selection and one wanted take the best."""
+    import numpy as np
+
+    def binary(p1):
+        return np.column_stack([1 - np.asarray(p1), np.asarray(p1)])
+
+    y = np.array([0, 1, 1, 0, 1])
+    predictions = {
+        "a": binary([0.2, 0.8, 0.7, 0.6, 0.4]),
+        "b": binary([0.4, 0.6, 0.2, 0.1, 0.9]),
+        "c": binary([0.9] * 5),
+    }
+    scores = {name: (0.8,) for name in ("a", "b", "c", "stored")}
+    order = ["a", "b", "c", "stored"]  # "stored": folds reused, no predictions at hand
+    answer = AnswerPolicy(rounds=2).choose(order, scores, 5, predictions=predictions, y=y)
+    assert answer.members == ("a", "b") and answer.method == "selection"
+    assert answer.weights == (2 / 3, 1 / 3) and answer.oof_score == 1.0
+    assert answer.spares == ("c", "stored")
+    capped = AnswerPolicy(ensemble_size=2, rounds=2)
+    assert capped.choose(order, scores, 5, predictions=predictions, y=y).members == ("a", "b")
+    one = AnswerPolicy(ensemble_size=1).choose(order, scores, 5, predictions=predictions, y=y)
+    assert one.members == ("a",) and one.weights == (1.0,)
+    # no predictions at all (every fold reused): the best alone
+    assert AnswerPolicy().choose(order, scores, 5).members == ("a",)

@@ -21,7 +21,7 @@ def _data() -> RefitData:
 
 
 def _refit(order, trials, data, size, deadline, scale, notes, anchor=None):
-    answer = AnswerPolicy(ensemble_size=size, anchor=anchor).choose(
+    answer = AnswerPolicy(method="average", ensemble_size=size, anchor=anchor).choose(
         order, {a: trials[a].fold_scores for a in order}, n_rows=len(data.codes)
     )
     return refit_answer(
@@ -41,15 +41,15 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     order = list(trials)
     notes = []
     deadline = time.perf_counter() + 60
-    model, members = _refit(order, trials, data, 3, deadline, 1.0, notes)
-    assert members == ("gaussian_nb", "majority")
+    model, members, weights = _refit(order, trials, data, 3, deadline, 1.0, notes)
+    assert members == ("gaussian_nb", "majority") and weights == (0.5, 0.5)
     assert any(note.startswith("knn not refitted: expected 500 s") for note in notes)
     assert isinstance(model, AveragedClassifier)
     later = time.perf_counter() + 60
-    single, alone = _refit(order, trials, data, 1, later, 1.0, [])
+    single, alone, _ = _refit(order, trials, data, 1, later, 1.0, [])
     assert alone == ("gaussian_nb",) and isinstance(single, LabelledClassifier)
     # stopped by a signal (no deadline): the best alone, however many were wanted
-    stopped, members = _refit(order, trials, data, 3, None, 1.0, [])
+    stopped, members, _ = _refit(order, trials, data, 3, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
 
 
@@ -70,7 +70,7 @@ def test_with_no_time_left_the_best_quick_refit_is_the_answer_not_the_last():
     past = time.perf_counter() - 1.0
     notes = []
     trials = trials_of([5.0, 0.5, 0.01, 0.001])
-    model, members = _refit(list(trials), trials, data, 3, past, 1.0, notes)
+    model, members, _ = _refit(list(trials), trials, data, 3, past, 1.0, notes)
     assert members == ("gaussian_nb",) and isinstance(model, LabelledClassifier)
     assert notes == [
         "no refit fitted the time left: gaussian_nb refitted anyway (the best whose refit is "
@@ -92,11 +92,14 @@ def test_the_anchor_joins_a_refitted_average_and_is_said():
         for i, n in enumerate(names)
     }
     notes = []
-    model, chosen = _refit(names, trials, data, 2, time.perf_counter() + 60, 1.0, notes, "knn")
+    model, chosen, weights = _refit(
+        names, trials, data, 2, time.perf_counter() + 60, 1.0, notes, "knn"
+    )
     assert chosen == ("gaussian_nb", "majority", "knn")
     assert notes == ["knn joins the average as the knowledge base's single best"]
     assert isinstance(model, AveragedClassifier)
     np.testing.assert_allclose(model.weights, [1 / 3] * 3)
+    np.testing.assert_allclose(weights, [1 / 3] * 3)
 
 
 def test_a_weighted_answer_predicts_the_weighted_mean_of_its_members():

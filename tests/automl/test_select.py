@@ -53,6 +53,9 @@ def test_an_algorithm_without_prior_keeps_its_mean():
 def test_ties_go_to_the_faster_fit_and_nan_goes_last():
     order = choose(np.array([0.9, np.nan, 0.9, 0.8]), np.array([2.0, 0.1, 0.5, 0.1]))
     assert list(order) == [2, 0, 3, 1]
+    # equal scores and times (or no time): the first name, whatever the input order
+    names = ["svc", "knn", "lda"]
+    assert list(choose(np.array([0.9, 0.9, 0.9]), np.full(3, np.nan), names)) == [1, 2, 0]
 
 
 def _calibrated(expected_and_walls):

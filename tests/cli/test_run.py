@@ -43,7 +43,9 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     rows = doc["results"]
-    assert doc["best"] == rows[0]["algorithm"] and rows[0]["status"] == "ok"
+    assert rows[0]["status"] == "ok"
+    # the best of the answer: the first of its members in the leaderboard's order
+    assert doc["best"] == next(r["algorithm"] for r in rows if r["algorithm"] in doc["ensemble"])
     assert doc["runs_stored"] >= 5 * sum(r["status"] == "ok" for r in rows)
     assert {"cv_score", "cv_sd", "fit_time", "planned", "order", "status"} <= set(rows[0])
     estimator = joblib.load(model)
@@ -52,11 +54,12 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert accuracy > 0.7
     sidecar = json.loads(model.with_suffix(".json").read_text())
     assert sidecar["algorithm"] == doc["best"] and sidecar["dataset"] == "toy"
-    # the answer averages the three best by selection score, and the built-in KB's single
-    # best (xgboost) when it is not among them
-    top3 = [r["algorithm"] for r in rows[:3]]
-    expected = top3 + ([] if "xgboost" in top3 else ["xgboost"])
-    assert doc["ensemble"] == sidecar["ensemble"] == expected
+    # the answer: ensemble selection over the out-of-fold predictions, weights = counts
+    assert doc["ensemble"] == sidecar["ensemble"] and doc["weights"] == pytest.approx(
+        [m["weight"] for m in sidecar["members"]]
+    )
+    assert sum(doc["weights"]) == pytest.approx(1.0)
+    assert doc["answer"] == ("selection" if len(doc["ensemble"]) > 1 else "best")
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold
     again = _run(
@@ -72,6 +75,10 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     # what the first call skipped for time may run now; only those folds are new
     new = [r for r in second["results"] if r["status"] == "ok"]
     assert second["runs_stored"] >= 5 * len(new)  # (+ the finished folds of a stopped one)
+    # the reused folds' predictions were kept: the same members are candidates again
+    assert set(doc["ensemble"]) <= {r["algorithm"] for r in second["results"]}
+    if not new:  # nothing new to choose from: the same ensemble
+        assert second["ensemble"] == doc["ensemble"]
     alone = _run(
         "--db", url, "run", data, "--target", "label", "--budget", "25", "--ensemble", "1",
         "--format", "json", "--output", model,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.data import Dataset, _readers, infer_task, load_dataset, plain_frame
+from metarec.data import Dataset, infer_task, load_dataset, plain_frame
 from metarec.exceptions import DataError
 
 
@@ -170,22 +170,24 @@ def test_sklearn_datasets():
         load_dataset("sklearn:nope")
 
 
-def test_openml_goes_through_one_patchable_function(monkeypatch, frame):
-    calls = []
-
-    def fake_fetch(dataset_id):
-        calls.append(dataset_id)
-        return frame, "colour", "fake"
-
-    monkeypatch.setattr(_readers, "fetch_openml_frame", fake_fetch)
-    ds = load_dataset("openml:61")
-    assert calls == [61]
-    assert ds.name == "openml:61" and ds.source == "openml" and ds.source_id == "61"
-    assert ds.target == "colour" and ds.target_reason == "openml default target"
-    assert ds.n_dropped_target == 1
-    assert load_dataset("openml:61", target="label").target_reason == "given"
+def test_openml_data_is_downloaded_from_the_server(replay):
+    """openml:999001 through openml-python from the local replay of OpenML: its description,
+    then its ARFF file (checked against the description's MD5); the row id is no feature."""
+    ds = load_dataset("openml:999001")
+    assert ds.name == "openml:999001" and ds.source == "openml" and ds.source_id == "999001"
+    assert ds.target == "class" and ds.target_reason == "openml default target"
+    assert list(ds.X.columns) == ["recency", "frequency", "season"]
+    assert ds.n_dropped_target == 1 and ds.n_instances == 47 and ds.task == "binary"
+    assert ds.X["season"].isna().sum() == 1
+    assert sorted(set(ds.y)) == ["no", "yes"]
+    assert replay.paths() == ["data/999001", "/data/v1/download/999001/donors.arff"]
+    given = load_dataset("openml:999001", target="season")
+    assert given.target_reason == "given" and given.task == "multiclass"
+    assert len(replay.paths()) == 2  # the second time from openml's cache
     with pytest.raises(DataError, match="invalid OpenML dataset id"):
         load_dataset("openml:abc")
+    with pytest.raises(DataError, match="cannot fetch openml:404"):
+        load_dataset("openml:404")  # the server has no such dataset
 
 
 def test_duplicated_column_names_are_refused_naming_them():

@@ -1,8 +1,9 @@
 """A local HTTP server that replays OpenML XML responses (for tests; never the network).
 
 Routes are ``(regex, answer)`` pairs matched against the request path after
-``/api/v1/xml/``; an answer is ``(status, body)``, a list of those (one per call, the last one
-repeated) or a callable ``(path, query) -> (status, body)``.  Bodies are sent gzip-encoded, as
+``/api/v1/xml/`` (the whole path for the data files, which OpenML serves elsewhere); an answer
+is ``(status, body)``, a list of those (one per call, the last one repeated) or a callable
+``(path, query) -> (status, body)``.  Bodies are sent gzip-encoded, as
 OpenML's server does.  Every request is recorded with its path and decoded query string.
 """
 
@@ -18,6 +19,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PREFIX = "/api/v1/xml/"
+#: Where recorded responses point for downloads (the data files); the replay serves them.
+OPENML_ROOT = "https://api.openml.org"
 
 Answer = tuple[int, str]
 
@@ -28,6 +31,15 @@ def fixture(name: str) -> str:
 
 def ok(name: str) -> Answer:
     return 200, fixture(name)
+
+
+def downloads_here(server: ReplayServer, name: str) -> Callable[[str, dict], Answer]:
+    """Answer with fixture ``name``, its download addresses pointing at ``server``."""
+
+    def answer(path: str, query: dict) -> Answer:
+        return 200, fixture(name).replace(OPENML_ROOT, server.root)
+
+    return answer
 
 
 def evaluations_of_runs(name: str) -> Callable[[str, dict], Answer]:
@@ -79,7 +91,8 @@ class ReplayServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/api/v1/xml"
+        self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.url = f"{self.root}/api/v1/xml"
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -118,7 +131,8 @@ class ReplayServer:
 
 
 def openml_routes(server: ReplayServer) -> None:
-    """Answers of a small, healthy OpenML: 3 runs on 2 tasks, in pages of 2."""
+    """Answers of a small, healthy OpenML: 3 runs on 2 tasks, in pages of 2, and one dataset
+    to download (999001, donors: 48 rows, an ARFF file)."""
     server.route(r"^user/list/user_id/", ok("user_list.xml"))
     server.route(r"^estimationprocedure/list", ok("estimation_procedure_list.xml"))
     server.route(r"^task/list/", ok("task_list.xml"))
@@ -126,6 +140,8 @@ def openml_routes(server: ReplayServer) -> None:
     server.route(r"^data/20$", ok("data_description_20.xml"))
     server.route(r"^data/qualities/61$", ok("data_qualities_61.xml"))
     server.route(r"^data/qualities/20$", ok("data_qualities_20.xml"))
+    server.route(r"^data/999001$", downloads_here(server, "data_description_999001.xml"))
+    server.route(r"^/data/v1/download/999001/donors\.arff$", ok("dataset_999001.arff"))
     server.route(r"^study/99$", ok("study_99.xml"))
     server.route(
         r"^evaluation/list/function/predictive_accuracy/.*offset/0\b",

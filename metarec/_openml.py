@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from metarec._text import one_line
-from metarec.ingest._errors import OpenMLError
+from metarec.exceptions import OpenMLError
 
 __all__ = [
     "APIKEY_ENV",
