@@ -142,7 +142,6 @@ def seeded_kb_template(tmp_path_factory):
     from click.testing import CliRunner
 
     from metarec.cli import cli
-
     from metarec.storage import open_seeded
 
     home = tmp_path_factory.mktemp("seeded-home")
