@@ -160,6 +160,7 @@ def run(
     from metarec.exceptions import BenchmarkError
 
     start = time.perf_counter()
+    start_up = start - command_start()  # the interpreter and metarec's imports
     deadline = command_start() + budget
     if n_jobs == 0:
         raise click.BadParameter(
@@ -190,7 +191,7 @@ def run(
         if not hasattr(auto, "search_"):
             raise
         failed = exc
-    _show(auto, ds, output, figure, fmt, interrupted=stopped is not None)
+    _show(auto, ds, output, figure, fmt, interrupted=stopped is not None, startup=start_up)
     if failed is not None:
         raise failed
     if stopped is not None:
@@ -198,7 +199,7 @@ def run(
         ctx.exit(128 + int(stopped.signal))
 
 
-def _show(auto, ds, output, figure, fmt, *, interrupted: bool) -> None:
+def _show(auto, ds, output, figure, fmt, *, interrupted: bool, startup: float) -> None:
     """What the search found: notes, the leaderboard, the saved model and the figure."""
     result = auto.search_
     for note in (*auto.notes_, *result.notes):
@@ -230,6 +231,7 @@ def _show(auto, ds, output, figure, fmt, *, interrupted: bool) -> None:
         "budget": result.settings.budget,
         "runs_stored": result.runs_stored,
         "notes": list(result.notes),
+        "phases": {"start-up": startup, **result.phases},
     }
     if output and hasattr(auto, "best_estimator_"):
         model_path, sidecar = auto.save(output)

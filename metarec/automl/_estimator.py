@@ -229,15 +229,19 @@ class _AutoSearch(BaseEstimator):
             raise InvalidInputError(f"X has {len(X)} rows but y has {len(y)}")
         frame = X.reset_index(drop=True).copy()
         frame[target] = y
-        # a numeric y is continuous for a regressor even with few distinct values; anything
-        # else is detected, and a mismatch with this estimator's task is refused below
-        numeric = is_numeric_column(frame[target])
-        task = "regression" if self._task == "regression" and numeric else None
+        # a numeric y is continuous for a regressor even with few distinct values, and whole
+        # numbers are class labels for a classifier (its user chose); anything else is
+        # detected, and a mismatch with this estimator's task is refused below
+        task = None
+        if is_numeric_column(frame[target]):
+            values = frame[target].dropna().to_numpy(dtype="float64")
+            whole = bool(values.size) and bool(np.all(values == np.round(values)))
+            if self._task == "regression":
+                task = "regression"
+            elif whole:
+                task = "classification"
         try:
-            with warnings.catch_warnings():
-                if self._task == "classification":  # chosen: many whole numbers are classes
-                    warnings.filterwarnings("ignore", "frame: target .* distinct whole numbers")
-                return load_dataset(frame, target=target, task=task)
+            return load_dataset(frame, target=target, task=task)
         except DataError as exc:  # about the data as given: y, not the frame built from it
             if target != TARGET:
                 raise
@@ -284,6 +288,24 @@ class _AutoSearch(BaseEstimator):
         finally:
             self.notes_ = tuple(notes)
 
+    def _open_kb(self, notes: list[str]):
+        """The knowledge base to read and grow, and the seconds spent filling it first."""
+        from metarec.storage import KnowledgeBase, open_or_builtin, open_seeded
+
+        opened = time.perf_counter()
+        if not (self.store or isinstance(self.kb, KnowledgeBase)):
+            # nothing to store: read what is there (the built-in one), create nothing
+            return open_or_builtin(self.kb), 0.0
+        kb, seeded = open_seeded(self.kb)
+        if not seeded:
+            return kb, 0.0
+        seeding = time.perf_counter() - opened
+        notes.append(
+            "the knowledge base was empty: it starts from the built-in one "
+            f"({seeding:.1f} s, once, not counted in the budget)"
+        )
+        return kb, seeding
+
     def _check_task(self, ds) -> None:
         from metarec.data import task_family
 
@@ -298,9 +320,12 @@ class _AutoSearch(BaseEstimator):
             )
 
     def _search_dataset(self, ds, start, deadline, progress, notes):
+        from dataclasses import replace
+
         from metarec.exceptions import BenchmarkInterrupted
         from metarec.execution import Signals, Stop
 
+        began = time.perf_counter()
         self._check_task(ds)
         requested = self._settings(self.store)
         check_dataset(ds, requested)  # before anything is written
@@ -310,25 +335,14 @@ class _AutoSearch(BaseEstimator):
             note = None if requested.scheduler else workers_note(requested.n_jobs, pool.n_workers)
             if note:
                 notes.append(note)
-            opened = time.perf_counter()
-            from metarec.storage import KnowledgeBase, open_or_builtin, open_seeded
-
-            if self.store or isinstance(self.kb, KnowledgeBase):
-                kb, seeded = open_seeded(self.kb)
-            else:  # nothing to store: read what is there (the built-in one), create nothing
-                kb, seeded = open_or_builtin(self.kb), False
-            if seeded:  # once per knowledge base: not the user's budget
-                seeding = time.perf_counter() - opened
-                deadline += seeding
-                notes.append(
-                    "the knowledge base was empty: it starts from the built-in one "
-                    f"({seeding:.1f} s, once, not counted in the budget)"
-                )
+            kb, seeding = self._open_kb(notes)
+            deadline += seeding  # once per knowledge base: not the user's budget
             name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
             store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
             settings = self._settings(store)
             if renamed:
                 notes.append(renamed)
+            opened = time.perf_counter()
             with Signals() as signals:
                 try:
                     result = search(
@@ -346,6 +360,12 @@ class _AutoSearch(BaseEstimator):
                     )
                 except Stop as stop:  # before any fold ran (metafeatures, the recommender)
                     raise BenchmarkInterrupted(stop.signum, 0) from None
+        phases = {
+            "before the search": began - start,
+            "workers and knowledge base": opened - began,
+            **result.phases,
+        }
+        result = replace(result, phases=phases)
         self._set_fitted(result, ds)
         if result.interrupted is not None:
             raise BenchmarkInterrupted(result.interrupted, result.runs_stored)

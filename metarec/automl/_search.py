@@ -210,6 +210,10 @@ class SearchResult:
         Each member's weight in the model (summing to 1).
     answer : str
         How the members were chosen: ``"best"``, ``"average"`` or ``"selection"``.
+    phases : dict of str to float
+        Wall seconds of the search's phases: ``metafeatures``, ``recommender`` (fitted or
+        read from its cache, and the first plan), ``evaluation`` (the folds on the workers),
+        ``answer and refit``, ``storing``.
     """
 
     dataset: str
@@ -226,6 +230,7 @@ class SearchResult:
     members: tuple[str, ...] = ()
     weights: tuple[float, ...] = ()
     answer: str = "best"
+    phases: dict = field(default_factory=dict)
 
     def trial(self, algorithm: str) -> Trial:
         """Return the trial of ``algorithm``.
@@ -414,63 +419,38 @@ def _search(
     from metarec.data import task_family
     from metarec.recommender import Recommender, fitted_recommender
 
+    phases: dict[str, float] = {}
     labels, codes = _codes(ds)
-    metafeatures = _metafeatures(kb, name, ds, settings.random_state)
+    with _phase(phases, "metafeatures"):
+        metafeatures = _metafeatures(kb, name, ds, settings.random_state)
     check()
-    if recommender is None:
-        recommender = fitted_recommender(kb, Recommender(task=task_family(ds.task)))
-    loop = _Loop(
-        ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
-        _stored(kb, name, settings), deadline, start, tick, n_workers,
-    )  # fmt: skip
+    with _phase(phases, "recommender"):
+        if recommender is None:
+            recommender = fitted_recommender(kb, Recommender(task=task_family(ds.task)))
+        loop = _Loop(
+            ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
+            _stored(kb, name, settings), deadline, start, tick, n_workers,
+        )  # fmt: skip
     if critical is not None:
         loop.critical = critical
-    interrupted = loop.run(pool, check)
-    state, notes = loop.state, []
-    order = eligible(state)
-    model, best, members, weights, method = None, None, (), (), "best"
-    if order:
-        answer = _answer(order, state, loop, settings, recommender, name, codes)
-        model, members, weights = refit_answer(
-            answer,
-            state.trials,
-            RefitData(ds, labels, codes),
-            random_state=settings.random_state,
-            deadline=None if interrupted is not None else deadline - END_MARGIN,
-            refit_scale=loop.refit_scale,
-            notes=notes,
-        )
-        # the best evaluated algorithm among the members (the leaderboard's first of them)
-        best = next((a for a in order if a in members), None)
-        method = answer.method if len(members) > 1 else "best"
-        notes.extend(_answer_notes(answer, members, weights, len(codes)))
-    elif interrupted is None:
-        model, members, weights = _unevaluated_answer(
-            state, RefitData(ds, labels, codes), settings, deadline - END_MARGIN,
-            loop.refit_scale, notes,
+    with _phase(phases, "evaluation"):
+        interrupted = loop.run(pool, check)
+    notes: list[str] = []
+    with _phase(phases, "answer and refit"):
+        model, best, members, weights, method = _final_answer(
+            loop, RefitData(ds, labels, codes), settings, recommender, name, deadline,
+            interrupted, notes,
         )  # fmt: skip
-        best = members[0] if members else None
-        if not members:
-            notes.append("no algorithm finished every fold within the budget")
     runs_stored = 0
-    if settings.store:
-        runs_stored = store_folds(
-            kb, name, ds, codes, loop.n_classes, state, settings, metafeatures
-        )
-        for result in state.results:  # whole jobs, with their predictions, for the next call
-            if len(result.folds) == loop.n_folds:
-                algorithm = portfolio[result.algorithm]
-                with contextlib.suppress(OSError):  # a full disk costs the next call a refit
-                    loop.cache.save(
-                        ds.fingerprint, algorithm, settings.protocol, settings.random_state,
-                        result,
-                    )  # fmt: skip
+    with _phase(phases, "storing"):
+        if settings.store:
+            runs_stored = _store(kb, name, ds, codes, loop, settings, metafeatures, portfolio)
     return SearchResult(
         dataset=name,
         fingerprint=ds.fingerprint,
         settings=settings,
         n_folds=loop.n_folds,
-        trials=tuple(sorted(state.trials.values(), key=_leaderboard_key)),
+        trials=tuple(sorted(loop.state.trials.values(), key=_leaderboard_key)),
         best=best,
         model=model,
         seconds=time.perf_counter() - start,
@@ -480,7 +460,64 @@ def _search(
         members=tuple(members),
         weights=tuple(float(w) for w in weights),
         answer=method,
+        phases=phases,
     )
+
+
+@contextlib.contextmanager
+def _phase(phases: dict, name: str):
+    """Add the wall seconds of the block to ``phases[name]``."""
+    begun = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[name] = phases.get(name, 0.0) + time.perf_counter() - begun
+
+
+def _final_answer(loop, data, settings, recommender, name, deadline, interrupted, notes):
+    """``(model, best, members, weights, method)`` of the search's answer (see the module
+    documentation): the policy's members refitted, or the best expectation unevaluated."""
+    state = loop.state
+    order = eligible(state)
+    if order:
+        answer = _answer(order, state, loop, settings, recommender, name, data.codes)
+        model, members, weights = refit_answer(
+            answer,
+            state.trials,
+            data,
+            random_state=settings.random_state,
+            deadline=None if interrupted is not None else deadline - END_MARGIN,
+            refit_scale=loop.refit_scale,
+            notes=notes,
+        )
+        # the best evaluated algorithm among the members (the leaderboard's first of them)
+        best = next((a for a in order if a in members), None)
+        method = answer.method if len(members) > 1 else "best"
+        notes.extend(_answer_notes(answer, members, weights, len(data.codes)))
+        return model, best, members, weights, method
+    if interrupted is None:
+        model, members, weights = _unevaluated_answer(
+            state, data, settings, deadline - END_MARGIN, loop.refit_scale, notes
+        )
+        if members:
+            return model, members[0], members, weights, "best"
+        notes.append("no algorithm finished every fold within the budget")
+    return None, None, (), (), "best"
+
+
+def _store(kb, name, ds, codes, loop, settings, metafeatures, portfolio) -> int:
+    """Store the folds run now; keep whole jobs with their predictions for the next call."""
+    runs_stored = store_folds(
+        kb, name, ds, codes, loop.n_classes, loop.state, settings, metafeatures
+    )
+    for result in loop.state.results:
+        if len(result.folds) == loop.n_folds:
+            algorithm = portfolio[result.algorithm]
+            with contextlib.suppress(OSError):  # a full disk costs the next call a refit
+                loop.cache.save(
+                    ds.fingerprint, algorithm, settings.protocol, settings.random_state, result
+                )
+    return runs_stored
 
 
 class _Loop:

@@ -251,8 +251,8 @@ def _checked_task(y: pd.Series, task: str | None, as_classes: bool, where: str) 
     target_name = str(y.name)
     given = task
     task = "regression" if task == "regression" else infer_task(y.astype(str) if as_classes else y)
-    if given is None and not as_classes and task != "regression" and is_numeric_column(y):
-        _note_many_whole_numbers(y, target_name, where)
+    if given is None and not as_classes and task == "regression" and is_numeric_column(y):
+        _note_whole_number_quantity(y, target_name, where)
     if task == "regression" and y.nunique() == 1:
         raise DataError(f"{where}: target column {target_name!r} is constant; nothing to learn")
     if task == "regression" and y.nunique() < 3:
@@ -389,22 +389,23 @@ def _check_stray_text(y: pd.Series, target_name: str, where: str) -> None:
     )
 
 
-def _note_many_whole_numbers(y, target_name: str, where: str) -> None:
-    """Warn when many distinct whole numbers are taken as classes (they were few against the
-    rows, so the task rule says classification): counts and delays look like that too."""
+def _note_whole_number_quantity(y, target_name: str, where: str) -> None:
+    """Say so when whole numbers are taken as a quantity (a regression target), and why."""
     import warnings
 
-    from metarec.data._types import REGRESSION_MIN_DISTINCT
+    from metarec.data._types import whole_number_quantity
     from metarec.exceptions import MetarecWarning
 
     values = y.dropna().to_numpy(dtype="float64")
-    n_distinct = np.unique(values).size
-    if n_distinct > REGRESSION_MIN_DISTINCT:
+    values = values[np.isfinite(values)]
+    if not values.size or np.any(values != np.round(values)):
+        return
+    why = whole_number_quantity(values)
+    if why is not None:
         warnings.warn(
-            f"{where}: target {target_name!r} holds {n_distinct} distinct whole numbers "
-            f"({values.min():g} to {values.max():g}), taken as {n_distinct} classes (they are "
-            "few against the rows); if they are quantities, ask for a regression "
-            "(--task regression, or task='regression')",
+            f"{where}: target {target_name!r} holds whole numbers, taken as a quantity "
+            f"(regression): {why}; if they are class labels, ask for them (--task "
+            "classification, or task='classification')",
             MetarecWarning,
             stacklevel=3,
         )

@@ -8,8 +8,11 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "REGRESSION_MIN_DISTINCT",
-    "REGRESSION_MIN_DISTINCT_FRACTION",
+    "MAX_INTEGER_CLASSES",
+    "MIN_MEDIAN_CLASS_ROWS",
+    "FEW_CLASSES",
+    "MAX_CODE_SPREAD",
+    "whole_number_quantity",
     "is_numeric_column",
     "coerce_numeric_strings",
     "plain_frame",
@@ -17,11 +20,17 @@ __all__ = [
     "fingerprint",
 ]
 
-#: A numeric, integer-valued target is a regression target when it has more distinct values
-#: than both this number ...
-REGRESSION_MIN_DISTINCT = 20
-#: ... and this fraction of the number of (non-missing) target values.
-REGRESSION_MIN_DISTINCT_FRACTION = 0.05
+#: Whole-number targets (see :func:`whole_number_quantity`): at most this many distinct
+#: values can be classes ...
+MAX_INTEGER_CLASSES = 30
+#: ... with more than :data:`FEW_CLASSES` of them, the median value must label at least this
+#: many rows ...
+MIN_MEDIAN_CLASS_ROWS = 5
+#: Up to this many consecutive whole numbers are codes however few rows they label.
+FEW_CLASSES = 10
+#: ... and the values' range (largest - smallest + 1) may be at most this many times their
+#: number: codes are (nearly) consecutive, quantities spread.
+MAX_CODE_SPREAD = 2.0
 
 
 def is_numeric_column(series: pd.Series) -> bool:
@@ -183,16 +192,68 @@ def task_family(task: str | None) -> str:
     raise InvalidInputError(f"unknown task {task!r}; use classification or regression")
 
 
+def whole_number_quantity(values: np.ndarray) -> str | None:
+    """Why whole numbers are a quantity (a regression target), or None: they are classes.
+
+    Whole numbers are class codes (0/1, digits 0-9, ratings 1-5, a few categories numbered)
+    only when all three hold, else they are a quantity (a count, a duration, an amount):
+
+    1. **few in absolute terms**: at most :data:`MAX_INTEGER_CLASSES` (30) distinct values
+       (a duration in seconds has hundreds);
+    2. **each class has rows**: with more than :data:`FEW_CLASSES` (10) values, the median
+       value labels at least :data:`MIN_MEDIAN_CLASS_ROWS` (5) rows (25 ages of a few rows
+       each are measurements, not categories to learn; up to ten codes, digits or ratings,
+       are classes even on a handful of rows);
+    3. **codes are consecutive**: the range ``max - min + 1`` is at most
+       :data:`MAX_CODE_SPREAD` (2) times the number of distinct values (28 amounts from 0
+       to 250 are a quantity; categories numbered 1, 2, 3, 5, 6, 7 are codes).
+
+    Two distinct values are always classes.  The thresholds keep every integer-coded target
+    of PMLB's classification datasets as classes (at most 18 classes, all consecutive) and
+    every whole-number target of the regression collection a quantity.
+
+    Parameters
+    ----------
+    values : ndarray
+        The target's finite values, all whole numbers.
+
+    Returns
+    -------
+    str or None
+        The first rule broken, in words (``"594 distinct values (classes are at most 30)"``),
+        or None.
+    """
+    distinct, counts = np.unique(values, return_counts=True)
+    k = distinct.size
+    if k <= 2:
+        return None
+    if k > MAX_INTEGER_CLASSES:
+        return f"{k} distinct values (classes are at most {MAX_INTEGER_CLASSES})"
+    median = float(np.median(counts))
+    if k > FEW_CLASSES and median < MIN_MEDIAN_CLASS_ROWS:
+        return (
+            f"a median of {median:g} row(s) per value among {k} values (classes have at "
+            f"least {MIN_MEDIAN_CLASS_ROWS})"
+        )
+    spread = float(distinct[-1] - distinct[0] + 1)
+    if spread > MAX_CODE_SPREAD * k:
+        return (
+            f"{k} values from {distinct[0]:g} to {distinct[-1]:g}, a range {spread / k:.1f} "
+            f"times wider than their number (class codes are nearly consecutive)"
+        )
+    return None
+
+
 def infer_task(y: pd.Series) -> str:
     """Infer the learning task from a target column (missing values ignored).
 
     Rule: a numeric (non-boolean) target is ``"regression"`` when it has a non-integer value,
-    or when its number of distinct values exceeds both :data:`REGRESSION_MIN_DISTINCT` (20)
-    and :data:`REGRESSION_MIN_DISTINCT_FRACTION` (5 %) of its values; integer codes with few
-    distinct values (0/1, 1..10) are class labels.  Every other target is ``"binary"`` with
-    two distinct values and ``"multiclass"`` with more.  A target with fewer than two
-    distinct values returns ``"binary"`` only if it has exactly two, so callers check the
-    class count themselves (one class is not a task).
+    or when its whole numbers are a quantity rather than class codes
+    (:func:`whole_number_quantity`: more than 30 distinct values, a median of fewer than 5
+    rows per value, or a range more than twice their number).  Every other target is
+    ``"binary"`` with two distinct values and ``"multiclass"`` with more.  A target with
+    fewer than two distinct values returns ``"binary"`` only if it has exactly two, so
+    callers check the class count themselves (one class is not a task).
 
     Parameters
     ----------
@@ -210,9 +271,7 @@ def infer_task(y: pd.Series) -> str:
         n_distinct = np.unique(finite).size
         if finite.size and np.any(finite != np.round(finite)):
             return "regression"
-        if n_distinct > max(
-            REGRESSION_MIN_DISTINCT, REGRESSION_MIN_DISTINCT_FRACTION * finite.size
-        ):
+        if finite.size and whole_number_quantity(finite) is not None:
             return "regression"
         return "binary" if n_distinct <= 2 else "multiclass"
     n_distinct = present.astype(str).nunique()

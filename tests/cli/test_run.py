@@ -75,10 +75,12 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     # what the first call skipped for time may run now; only those folds are new
     new = [r for r in second["results"] if r["status"] == "ok"]
     assert second["runs_stored"] >= 5 * len(new)  # (+ the finished folds of a stopped one)
-    # the reused folds' predictions were kept: the same members are candidates again
-    assert set(doc["ensemble"]) <= {r["algorithm"] for r in second["results"]}
-    if not new:  # nothing new to choose from: the same ensemble
-        assert second["ensemble"] == doc["ensemble"]
+    # the reused folds' predictions were kept: an ensemble again (without them, the best
+    # alone), of algorithms whose folds were reused (the knowledge base, grown by the first
+    # call, may weigh them otherwise)
+    if len(doc["ensemble"]) > 1:
+        assert second["answer"] == "selection" and len(second["ensemble"]) > 1
+        assert all(after[m]["status"] in ("stored", "ok") for m in second["ensemble"])
     alone = _run(
         "--db", url, "run", data, "--target", "label", "--budget", "25", "--ensemble", "1",
         "--format", "json", "--output", model,

@@ -118,8 +118,8 @@ def _codes(path):
 
 
 def _grades(path):
-    """Whole numbers 1 to 21: a regression target unless told otherwise (above 20 values)."""
-    return _whole_numbers(path, levels=21, each=6)
+    """Whole numbers 1 to 35: a regression target unless told otherwise (more than 30)."""
+    return _whole_numbers(path, levels=35, each=6)
 
 
 def _whole_numbers(path, levels, each, seed=0):

@@ -480,20 +480,61 @@ def test_a_numeric_target_with_a_stray_text_cell_is_named_not_taken_for_classes(
     assert load_dataset(words, target="y").task == "multiclass"
 
 
-def test_many_distinct_whole_numbers_taken_as_classes_get_a_warning():
+def _whole_numbers(case: str, rng) -> np.ndarray:
+    """The whole-number targets of the rule's table (docs/guide/regression.md)."""
+    if case == "duration":  # seconds: hundreds of distinct values
+        return np.round(rng.gamma(2.0, 150.0, size=13626)).astype(int)
+    if case == "amount":  # whole amounts from 0 to 250, most rows 0
+        amounts = np.zeros(2000, dtype=int)
+        paid = rng.random(2000) < 0.2
+        amounts[paid] = rng.choice(np.arange(10, 260, 10)[:27], size=int(paid.sum()))
+        amounts[0] = 250
+        return amounts
+    if case == "ages":  # 25 consecutive ages of a few people each
+        return rng.permutation(np.repeat(np.arange(20, 45), 3))
+    if case == "digits":
+        return rng.integers(0, 10, size=1797)
+    if case == "ratings":
+        return rng.integers(1, 6, size=500)
+    if case == "binary":
+        return rng.integers(0, 2, size=300)
+    if case == "numbered":  # six categories numbered with gaps (PMLB's glass: 1-3, 5-7)
+        return rng.choice([1, 2, 3, 5, 6, 7], size=214)
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize(
+    ("case", "task", "why"),
+    [
+        ("duration", "regression", r"\d+ distinct values \(classes are at most 30\)"),
+        ("amount", "regression", r"2\d values from 0 to 250, a range \d+\.\d times wider"),
+        ("ages", "regression", r"a median of 3 row\(s\) per value among 25 values"),
+        ("digits", "multiclass", None),
+        ("ratings", "multiclass", None),
+        ("binary", "binary", None),
+        ("numbered", "multiclass", None),
+    ],
+)
+def test_whole_number_targets_are_classes_or_quantities_by_the_rule(case, task, why):
     import warnings
 
+    from metarec.data import infer_task
     from metarec.exceptions import MetarecWarning
 
     rng = np.random.default_rng(0)
-    delays = rng.integers(-20, 10, size=1000)  # 30 values, 3 % of the rows: classes by the rule
-    frame = pd.DataFrame({"x": rng.normal(size=1000), "delay": delays})
-    with pytest.warns(
-        MetarecWarning, match=r"'delay' holds 30 distinct whole numbers \(-20 to 9\)"
-    ):
-        ds = load_dataset(frame, target="delay")
-    assert ds.task == "multiclass"
+    y = _whole_numbers(case, rng)
+    frame = pd.DataFrame({"x": rng.normal(size=y.size), "y": y})
+    assert infer_task(frame["y"]) == task
+    if why is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # classes: nothing to say
+            assert load_dataset(frame, target="y").task == task
+        return
+    with pytest.warns(MetarecWarning, match="holds whole numbers, taken as a quantity") as said:
+        assert load_dataset(frame, target="y").task == "regression"
+    message = str(said[0].message)
+    assert re.search(why, message) and "--task classification" in message
+    # asked for as classes: classes, and nothing said
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # asked for: no warning
-        load_dataset(frame, target="delay", task="classification")
-        load_dataset(frame.assign(delay=delays % 5), target="delay")  # 5 codes: labels
+        warnings.simplefilter("error")
+        assert load_dataset(frame, target="y", task="classification").task == "multiclass"
