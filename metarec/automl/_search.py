@@ -63,6 +63,9 @@ MIN_BUDGET = 1.0
 FOLD_SLACK = 5.0
 #: ... but never before this many seconds (nor before a tenth of the budget).
 MIN_FOLD_LIMIT = 2.0
+#: Configurations chosen for the dataset at hand when the knowledge base knows them (then the
+#: recommendation's order for the rest).
+PORTFOLIO_SIZE = 20
 
 
 @dataclass(frozen=True)
@@ -350,13 +353,13 @@ def search(
 def search_portfolio(ds, portfolio=None):
     """The algorithms a search chooses from.
 
-    ``portfolio`` (by default the default portfolio of ``ds``'s task), restricted to the
-    installed ones.
+    ``portfolio`` (by default the default portfolio of ``ds``'s task and the configurations
+    of its main families), restricted to the installed ones.
     """
     from metarec.benchmark import default_portfolio
     from metarec.data import task_family
 
-    portfolio = portfolio or default_portfolio(task=task_family(ds.task))
+    portfolio = portfolio or default_portfolio(task=task_family(ds.task), configurations=True)
     return portfolio.select([a.name for a in portfolio if a.is_installed()])
 
 
@@ -557,10 +560,16 @@ class _Loop:
         n_train = float(np.mean([len(train) for train, _ in self.splits]))
         self.refit_scale = len(codes) / max(n_train, 1.0)
         self.known = set(recommender.algorithms_)
+        # the configurations the knowledge base knows (and every default algorithm): one it
+        # has no result of would be a blind guess among a hundred
+        self.portfolio = portfolio = portfolio.select(
+            [a.name for a in portfolio if a.configuration_of is None or a.name in self.known]
+        )
         self.spread = in_range_spread(recommender)
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
+        self.chosen = self._chosen(settings.budget * n_workers)
         self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
         self.fingerprint, self.cache = ds.fingerprint, _cache()
         self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted
@@ -604,12 +613,29 @@ class _Loop:
                 self.tick(1)
         return planned
 
+    def _chosen(self, budget: float) -> list[str]:
+        """The portfolio chosen for this dataset among the configurations the knowledge base
+        knows ([] when it knows none: the recommendation's order alone)."""
+        known = [a for a in self.portfolio if a.name in self.known]
+        if not any(a.configuration_of for a in known):
+            return []
+        return self.recommender.portfolio(
+            metafeatures=self.metafeatures,
+            size=PORTFOLIO_SIZE,
+            budget=budget,
+            n_folds=self.n_folds,
+            candidates=[a.name for a in known],
+        )
+
     def plan(self, tried: dict, budget: float | None = None) -> list:
         """The order to run the portfolio in.
 
         Without ``budget``, the recommendation's run order (``Ranking.run_sequence``: what
         reaches a good model soonest, the answer when its turn comes): the leaderboard's
-        ``planned`` column.  When every
+        ``planned`` column; when the knowledge base knows configurations, the portfolio
+        chosen for this dataset (:meth:`Recommender.portfolio`, :data:`PORTFOLIO_SIZE`
+        configurations whose expected time fits the budget) comes first, in its greedy
+        order, which is also the order when not everything fits.  When every
         algorithm's expected time (the top of its interval, calibrated on this dataset's
         folds) fits in ``budget``, shortest first: the order then changes nothing unless an
         expectation is wrong, and a long fit that overruns should not hold up the short ones
@@ -620,6 +646,9 @@ class _Loop:
         ranking = recommend(metafeatures=metafeatures, tried=tried or None)
         by_name = {row.algorithm: row for row in ranking}
         rows = [by_name[a] for a in ranking.run_sequence if a in self.names]
+        if self.chosen:  # the portfolio chosen for this dataset first, in its greedy order
+            head = [by_name[a] for a in self.chosen if a in by_name]
+            rows = head + [r for r in rows if r.algorithm not in self.chosen]
         if budget is None:
             return rows
         state, n_folds = self.state, self.n_folds
@@ -628,6 +657,8 @@ class _Loop:
             # everything is expected to fit: shortest first (stable: ties in the recommended
             # order), so that an expensive fit slower than expected loses only its own time
             return [rows[i] for i in np.argsort(needs, kind="stable")]
+        if self.chosen:  # the greedy order: each the most useful given those before it
+            return rows
         # it does not all fit: the loss-time planner's plan for the time left comes first
         per_fold = budget * self.n_workers / n_folds / state.times.factor
         planned_rows = recommend(

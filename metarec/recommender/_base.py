@@ -592,6 +592,85 @@ class BaseRanker(BaseEstimator):
             run_order=() if run is None else tuple(str(self.algorithms_[j]) for j in run),
         )
 
+    def portfolio(
+        self,
+        query: Mapping[str, float],
+        *,
+        size: int = 20,
+        budget: float | None = None,
+        n_folds: int = 1,
+        exclude=(),
+        candidates=None,
+        weighting: str = "similarity",
+    ) -> list[str]:
+        """Choose configurations to run on a new dataset, for that dataset (greedy).
+
+        The knowledge base's datasets are weighted by their similarity to ``query`` (this
+        ranker's neighbours and weights, plus the whole collection as
+        :data:`~metarec.recommender._greedy.PRIOR_WEIGHT` nearest neighbours) and the
+        configurations chosen one at a time, each the one that most lowers the weighted mean
+        over the datasets of the (clipped) rank of the best chosen so far
+        (:func:`~metarec.recommender._greedy.greedy_portfolio`).  A configuration whose
+        expected time for the new dataset (the top of its 80 % interval, times ``n_folds``)
+        exceeds ``budget`` is not a candidate.
+
+        Parameters
+        ----------
+        query : mapping of str to float
+            The new dataset's metafeatures.
+        size : int, default=20
+            Configurations to choose (fewer when fewer are candidates).
+        budget : float, optional
+            Seconds available; None: no time limit.
+        n_folds : int, default=1
+            Fits of each configuration ``budget`` must hold (the folds of a protocol).
+        exclude : str or iterable of str, default=()
+            Datasets not to use (leave-one-out evaluation).
+        candidates : iterable of str, optional
+            The algorithms to choose from (those installed, say); every one by default.
+        weighting : {"similarity", "uniform"}, default="similarity"
+            ``"uniform"``: every dataset weighs the same (the portfolio of the collection,
+            whatever the new dataset).
+
+        Returns
+        -------
+        list of str
+            The chosen configurations, in the order chosen (the order to run them in).
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown ``weighting``.
+        """
+        from metarec.recommender._greedy import PRIOR_WEIGHT, dataset_ranks, greedy_portfolio
+
+        if weighting not in ("similarity", "uniform"):
+            raise InvalidInputError(
+                f"weighting must be 'similarity' or 'uniform'; got {weighting!r}"
+            )
+        self._check_fitted()
+        excluded = self._excluded(exclude)
+        kept = ~excluded
+        idx, _, _, w = self._neighbours(query, excluded)
+        if weighting == "uniform":
+            weights = kept.astype(float)
+        else:
+            weights = np.zeros(self.datasets_.size)
+            weights[idx] = np.asarray(w, dtype=float)
+            weights[kept] += PRIOR_WEIGHT / max(int(kept.sum()), 1)
+        allowed = np.ones(self.algorithms_.size, dtype=bool)
+        if candidates is not None:
+            wanted = {str(c) for c in candidates}
+            allowed &= np.isin(self.algorithms_.astype(str), list(wanted))
+        if budget is not None:
+            evidence = self._evidence(idx, np.asarray(w, dtype=float))
+            self._time_expectation(query, excluded, evidence)
+            high = np.where(np.isfinite(evidence.time_high), evidence.time_high, np.inf)
+            allowed &= high * max(int(n_folds), 1) <= float(budget)
+        ranks = dataset_ranks(self.accuracy_[kept], self.present_[kept])
+        order, _ = greedy_portfolio(ranks, weights[kept], size=size, allowed=allowed)
+        return [str(self.algorithms_[j]) for j in order]
+
     def _excluded(self, exclude) -> np.ndarray:
         """Mask of the datasets named in ``exclude`` (one name or an iterable of names).
 

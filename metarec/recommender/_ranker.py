@@ -322,6 +322,62 @@ class Recommender(BaseEstimator):
         ranking = ranker.rank(query, exclude=exclude, tried=tried, budget=budget)
         return replace(ranking, task=self.task)
 
+    def portfolio(
+        self,
+        X=None,
+        y=None,
+        *,
+        metafeatures: Mapping[str, float] | None = None,
+        size: int = 20,
+        budget: float | None = None,
+        n_folds: int = 1,
+        exclude=(),
+        candidates=None,
+        weighting: str = "similarity",
+    ) -> list[str]:
+        """Choose configurations to run on a new dataset, for that dataset.
+
+        The greedy portfolio of :meth:`BaseRanker.portfolio`: each knowledge-base dataset
+        weighted by its similarity to this one, the configurations chosen one at a time to
+        lower the mean rank of the best so far.
+
+        Parameters
+        ----------
+        X, y : array-like, optional
+            The new dataset (its metafeatures are computed); or give ``metafeatures``.
+        metafeatures : mapping of str to float, optional
+            The new dataset's metafeatures.
+        size : int, default=20
+            Configurations to choose.
+        budget : float, optional
+            Seconds: a configuration expected (top of its 80 % interval, ``n_folds`` times)
+            to take longer is not chosen.
+        n_folds : int, default=1
+            Fits of each configuration the budget must hold.
+        exclude : str or iterable of str, default=()
+            Datasets not to use.
+        candidates : iterable of str, optional
+            The algorithms to choose from; every one by default.
+        weighting : {"similarity", "uniform"}, default="similarity"
+            ``"uniform"``: the collection's own portfolio, the same for every dataset.
+
+        Returns
+        -------
+        list of str
+            In the order chosen.
+        """
+        self._check_fitted()
+        query = self._query_metafeatures(X, y, metafeatures)
+        return self.ranker_.portfolio(
+            query,
+            size=size,
+            budget=budget,
+            n_folds=n_folds,
+            exclude=exclude,
+            candidates=candidates,
+            weighting=weighting,
+        )
+
     def rank(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.
 

@@ -436,3 +436,43 @@ def test_a_running_job_s_storing_is_kept_from_its_admission():
     # without storing nothing is kept for it
     loop.settings = RunSettings(budget=60.0, protocol="loo", store=False)
     assert loop.reserve() == pytest.approx(0.3 + END_MARGIN)
+
+
+def test_the_portfolio_chosen_for_the_dataset_comes_first_and_unknown_configurations_never(
+    tmp_path,
+):
+    """When the knowledge base knows configurations, the portfolio the recommender chooses
+    for this dataset (here knn_c03, then gaussian_nb) is planned first; a configuration the
+    knowledge base has no result of (knn_c05) is not a candidate."""
+    from metarec.automl._search import PORTFOLIO_SIZE
+
+    class Chooser(FixedRecommender):
+        def portfolio(self, *, metafeatures, size, budget, n_folds, candidates):
+            self.asked = {"size": size, "budget": budget, "n_folds": n_folds,
+                          "candidates": sorted(candidates)}  # fmt: skip
+            return ["knn_c03", "gaussian_nb"]
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    chooser = Chooser(
+        [("gaussian_nb", 0.8, 0.01), ("majority", 0.5, 0.01), ("knn", 0.7, 0.01),
+         ("knn_c03", 0.9, 0.01)]
+    )  # fmt: skip
+    X, y = toy_frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    portfolio = default_portfolio(configurations=True).select(
+        ["majority", "gaussian_nb", "knn", "knn_c03", "knn_c05"]
+    )
+    start = time.perf_counter()
+    result = search(
+        ds, kb, RunSettings(budget=60.0), deadline=start + 60.0, start=start,
+        recommender=chooser, portfolio=portfolio,
+    )  # fmt: skip
+    planned = {t.algorithm: t.planned for t in result.trials}
+    assert planned["knn_c03"] == 1 and planned["gaussian_nb"] == 2
+    assert set(planned) == {"majority", "gaussian_nb", "knn", "knn_c03"}
+    assert chooser.asked == {
+        "size": PORTFOLIO_SIZE, "budget": 60.0, "n_folds": 5,
+        "candidates": ["gaussian_nb", "knn", "knn_c03", "majority"],
+    }  # fmt: skip
+    assert result.trial("knn_c03").status == "ok"  # run, and stored under its own name
+    assert "knn_c03" in set(kb.runs()["algorithm"])
