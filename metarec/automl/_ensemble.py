@@ -8,7 +8,8 @@ classification, values for regression).  Ensemble selection builds the answer fr
    metric on its out-of-fold predictions);
 2. **greedy steps with replacement**: for a fixed number of rounds, the model whose
    addition gives the best score of the averaged predictions is added (a model may be
-   added again: its weight grows);
+   added again: its weight grows); among additions that score alike, the best single
+   model's (adding a constant predictor leaves an AUC as it is: it must not win the tie);
 3. after the last round each member's **weight is its count** over the total; should the
    ensemble score below the best single model on the same predictions (the greedy steps
    can lose a little when every addition hurts), the answer is that model alone, so that
@@ -167,7 +168,10 @@ def ensemble_selection(
             allowed = np.flatnonzero(counts)
         n = counts.sum() + 1
         scores = np.array([ensemble_score(y, (total + stacked[m]) / n, metric) for m in allowed])
-        pick = int(allowed[int(np.argmax(scores))])
+        # ties (AUC does not change when a constant model is added) go to the best single
+        # model among them, then to the first candidate
+        tied = allowed[scores >= scores.max() - 1e-12]
+        pick = int(tied[np.argmax(singles[tied])])
         counts[pick] += 1
         total += stacked[pick]
         trajectory.append(float(scores.max()))

@@ -41,7 +41,7 @@ import numpy as np
 from metarec.automl._foldtime import FoldTimes, in_range_spread
 from metarec.automl._policy import AnswerPolicy
 from metarec.automl._record import eligible, record_job, record_stored
-from metarec.automl._refit import RefitData, refit_answer
+from metarec.automl._refit import LAST_RESORT_SECONDS, RefitData, refit_answer
 from metarec.automl._select import single_best
 from metarec.automl._storing import store_folds, store_seconds
 from metarec.exceptions import BenchmarkError, UnknownNameError
@@ -863,7 +863,10 @@ def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
 
     The trials are taken by expected score, best first (the first ranking's order where
     there is no expectation: another metric); each one's refit is expected to take its
-    expected fit time of a fold times ``refit_scale``.  ``(None, ())`` when none fits.
+    expected fit time of a fold times ``refit_scale``.  When none fits the time left, the
+    best whose refit is expected within :data:`~metarec.automl._refit.LAST_RESORT_SECONDS`
+    is fitted anyway (a second over the budget rather than no model).  ``(None, (), ())``
+    when not even that exists.
     """
     from metarec.automl._policy import Answer
 
@@ -876,9 +879,10 @@ def _unevaluated_answer(state, data, settings, deadline, refit_scale, notes):
         key=lambda t: (-t.expected_score if np.isfinite(t.expected_score) else 0.0, t.planned)
     )
     left = deadline - time.perf_counter()
-    for trial in candidates:
-        if trial.expected_time * refit_scale * 1.2 > left:
-            continue
+    fits = [t for t in candidates if t.expected_time * refit_scale * 1.2 <= left]
+    if not fits:  # none fits what is left: one expected within a second, a little over
+        fits = [t for t in candidates if t.expected_time * refit_scale <= LAST_RESORT_SECONDS]
+    for trial in fits:
         expected = {trial.algorithm: replace(trial, fit_time=trial.expected_time)}
         model, members, weights = refit_answer(
             Answer((trial.algorithm,), (1.0,)),

@@ -601,6 +601,28 @@ def _address_space() -> int:
     return 0
 
 
+def _non_finite(out: dict) -> str | None:
+    """Why a fold's predictions cannot be scored (NaN or infinite values), or None.
+
+    A model fitted on values near the float64 limit (``1e308``: standardised, they overflow)
+    can predict NaN or infinity; such a fold is a failed fold with this reason, as a fit that
+    raises is, rather than an error of the whole command when it is scored.
+    """
+    for key, what in (("y_pred", "predictions"), ("proba", "probabilities"),
+                      ("decision", "decision values")):  # fmt: skip
+        value = out.get(key)
+        if value is None or value.dtype.kind not in "fc":
+            continue
+        bad = ~np.isfinite(value)
+        if bad.any():
+            rows = int(bad.reshape(len(value), -1).any(axis=1).sum())
+            return (
+                f"ValueError: the model predicted non-finite {what} (NaN or infinity) for "
+                f"{rows} of {len(value)} test rows"
+            )
+    return None
+
+
 def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray) -> FoldRecord:
     """Fit and score one fold in this process (a benchmark worker), under the memory cap.
 
@@ -608,7 +630,9 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
     this process (CPU: ``time.process_time``; wall: ``time.perf_counter``).  An exception of
     the algorithm becomes an ``error`` record; so does exceeding ``spec.memory_limit_mb``,
     the memory the fit may add to the worker's own address space (``RLIMIT_AS`` lowered to the
-    worker's current size plus the limit for the duration of the fold).
+    worker's current size plus the limit for the duration of the fold), and so do
+    predictions, probabilities or decision values that are not finite (NaN or infinity: the
+    reason names how many test rows).
 
     Parameters
     ----------
@@ -655,4 +679,7 @@ def evaluate_fold(spec: JobSpec, index: int, train: np.ndarray, test: np.ndarray
             import resource
 
             resource.setrlimit(resource.RLIMIT_AS, restore)
+    problem = _non_finite(out)
+    if problem is not None:  # the fit ran, its predictions cannot be scored
+        return failed_fold(index, "error", problem, out["fit_time"], test)
     return ok_fold(spec, index, test, out)

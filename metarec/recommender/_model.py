@@ -216,7 +216,10 @@ class PerformanceModel:
             warnings.simplefilter("ignore", RuntimeWarning)
             median = np.nanmedian(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
         self.median_ = np.where(np.isfinite(median), median, 0.0)
-        Xf = np.where(np.isnan(X), self.median_, X)
+        # compared in float32, as the trees do: a metafeature beyond its range (a dataset of
+        # values near the float64 limit) counts as its largest value, in the fit as in
+        # prediction (CompactForest.predict)
+        Xf = np.clip(np.where(np.isnan(X), self.median_, X), -FLOAT32_MAX, FLOAT32_MAX)
         large = Xf.shape[0] > MAX_TREE_SAMPLES
         forest = ExtraTreesRegressor(
             n_estimators=int(self.n_estimators),

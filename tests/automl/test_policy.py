@@ -77,28 +77,28 @@ def test_nothing_complete_is_no_answer():
 
 
 def test_selection_chooses_members_and_weights_from_out_of_fold_predictions():
-    """The ensemble of tests/automl/test_ensemble.py: 2 x A + B, right on every row; the
-    members by weight, the rest spares; a capped selection and one wanted take the best."""
+    """The ensemble of tests/automl/test_ensemble.py: 2 x A + B; the members by weight,
+    the rest spares; a capped selection and one wanted take the best."""
     import numpy as np
 
     def binary(p1):
         return np.column_stack([1 - np.asarray(p1), np.asarray(p1)])
 
-    y = np.array([0, 1, 1, 0, 1])
+    y = np.array([0, 1, 1, 0, 1, 0])
     predictions = {
-        "a": binary([0.2, 0.8, 0.7, 0.6, 0.4]),
-        "b": binary([0.4, 0.6, 0.2, 0.1, 0.9]),
-        "c": binary([0.9] * 5),
+        "a": binary([0.2, 0.9, 0.6, 0.7, 0.4, 0.3]),
+        "b": binary([0.6, 0.8, 0.4, 0.2, 0.9, 0.1]),
+        "c": binary([0.5] * 6),
     }
     scores = {name: (0.8,) for name in ("a", "b", "c", "stored")}
     order = ["a", "b", "c", "stored"]  # "stored": folds reused, no predictions at hand
-    answer = AnswerPolicy(rounds=2).choose(order, scores, 5, predictions=predictions, y=y)
+    answer = AnswerPolicy(rounds=2).choose(order, scores, 6, predictions=predictions, y=y)
     assert answer.members == ("a", "b") and answer.method == "selection"
-    assert answer.weights == (2 / 3, 1 / 3) and answer.oof_score == 1.0
+    assert answer.weights == (2 / 3, 1 / 3) and answer.oof_score == 5 / 6
     assert answer.spares == ("c", "stored")
     capped = AnswerPolicy(ensemble_size=2, rounds=2)
-    assert capped.choose(order, scores, 5, predictions=predictions, y=y).members == ("a", "b")
-    one = AnswerPolicy(ensemble_size=1).choose(order, scores, 5, predictions=predictions, y=y)
+    assert capped.choose(order, scores, 6, predictions=predictions, y=y).members == ("a", "b")
+    one = AnswerPolicy(ensemble_size=1).choose(order, scores, 6, predictions=predictions, y=y)
     assert one.members == ("a",) and one.weights == (1.0,)
     # no predictions at all (every fold reused): the best alone
-    assert AnswerPolicy().choose(order, scores, 5).members == ("a",)
+    assert AnswerPolicy().choose(order, scores, 6).members == ("a",)

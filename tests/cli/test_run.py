@@ -247,3 +247,113 @@ def test_a_signal_while_the_metafeatures_are_computed_is_an_interruption(tmp_pat
     assert result.exit_code == 130, result.output
     assert "Traceback" not in result.output and "Stop" not in result.output
     assert f"no model written to {model}" in result.output
+
+
+# ------------------------------------------------------------------ under stress, real processes
+def _process(args, env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "metarec", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _children(pid: int) -> set[int]:
+    """The live worker processes started by ``pid`` (by their command line)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                command = handle.read()
+        except OSError:
+            continue
+        if parent == pid and b"metarec.execution._worker" in command:
+            found.add(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_thousand_jobs_asked_use_the_cores_and_the_budget_holds(tmp_path):
+    """``-j 999 --budget 5`` on 600 rows: never more live workers than cores (+1 for a
+    helper), said once, and the command ends within 5 x 1.1 + 3 s; ``-j -1`` keeps its
+    meaning (every core) and ``-j 0`` is refused."""
+    from metarec.execution import available_cores
+    from metarec.storage import open_seeded
+
+    data = _data(tmp_path / "six.csv", n=600)
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    open_seeded(url)[0].close()  # a warm knowledge base: its copy is not the budget's
+    env = {**os.environ, "METAREC_HOME": str(tmp_path / "home")}
+    started = time.perf_counter()
+    process = _process(["--db", url, "run", data, "--target", "label", "--budget", "5",
+                        "-j", "999", "--no-store"], env)  # fmt: skip
+    most = 0
+    while process.poll() is None:
+        most = max(most, len(_children(process.pid)))
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - started
+    out, err = process.communicate()
+    assert process.returncode == 0, err
+    cores = available_cores()
+    assert 1 <= most <= cores + 1
+    assert err.count(f"-j 999: {cores} worker process(es)") == 1
+    assert elapsed <= 5 * 1.1 + 3
+    every = _run("--db", url, "run", data, "--target", "label", "--budget", "5", "-j", "-1",
+                 "--no-store", "--format", "json")  # fmt: skip
+    assert every.exit_code == 0 and "worker process(es)" not in every.output
+    refused = _run("--db", url, "run", data, "--target", "label", "-j", "0")
+    assert refused.exit_code == 2 and "0 workers cannot run anything" in refused.output
+
+
+@pytest.mark.slow
+def test_values_at_the_float64_limit_fail_their_folds_not_the_command(tmp_path):
+    """A column of +-1e308 and one of infinities: the models that overflow (standardised
+    features) fail their folds, stored as failed with the reason; the others answer."""
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.normal(size=(n, 3))
+    X[::7, 0], X[3::7, 0], X[5::11, 1] = 1e308, -1e308, np.inf
+    y = np.where(X[:, 2] + rng.normal(scale=0.5, size=n) > 0, "yes", "no")
+    data = tmp_path / "limit.csv"
+    pd.DataFrame(X, columns=["huge", "infinite", "x"]).assign(label=y).to_csv(data, index=False)
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    model = tmp_path / "model.joblib"
+    result = _run("--db", url, "run", data, "--target", "label", "--budget", "60",
+                  "--metric", "roc_auc", "--output", model, "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    statuses = {r["algorithm"]: r["status"] for r in doc["results"]}
+    assert "error" in statuses.values() and "ok" in statuses.values()
+    runs = KnowledgeBase(url).runs(aggregate=False, datasets=["limit"])
+    failed = runs[runs["status"] == "error"]
+    assert len(failed) and failed["error"].str.contains("inf|NaN|non-finite", case=False).all()
+    assert set(failed["algorithm"]) == {a for a, s in statuses.items() if s == "error"}
+    loaded = joblib.load(model)
+    frame = pd.read_csv(data)
+    assert set(loaded.predict(frame[["huge", "infinite", "x"]])) <= {"yes", "no"}
+    # the knowledge base now holds metafeatures beyond float32: the next call still ranks
+    again = _run("--db", url, "recommend", data, "--target", "label")
+    assert again.exit_code == 0, again.output
+
+
+@pytest.mark.slow
+def test_a_fresh_home_and_a_three_second_budget_save_a_model(tmp_path):
+    """The first call of a new user on 200 rows with --budget 3: filling the knowledge
+    base is not the budget's, and a model is saved (evaluated, or the knowledge base's best
+    expectation fitted without evaluation when nothing finished its folds)."""
+    data = _data(tmp_path / "first.csv")
+    model = tmp_path / "model.joblib"
+    env = {**os.environ, "METAREC_HOME": str(tmp_path / "new-home")}
+    env.pop("METAREC_DB", None)
+    process = _process(["run", data, "--target", "label", "--budget", "3", "--output", model],
+                       env)  # fmt: skip
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert "not counted in the budget" in err
+    assert model.exists() and model.with_suffix(".json").exists()
