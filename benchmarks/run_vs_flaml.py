@@ -1,30 +1,39 @@
-"""`metarec run` against FLAML, the blind pick and the single best algorithm, on unseen data.
+"""`metarec run` against the AutoML systems a user would pick instead, on the same outer folds.
 
 Usage::
 
-    pip install "flaml[automl]"          # a development dependency, never a runtime one
-    python benchmarks/run_vs_flaml.py --jobs 2 --markdown docs/benchmarks/run-vs-flaml.md
+    pip install -e ".[bench]"                      # FLAML (development only)
+    python -m venv /tmp/ag && /tmp/ag/bin/pip install "autogluon.tabular[lightgbm,catboost,xgboost]"
+    AUTOGLUON_PYTHON=/tmp/ag/bin/python python benchmarks/run_vs_flaml.py --jobs 1 \
+        --markdown docs/benchmarks/run-vs-flaml.md
+    ... --task regression --markdown docs/benchmarks/run-vs-automl-regression.md
 
-Datasets: the first 20 by name of the ``../shared/realworld-dev`` files with under 1,000 rows
-(real classification data outside the built-in knowledge base).  Outer 5-fold stratified CV
-(seed 0), the same folds for every method; each method sees only the training part and is
-scored on the test part.  Methods:
+Datasets: classification, the first 20 by name of the ``../shared/realworld-dev`` files with
+under 1,000 rows (real data outside the built-in knowledge base); regression, the first 20 by
+name of the regression collection's files under 1,000 rows, each held out of the knowledge
+base while it is the test (a copy of the built-in one without it).  Outer 5-fold CV (seed 0;
+stratified for classification), the same folds for every method; each method sees only the
+training part and is scored on the test part (accuracy; for regression R²).  Methods:
 
-- ``metarec run --budget 10`` / ``--budget 60``: the command in a fresh process, with a fresh
-  home (so a fresh copy of the built-in KB, which has never seen the dataset: a KB that had
-  stored the previous fold's runs would know the answer), ``--output`` a model that then
-  predicts the test part (the default answer: the average of the three best algorithms by
-  selection score).  Its wall time is the whole command, start-up included.
-- FLAML ``AutoML().fit(X, y, task="classification", metric="accuracy", time_budget=10 / 60,
-  n_jobs=1, seed=0)``.
-- blind pick: every algorithm of metarec's default portfolio, inner stratified 3-fold CV on
-  the training part, the best mean accuracy refitted (no knowledge base), single-threaded.
-- single best: the built-in KB's best algorithm by mean accuracy over its datasets, alone.
+- ``metarec run --budget 10`` / ``--budget 60``: the command in a fresh process, with a
+  fresh knowledge base copied from the built-in one, ``--output`` a model that then
+  predicts the test part (the default answer: ensemble selection over the out-of-fold
+  predictions).  Its wall time is the whole command, start-up included.
+- ``metarec run --budget 10 --ensemble-method average`` on a knowledge base of the default
+  algorithms alone (the answer and the candidates of the release before configurations and
+  ensemble selection: "today's" run).
+- FLAML ``AutoML().fit(X, y, time_budget=10 / 60, n_jobs=1, seed=0)``.
+- AutoGluon (``autogluon.tabular`` from PyPI, in its own virtual environment named by
+  ``AUTOGLUON_PYTHON``) ``TabularPredictor(...).fit(train, time_limit=10 / 60, presets=
+  "best_quality" / the default preset, num_cpus=1, num_gpus=0, dynamic_stacking=False)``.
+- blind pick: every algorithm of metarec's default portfolio, inner 3-fold CV on the
+  training part, the best mean score refitted (no knowledge base), single-threaded.
+- single best: the built-in KB's single best algorithm, alone.
 
 Every (method, dataset, fold) result is kept in ``--cache`` as a small JSON file and only
 missing ones are computed, so the run can be stopped and resumed.  ``--jobs`` runs that many
-results at once (2 on 2 cores: FLAML and the blind pick use one core each; ``metarec run``
-uses ``-j 1`` then).
+results at once (1 keeps every method on a core of its own beside the others' work; each
+method is given one CPU).
 """
 
 from __future__ import annotations
@@ -49,94 +58,162 @@ from _pages import markdown_table, write_page
 
 ROOT = Path(__file__).resolve().parents[1]
 REALWORLD = ROOT.parent / "shared" / "realworld-dev"
-METHODS = ("metarec10", "metarec60", "flaml10", "flaml60", "blind", "single_best")
+REGRESSION = ROOT.parent / "shared" / "datasets" / "regression"
+METHODS = (
+    "metarec10", "metarec60", "average10", "flaml10", "flaml60", "autogluon_best10",
+    "autogluon_best60", "autogluon10", "autogluon60", "blind", "single_best",
+)  # fmt: skip
 LABELS = {
     "metarec10": "metarec run --budget 10",
     "metarec60": "metarec run --budget 60",
+    "average10": "metarec run --budget 10, defaults only, averaged answer",
     "flaml10": "FLAML time_budget=10",
     "flaml60": "FLAML time_budget=60",
-    "blind": "blind pick (all algorithms, inner 3-fold CV)",
+    "autogluon_best10": "AutoGluon best_quality, time_limit=10",
+    "autogluon_best60": "AutoGluon best_quality, time_limit=60",
+    "autogluon10": "AutoGluon default preset, time_limit=10",
+    "autogluon60": "AutoGluon default preset, time_limit=60",
+    "blind": "blind pick (all default algorithms, inner 3-fold CV)",
     "single_best": "single best of the KB",
 }
+BUDGETS = {m: int("".join(c for c in m if c.isdigit())) for m in METHODS if m[-1].isdigit()}
 N_DATASETS = 20
 N_FOLDS = 5
-HOME = Path(tempfile.gettempdir()) / "metarec-vs-flaml-home"
+HOME = Path(tempfile.gettempdir()) / "metarec-vs-automl-home"
+TEMPLATES = Path(tempfile.gettempdir()) / "metarec-vs-automl-kbs"
 
 
-def datasets() -> list[str]:
-    """The first 20 by name of the realworld-dev files with under 1,000 rows."""
-    manifest = pd.read_csv(REALWORLD / "manifest.csv")
-    return sorted(manifest.loc[manifest["rows"] < 1000, "name"])[:N_DATASETS]
+def datasets(task: str) -> list[str]:
+    """The first 20 by name of the files of the task's collection with under 1,000 rows."""
+    if task == "classification":
+        manifest = pd.read_csv(REALWORLD / "manifest.csv")
+        return sorted(manifest.loc[manifest["rows"] < 1000, "name"])[:N_DATASETS]
+    summary = pd.read_csv(REGRESSION / "summary.csv")
+    rows = "rows" if "rows" in summary.columns else "n_rows"
+    names = summary.loc[summary[rows] < 1000, summary.columns[0]].astype(str)
+    return sorted(n.removesuffix(".csv") for n in names)[:N_DATASETS]
 
 
-def load(name: str):
+def load(name: str, task: str):
     from metarec.data import load_dataset
 
-    return load_dataset(REALWORLD / "data" / f"{name}.csv", target="target")
+    if task == "classification":
+        return load_dataset(REALWORLD / "data" / f"{name}.csv", target="target")
+    return load_dataset(REGRESSION / f"{name}.csv", target="target", task="regression")
 
 
-def outer_folds(y) -> list[tuple[np.ndarray, np.ndarray]]:
-    from sklearn.model_selection import StratifiedKFold
+def outer_folds(ds) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import KFold, StratifiedKFold
 
-    codes = np.unique(np.asarray(y).astype(str), return_inverse=True)[1]
+    if ds.task == "regression":
+        return list(KFold(N_FOLDS, shuffle=True, random_state=0).split(ds.X))
+    codes = np.unique(np.asarray(ds.y).astype(str), return_inverse=True)[1]
     return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=0).split(codes, codes))
 
 
-def single_best_algorithm() -> str:
-    """The built-in KB's algorithm of best mean accuracy: the one ``metarec run`` averages in."""
+def single_best_algorithm(task: str) -> str:
+    """The built-in KB's single best algorithm of the task."""
     from metarec.automl._select import single_best
     from metarec.recommender import Recommender, fitted_recommender
     from metarec.storage import open_builtin
 
-    return single_best(fitted_recommender(open_builtin(), Recommender(task="classification")))
+    return single_best(fitted_recommender(open_builtin(), Recommender(task=task)))
+
+
+def score(ds, test, predicted) -> float:
+    """Accuracy, or R² for regression, on the test rows."""
+    y = np.asarray(ds.y)[test]
+    if ds.task == "regression":
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y.astype(float), np.asarray(predicted, dtype=float)))
+    return float(np.mean(np.asarray(predicted).astype(str) == y.astype(str)))
+
+
+# --------------------------------------------------------------------------- knowledge bases
+def kb_template(*, without: str | None = None, defaults_only: bool = False) -> Path:
+    """A SQLite copy of the built-in knowledge base, without a dataset or the configurations
+    (made once and kept; every call copies it)."""
+    name = f"builtin-{without or 'all'}-{'defaults' if defaults_only else 'full'}.sqlite"
+    path = TEMPLATES / name
+    if path.exists():
+        return path
+    from metarec.benchmark import default_configurations
+    from metarec.storage import KnowledgeBase, open_builtin
+
+    TEMPLATES.mkdir(parents=True, exist_ok=True)
+    source = open_builtin()
+    datasets, algorithms = source.datasets(), source.algorithms()
+    runs, meta = source.runs(aggregate=False), source.metafeatures()
+    if without is not None:
+        datasets = datasets[datasets["name"] != without]
+        runs, meta = runs[runs["dataset"] != without], meta[meta["dataset"] != without]
+    if defaults_only:
+        configurations = set(default_configurations(task="all").names)
+        algorithms = algorithms[~algorithms["name"].isin(configurations)]
+        runs = runs[~runs["algorithm"].isin(configurations)]
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    kb = KnowledgeBase(f"sqlite:///{tmp}")
+    kb.import_datasets(datasets)
+    kb.import_algorithms(algorithms)
+    kb.import_runs(runs)
+    kb.import_metafeatures(meta)
+    kb.close()
+    tmp.replace(path)
+    return path
 
 
 # --------------------------------------------------------------------------- the methods
-def _portfolio_fit(name: str, ds, train, seed: int = 0):
-    from metarec.benchmark import build_pipeline, default_portfolio
+def _portfolio_fit(name: str, ds, seed: int = 0):
+    from metarec.benchmark import default_portfolio
 
-    algorithm = default_portfolio()[name]
-    pipeline = build_pipeline(
-        algorithm,
+    return default_portfolio(task="all", configurations=True)[name].build_pipeline(
         numeric_columns=tuple(ds.numeric_columns),
         categorical_columns=tuple(ds.categorical_columns),
         random_state=seed,
     )
-    return pipeline
 
 
-def _codes(y):
-    classes, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
-    return classes, codes
+def _target(ds):
+    """What the pipelines are fitted on: class codes, or the values."""
+    if ds.task == "regression":
+        return None, np.asarray(ds.y, dtype=float)
+    return np.unique(np.asarray(ds.y).astype(str), return_inverse=True)
 
 
 def run_blind(ds, train, test) -> dict:
     import warnings
 
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
     from threadpoolctl import threadpool_limits
 
     from metarec.benchmark import default_portfolio
 
     warnings.simplefilter("ignore")
-    classes, codes = _codes(ds.y)
+    classes, codes = _target(ds)
     X_train, y_train = ds.X.iloc[train], codes[train]
     start = time.perf_counter()
     scores = {}
+    splitter = KFold if ds.task == "regression" else StratifiedKFold
     with threadpool_limits(1):
-        inner = StratifiedKFold(3, shuffle=True, random_state=0)
-        for algorithm in default_portfolio():
+        inner = splitter(3, shuffle=True, random_state=0)
+        for algorithm in default_portfolio(
+            task="regression" if classes is None else "classification"
+        ):
             try:
-                pipeline = _portfolio_fit(algorithm.name, ds, train)
+                pipeline = _portfolio_fit(algorithm.name, ds)
                 scores[algorithm.name] = float(
                     np.mean(cross_val_score(pipeline, X_train, y_train, cv=inner))
                 )
             except Exception:  # an algorithm that fails here is not chosen
                 continue
         best = max(scores, key=scores.get)
-        model = _portfolio_fit(best, ds, train).fit(X_train, y_train)
-        accuracy = float(np.mean(model.predict(ds.X.iloc[test]) == codes[test]))
-    return {"accuracy": accuracy, "seconds": time.perf_counter() - start, "choice": best}
+        model = _portfolio_fit(best, ds).fit(X_train, y_train)
+        predicted = model.predict(ds.X.iloc[test])
+    if classes is not None:
+        predicted = classes[np.asarray(predicted).astype(int)]
+    return {"accuracy": score(ds, test, predicted), "seconds": time.perf_counter() - start,
+            "choice": best}  # fmt: skip
 
 
 def run_single_best(ds, train, test, *, algorithm: str) -> dict:
@@ -145,12 +222,15 @@ def run_single_best(ds, train, test, *, algorithm: str) -> dict:
     from threadpoolctl import threadpool_limits
 
     warnings.simplefilter("ignore")
-    classes, codes = _codes(ds.y)
+    classes, codes = _target(ds)
     start = time.perf_counter()
     with threadpool_limits(1):
-        model = _portfolio_fit(algorithm, ds, train).fit(ds.X.iloc[train], codes[train])
-        accuracy = float(np.mean(model.predict(ds.X.iloc[test]) == codes[test]))
-    return {"accuracy": accuracy, "seconds": time.perf_counter() - start, "choice": algorithm}
+        model = _portfolio_fit(algorithm, ds).fit(ds.X.iloc[train], codes[train])
+        predicted = model.predict(ds.X.iloc[test])
+    if classes is not None:
+        predicted = classes[np.asarray(predicted).astype(int)]
+    return {"accuracy": score(ds, test, predicted), "seconds": time.perf_counter() - start,
+            "choice": algorithm}  # fmt: skip
 
 
 def run_flaml(ds, train, test, *, budget: int) -> dict:
@@ -162,79 +242,137 @@ def run_flaml(ds, train, test, *, budget: int) -> dict:
     X = ds.X.copy()
     for column in ds.categorical_columns:
         X[column] = X[column].astype("category")
-    y = np.asarray(ds.y).astype(str)
+    regression = ds.task == "regression"
+    y = np.asarray(ds.y, dtype=float) if regression else np.asarray(ds.y).astype(str)
     start = time.perf_counter()
     automl = AutoML()
     automl.fit(
-        X.iloc[train],
-        y[train],
-        task="classification",
-        metric="accuracy",
-        time_budget=budget,
-        n_jobs=1,
-        seed=0,
+        X.iloc[train], y[train], task="regression" if regression else "classification",
+        metric="r2" if regression else "accuracy", time_budget=budget, n_jobs=1, seed=0,
         verbose=0,
-    )
+    )  # fmt: skip
     predicted = automl.predict(X.iloc[test])
     seconds = time.perf_counter() - start
-    accuracy = float(np.mean(np.asarray(predicted).astype(str) == y[test]))
-    return {"accuracy": accuracy, "seconds": seconds, "choice": str(automl.best_estimator)}
+    return {"accuracy": score(ds, test, predicted), "seconds": seconds,
+            "choice": str(automl.best_estimator)}  # fmt: skip
 
 
-def run_metarec(ds, train, test, *, budget: int, name: str, fold: int) -> dict:
-    """``metarec run`` in a fresh process and a fresh home on the training part."""
+AUTOGLUON_SCRIPT = """
+import json, sys, time
+import pandas as pd
+from autogluon.tabular import TabularPredictor
+train, test, out, limit, presets, problem, metric, where = sys.argv[1:9]
+train, test = pd.read_parquet(train), pd.read_parquet(test)
+start = time.perf_counter()
+options = {"presets": presets} if presets != "default" else {}
+predictor = TabularPredictor(label="target", problem_type=problem, eval_metric=metric,
+                             path=where, verbosity=0)
+predictor.fit(train, time_limit=float(limit), num_cpus=1, num_gpus=0,
+              dynamic_stacking=False, **options)
+predicted = predictor.predict(test.drop(columns=["target"]))
+seconds = time.perf_counter() - start
+json.dump({"predicted": [str(v) if problem != "regression" else float(v) for v in predicted],
+           "seconds": seconds, "choice": str(predictor.model_best)}, open(out, "w"))
+"""
+
+
+def run_autogluon(ds, train, test, *, budget: int, presets: str) -> dict:
+    python = os.environ.get("AUTOGLUON_PYTHON")
+    if not python:
+        raise RuntimeError("AUTOGLUON_PYTHON names the python of a venv with autogluon.tabular")
+    work = Path(tempfile.mkdtemp(prefix="vs-autogluon-"))
+    try:
+        frame = ds.X.copy()
+        regression = ds.task == "regression"
+        frame["target"] = (
+            np.asarray(ds.y, dtype=float) if regression else np.asarray(ds.y).astype(str)
+        )
+        frame.iloc[train].to_parquet(work / "train.parquet")
+        frame.iloc[test].to_parquet(work / "test.parquet")
+        problem = (
+            "regression"
+            if regression
+            else ("binary" if frame["target"].nunique() == 2 else "multiclass")
+        )
+        command = [
+            python, "-c", AUTOGLUON_SCRIPT, str(work / "train.parquet"),
+            str(work / "test.parquet"), str(work / "out.json"), str(budget), presets, problem,
+            "r2" if regression else "accuracy", str(work / "models"),
+        ]  # fmt: skip
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"AutoGluon failed: {done.stderr[-800:]}")
+        out = json.loads((work / "out.json").read_text())
+        return {"accuracy": score(ds, test, out["predicted"]), "seconds": out["seconds"],
+                "choice": out["choice"]}  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_metarec(ds, train, test, *, budget: int, name: str, fold: int, average=False) -> dict:
+    """``metarec run`` in a fresh process on the training part, a fresh knowledge base."""
     import joblib
 
-    work = Path(tempfile.mkdtemp(prefix="metarec-vs-flaml-"))
+    template = kb_template(without=name if ds.task == "regression" else None, defaults_only=average)
+    work = Path(tempfile.mkdtemp(prefix="metarec-vs-automl-"))
     try:
         frame = ds.X.iloc[train].copy()
         frame["target"] = np.asarray(ds.y)[train]
         data = work / f"{name}.csv"
         frame.to_csv(data, index=False)
         model = work / "model.joblib"
-        # the built-in KB's SQLite copy and fitted recommender are kept in a shared home;
-        # every call gets a fresh knowledge base (--db) copied from the built-in one
-        env = {**os.environ, "METAREC_HOME": str(HOME)}
+        shutil.copyfile(template, work / "kb.sqlite")
+        env = {**os.environ, "METAREC_HOME": str(HOME / template.stem)}
         command = [
             sys.executable, "-m", "metarec", "--db", f"sqlite:///{work / 'kb.sqlite'}", "run",
             str(data), "--target", "target", "--budget", str(budget), "--output", str(model),
-            "--format", "json", "-j", "1",
+            "--format", "json", "-j", "1", "--task", ds.task if ds.task == "regression"
+            else "classification",
         ]  # fmt: skip
+        if average:
+            command += ["--ensemble-method", "average"]
         start = time.perf_counter()
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - start
         if done.returncode != 0:
             raise RuntimeError(f"metarec run failed on {name} fold {fold}: {done.stderr[-500:]}")
         estimator = joblib.load(model)
-        predicted = np.asarray(estimator.predict(ds.X.iloc[test])).astype(str)
-        accuracy = float(np.mean(predicted == np.asarray(ds.y).astype(str)[test]))
+        predicted = estimator.predict(ds.X.iloc[test])
         sidecar = json.loads(model.with_suffix(".json").read_text())
         return {
-            "accuracy": accuracy,
+            "accuracy": score(ds, test, predicted),
             "seconds": seconds,
-            "choice": sidecar["algorithm"],
+            "choice": "+".join(sidecar.get("ensemble") or [sidecar["algorithm"]]),
             "ran": sidecar.get("n_evaluated"),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def compute(method: str, name: str, fold: int, single_best: str) -> dict:
-    ds = load(name)
-    train, test = outer_folds(ds.y)[fold]
+def compute(method: str, name: str, fold: int, task: str, single_best: str) -> dict:
+    ds = load(name, task)
+    train, test = outer_folds(ds)[fold]
     if method.startswith("metarec"):
-        return run_metarec(ds, train, test, budget=int(method[7:]), name=name, fold=fold)
+        return run_metarec(ds, train, test, budget=BUDGETS[method], name=name, fold=fold)
+    if method.startswith("average"):
+        return run_metarec(
+            ds, train, test, budget=BUDGETS[method], name=name, fold=fold, average=True
+        )
     if method.startswith("flaml"):
-        return run_flaml(ds, train, test, budget=int(method[5:]))
+        return run_flaml(ds, train, test, budget=BUDGETS[method])
+    if method.startswith("autogluon"):
+        presets = "best_quality" if "best" in method else "default"
+        return run_autogluon(ds, train, test, budget=BUDGETS[method], presets=presets)
     if method == "blind":
         return run_blind(ds, train, test)
     return run_single_best(ds, train, test, algorithm=single_best)
 
 
 def _task(args) -> tuple:
-    method, name, fold, single_best, path = args
-    os.chdir(tempfile.mkdtemp(prefix="vs-flaml-"))  # CatBoost (in FLAML) writes into the cwd
-    result = compute(method, name, fold, single_best)
+    method, name, fold, task, single_best, path = args
+    os.chdir(tempfile.mkdtemp(prefix="vs-automl-"))  # CatBoost (in FLAML) writes into the cwd
+    result = compute(method, name, fold, task, single_best)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(result))
@@ -316,34 +454,36 @@ def per_dataset(results: pd.DataFrame) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks" / ".cache" / "vs-flaml")
+    parser.add_argument("--task", choices=("classification", "regression"),
+                        default="classification")  # fmt: skip
+    parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks" / ".cache" / "vs-automl")
     parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         parser.error(f"unknown methods {unknown}; choose from {', '.join(METHODS)}")
-    single_best = single_best_algorithm()
-    names = datasets()
+    task = args.task
+    cache = args.cache / task
+    single_best = single_best_algorithm(task)
+    names = datasets(task)
     todo = []
     for method in methods:
         for name in names:
             for fold in range(N_FOLDS):
-                path = args.cache / method / f"{name}-{fold}.json"
+                path = cache / method / f"{name}-{fold}.json"
                 if not path.exists():
-                    todo.append((method, name, fold, single_best, path))
+                    todo.append((method, name, fold, task, single_best, path))
     print(f"{len(todo)} results to compute; single best of the KB: {single_best}", flush=True)
-    if any(t[0].startswith("metarec") for t in todo):  # build the shared home once
-        subprocess.run(
-            [sys.executable, "-m", "metarec", "recommend", "sklearn:iris", "--format", "csv"],
-            env={**os.environ, "METAREC_HOME": str(HOME)},
-            capture_output=True,
-            check=True,
-        )
-    # FLAML's long budgets first, so that the short tasks fill the gaps at the end
-    todo.sort(key=lambda t: -int("".join(c for c in t[0] if c.isdigit()) or 0))
+    for name in names if task == "regression" else [None]:  # the knowledge bases, once
+        if any(t[0] == "metarec10" or t[0] == "metarec60" for t in todo):
+            kb_template(without=name)
+        if any(t[0].startswith("average") for t in todo):
+            kb_template(without=name, defaults_only=True)
+    # the long budgets first, so that the short tasks fill the gaps at the end
+    todo.sort(key=lambda t: -BUDGETS.get(t[0], 0))
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(_task, t) for t in todo]
         for n, future in enumerate(as_completed(futures), 1):
@@ -353,43 +493,59 @@ def main(argv=None) -> None:
     for method in METHODS:
         for name in names:
             for fold in range(N_FOLDS):
-                path = args.cache / method / f"{name}-{fold}.json"
+                path = cache / method / f"{name}-{fold}.json"
                 if path.exists():
                     record = json.loads(path.read_text())
                     records.append({"method": method, "dataset": name, "fold": fold, **record})
     results = pd.DataFrame(records)
-    budgets = {"metarec10": 10, "metarec60": 60, "flaml10": 10, "flaml60": 60}
-    summary = summarise(results, budgets)
+    summary = summarise(results, BUDGETS)
     print(summary.round(3).to_string(index=False))
-    columns = list(summary.columns)
-    paired = against(results)
-    print(paired.round(3).to_string(index=False))
+    figure = "R²" if task == "regression" else "accuracy"
+    sections = []
+    for method in ("metarec10", "metarec60"):
+        if method in set(results["method"]):
+            paired = against(results, method)
+            print(paired.round(3).to_string(index=False))
+            sections.append(
+                f"{LABELS[method]} against each method, paired over the cells ({figure} "
+                "points; `datasets_below`: datasets where it is more than 0.3 points below; "
+                "`beyond_noise`: those of them where it is also more than two standard errors "
+                "of the dataset's paired difference over its 5 outer folds below):\n\n"
+                + markdown_table(list(paired.columns), paired.itertuples(index=False))
+            )
     choices = (
         results.groupby("method")["choice"]
-        .agg(lambda c: ", ".join(f"{k} {v}" for k, v in c.value_counts().head(5).items()))
+        .agg(lambda c: ", ".join(f"{k} {v}" for k, v in c.value_counts().head(4).items()))
         .rename(index=LABELS)
     )
+    collection = (
+        "`realworld-dev` (files under 1,000 rows, the first 20 by name)"
+        if task == "classification"
+        else "the regression collection (files under 1,000 rows, the first 20 by name; each "
+        "held out of the knowledge base while it is tested)"
+    )
     text = (
-        f"{len(names)} datasets of `realworld-dev` (files under 1,000 rows, the first "
-        f"{N_DATASETS} by name: {', '.join(names)}), outer {N_FOLDS}-fold stratified CV, "
-        "the same folds for every method; accuracy in percent on the outer test parts, "
-        "`wall_s` the mean wall time of one outer fold (for `metarec run`: the whole "
-        "command, start-up included), `best_on` the (dataset, fold) cells where the method "
-        "is best or tied, `over_budget` the calls over budget x 1.1 + 2 s.  Written by "
-        "`python benchmarks/run_vs_flaml.py`.\n\n"
-        + markdown_table(columns, summary.itertuples(index=False))
-        + f"\n\n{LABELS['metarec10']} against each method, paired over the cells "
-        "(accuracy points; `datasets_below`: datasets where it is more than 0.3 points "
-        "below; `beyond_noise`: those of them where it is also more than two standard errors "
-        "of the dataset's paired difference over its 5 outer folds below, i.e. a shortfall "
-        "the folds' noise does not explain):\n\n"
-        + markdown_table(list(paired.columns), paired.itertuples(index=False))
-        + "\n\nPer dataset (mean accuracy over the outer folds, percent):\n\n"
+        f"{len(names)} datasets of {collection}: {', '.join(names)}; outer {N_FOLDS}-fold "
+        "CV, the same folds for every method; "
+        f"{figure} {'(percent) ' if task == 'classification' else '(x 100) '}on the outer test "
+        "parts, `wall_s` the mean wall time of one outer fold (for `metarec run`: the whole "
+        "command, start-up included), `best_on` the (dataset, fold) cells where the method is "
+        "best or tied, `over_budget` the calls over budget x 1.1 + 2 s.  Every method had one "
+        "CPU.  Written by `python benchmarks/run_vs_flaml.py"
+        + (" --task regression" if task == "regression" else "")
+        + "`.\n\n"
+        + markdown_table(list(summary.columns), summary.itertuples(index=False))
+        + "\n\n"
+        + "\n\n".join(sections)
+        + "\n\nPer dataset (mean over the outer folds):\n\n"
         + per_dataset(results)
         + "\n\nMost frequent choices:\n\n"
         + "\n".join(f"- {method}: {text}" for method, text in choices.items())
     )
-    write_page(args.markdown, "`metarec run` against FLAML", text)
+    title = "`metarec run` against AutoML systems" + (
+        ", regression" if task == "regression" else ""
+    )
+    write_page(args.markdown, title, text)
 
 
 if __name__ == "__main__":
