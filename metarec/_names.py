@@ -8,11 +8,24 @@ and a few of the known ones.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 from metarec.exceptions import UnknownNameError
 
-__all__ = ["closest", "unknown_name", "check_names"]
+__all__ = ["closest", "unknown_name", "check_names", "CONFIGURATION_NAME", "configuration_base"]
+
+#: How a configuration of an algorithm is named: the algorithm's name, ``_c`` and two digits
+#: (``lightgbm_c07``; see :mod:`metarec.benchmark._configurations`).
+CONFIGURATION_NAME = re.compile(r"^(?P<base>.+)_c(?P<number>\d{2})$")
+
+
+def configuration_base(name: str) -> str | None:
+    """The default algorithm a configuration's name varies (``"lightgbm_c07"`` ->
+    ``"lightgbm"``), or None for a name that is not a configuration's."""
+    found = CONFIGURATION_NAME.match(str(name))
+    return found.group("base") if found else None
+
 
 #: Known names listed in a message at most.
 SHOWN = 12

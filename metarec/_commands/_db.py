@@ -161,7 +161,8 @@ def check(ctx, fmt):
 def _builtin_summary(info: dict) -> str:
     return (
         f"{info['classification_datasets']} classification and {info['regression_datasets']} "
-        f"regression datasets × {info['algorithms']} algorithms, "
+        f"regression datasets × {info['base_algorithms']} algorithms and "
+        f"{info['configurations']} configurations, "
         f"{info['runs']} runs, {info['metafeatures']} metafeature values"
     )
 

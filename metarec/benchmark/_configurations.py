@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+from metarec._names import CONFIGURATION_NAME, configuration_base
 
 __all__ = [
     "Dimension",
@@ -51,8 +52,6 @@ __all__ = [
 
 #: Seed of the scrambled Sobol design.
 DESIGN_SEED = 20261127
-#: How a configuration is named: the default algorithm's name, ``_c`` and two digits.
-CONFIGURATION_NAME = re.compile(r"^(?P<base>.+)_c(?P<number>\d{2})$")
 
 
 @dataclass(frozen=True)
@@ -188,13 +187,6 @@ FIXED: dict[str, dict[str, Any]] = {
     "lightgbm": {"subsample_freq": 1},
     "lightgbm_regressor": {"subsample_freq": 1},
 }
-
-
-def configuration_base(name: str) -> str | None:
-    """The default algorithm a configuration's name varies (``"lightgbm_c07"`` ->
-    ``"lightgbm"``), or None for a name that is not a configuration's."""
-    found = CONFIGURATION_NAME.match(str(name))
-    return found.group("base") if found else None
 
 
 def _jsonable(value: Any) -> Any:

@@ -655,11 +655,18 @@ class KnowledgeBase:
         dict of str to Any
             ``url``, ``dialect``, ``revision``, ``builtin`` (whether it is the built-in
             knowledge base), ``datasets``, ``classification_datasets``,
-            ``regression_datasets`` and the row count of every other table.
+            ``regression_datasets``, the row count of every other table (``algorithms``
+            counts every named algorithm, configurations included), ``configurations``
+            (algorithms named as a configuration of another, ``lightgbm_c07``) and
+            ``base_algorithms`` (the others).
         """
+        from metarec._names import configuration_base
+
         counts = {table: self.count(table) for table in TABLES}
         tasks = self.datasets()["task"]
         regression = int((tasks == "regression").sum())
+        names = set(self.algorithms()["name"].astype(str))
+        configurations = {n for n in names if configuration_base(n) is not None}
         return {
             "url": self.url,
             "dialect": self.engine.dialect.name,
@@ -669,6 +676,8 @@ class KnowledgeBase:
             "classification_datasets": len(tasks) - regression,
             "regression_datasets": regression,
             **counts,
+            "configurations": len(configurations),
+            "base_algorithms": len(names - configurations),
         }
 
     def source_run_ids(self, source: str, ids: Iterable[str]) -> list[str]:

@@ -755,3 +755,12 @@ def test_a_metafeature_file_without_metafeatures_is_refused(kb, tmp_path):
     path.write_text("dataset\niris\n")
     with pytest.raises(ImportRejectedError, match="no metafeature column besides 'dataset'"):
         kb.import_metafeatures(path)
+
+
+def test_info_counts_configurations_apart_from_algorithms(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    for name in ("lightgbm", "lightgbm_c01", "lightgbm_c12", "knn", "my_c1"):
+        kb.add_algorithm(name)
+    info = kb.info()
+    assert info["algorithms"] == 5
+    assert info["configurations"] == 2 and info["base_algorithms"] == 3  # my_c1: one digit
