@@ -54,7 +54,9 @@ class RankedAlgorithm:
         knowledge base and the model's prediction: ``prior_weight``, ``model_weight``),
         ``"model"`` (the learned performance model's
         predicted A3R order), ``"neighbours"`` (the classic strategies' aggregation over the
-        neighbours), ``"budget plan"`` or ``"stored results"``.
+        neighbours), ``"answer"`` (the best expected accuracy), ``"single best"`` (the
+        knowledge base's single best, first because the answer did not stand out of its
+        error: ``answer_margin``), ``"budget plan"`` or ``"stored results"``.
     expected_time_low, expected_time_high : float
         The 80 % interval of the expected time (NaN when unknown).
     """
@@ -308,6 +310,10 @@ class Ranking:
 #: What the first choice of a learned ranking is, by its basis.
 _BASIS = {
     "answer": "the best expected {score}",
+    "single best": (
+        "the knowledge base's single best, kept first because the model's answer (second) "
+        "is not expected to beat it by more than its own error"
+    ),
     "planner": "the loss-time planner's first pick",
     "model": "the performance model's first",
     "neighbours": "the neighbours' first",

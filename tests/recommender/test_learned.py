@@ -525,7 +525,8 @@ def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone(
     after = fitted.recommend(metafeatures=query, tried=tried)
     assert sorted(after.run_order) == sorted(after.algorithms) == sorted(fitted.algorithms_[1:])
     assert LearnedRanker().get_params()["run_floor"] == 0.3
-    assert LearnedRanker.for_task("regression").run_floor is None
+    assert LearnedRanker.for_task("regression").run_floor == 0.3
+    assert LearnedRanker.for_task("regression").answer_margin == 0.1
     assert LearnedRanker.for_task("classification").run_floor == 0.3
     for bad in (0, -1.0, float("nan"), "fast", True):
         with pytest.raises(InvalidInputError, match="run_floor"):
@@ -631,3 +632,57 @@ def test_the_performance_model_is_the_same_on_every_blas_kernel():
 
     first, second = predictions("Haswell"), predictions("Nehalem")
     np.testing.assert_allclose(first, second, rtol=0, atol=1e-9)
+
+
+def test_single_best_index_by_hand():
+    from metarec.recommender._learned import single_best_index
+
+    # means over the datasets each has a result on: A (0.8 + 0.6) / 2 = 0.7,
+    # B 0.9 (one result), C (0.5 + 0.7 + 0.95) / 3 = 0.7167 -> B
+    acc = np.array([[0.8, 0.0, 0.5], [0.6, 0.9, 0.7], [np.nan, np.nan, 0.95]])
+    present = np.array([[True, False, True], [True, True, True], [False, False, True]])
+    assert single_best_index(acc, present) == 1
+    present[1, 1] = False  # B has no result left: C
+    assert single_best_index(acc, present) == 2
+    assert single_best_index(acc, np.zeros_like(present)) is None
+    # a tie goes to the first column
+    assert single_best_index(np.array([[0.5, 0.5]]), np.array([[True, True]])) == 0
+
+
+def test_answer_margin_puts_the_single_best_first_unless_the_answer_stands_out():
+    from metarec.recommender._learned import predict, single_best_index
+
+    kb = random_kb(seed=7)
+    base = dict(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, random_state=0)
+    plain = Recommender(LearnedRanker(**base)).fit(kb)
+    strict = Recommender(LearnedRanker(**base, answer_margin=1e9)).fit(kb)
+    lenient = Recommender(LearnedRanker(**base, answer_margin=0.0)).fit(kb)
+    seen = 0
+    for i, name in enumerate(plain.datasets_):
+        query = dict(plain.raw_metafeatures_.iloc[i])
+        excluded = np.arange(plain.datasets_.size) == i
+        sb = single_best_index(plain.ranker_.accuracy_[~excluded], plain.present_[~excluded])
+        answer = plain.recommend(metafeatures=query, exclude=[name])
+        first = answer.algorithms[0]
+        ranking = strict.recommend(metafeatures=query, exclude=[name])
+        if first == plain.algorithms_[sb]:
+            assert ranking.algorithms == answer.algorithms  # the answer is the single best
+            continue
+        seen += 1
+        # the single best first, then the answer, then the rest in the same order
+        assert ranking.algorithms[:2] == [plain.algorithms_[sb], first]
+        assert [e.basis for e in ranking.entries[:2]] == ["single best", "answer"]
+        rest = [a for a in answer.algorithms if a not in ranking.algorithms[:2]]
+        assert ranking.algorithms[2:] == rest
+        # margin 0: the answer stays first exactly when its expected rate is above the
+        # single best's
+        pred = predict(plain.ranker_, query, excluded)
+        exp = np.clip(pred["best"][0] - pred["gap"][0], 0.0, 1.0)
+        a = list(plain.algorithms_).index(first)
+        kept = lenient.recommend(metafeatures=query, exclude=[name]).algorithms[0]
+        assert (kept == first) == (exp[a] > exp[sb])
+    assert seen > 0  # the test saw answers other than the single best
+    assert LearnedRanker().answer_margin is None
+    for bad in (-0.1, "wide", True, float("nan")):
+        with pytest.raises(InvalidInputError, match="answer_margin"):
+            Recommender(LearnedRanker(answer_margin=bad)).fit(kb)

@@ -704,8 +704,9 @@ def test_a_strategys_name_is_its_ranker_with_the_tasks_defaults():
     assert (expected["answer_n"], expected["answer_patience"], expected["run_floor"]) == (
         2.0,
         0.5,
-        None,
+        0.3,
     )
+    assert expected["answer_margin"] == 0.1 and LearnedRanker().answer_margin is None
     assert (expected["n_estimators"], expected["min_samples_leaf"]) == (300, 5)
     assert fitted.task_ == "regression"
     assert Recommender("ar", task="regression").fit(regression).ranker_.task_ == "regression"
