@@ -295,7 +295,9 @@ def learned_order(rec, query, idx, w, excluded, keep, tried, shared, *, run=True
         answer = _answer(rec, exp_acc, exp_time, plannable)
         fallback = _fallback(rec, answer, exp_acc, excluded, plannable)
         if fallback is not None:  # the evidence is weak: the single best, then the answer
-            order = np.concatenate([[fallback, answer], order[(order != answer) & (order != fallback)]])
+            order = np.concatenate(
+                [[fallback, answer], order[(order != answer) & (order != fallback)]]
+            )
             basis[fallback] = "single best"
         else:
             order = np.concatenate([[answer], order[order != answer]])
