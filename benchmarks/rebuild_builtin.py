@@ -21,7 +21,8 @@ Steps:
    defaults of their families again: ``benchmark FILES --portfolio CONFIGURATIONS
    --algorithms NAMES --protocol cv5 --seed 0``, five folds, so that every configuration of a
    family is compared with its default on the same folds (``--no-configurations`` leaves
-   them out).  With ``--seed-builtin`` an empty DB first receives the shipped built-in
+   them out; ``--max-rows N`` runs them on the datasets of at most N rows only, the others
+   keeping their defaults' results).  With ``--seed-builtin`` an empty DB first receives the shipped built-in
    knowledge base, so that only the configurations run.
 4. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
    then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
@@ -45,12 +46,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _readable(folder: Path, pattern: str = "*.tsv.gz") -> tuple[list[Path], list[tuple[Path, str]]]:
-    """The ``.tsv.gz`` files of ``folder`` that metarec reads unambiguously, and the others.
+def _readable(
+    folder: Path, pattern: str = "*.tsv.gz", max_rows: int | None = None
+) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files of ``folder`` that metarec reads unambiguously, and the others with why.
 
     A file metarec refuses (e.g. PMLB's ``schizo``, whose header names two columns
     ``target``) is left out of the built-in KB and reported, rather than stopping the rebuild
-    or guessing which column is the label.
+    or guessing which column is the label; so is one of more than ``max_rows`` rows.
     """
     from metarec.data import load_dataset
     from metarec.exceptions import MetarecError
@@ -60,11 +63,14 @@ def _readable(folder: Path, pattern: str = "*.tsv.gz") -> tuple[list[Path], list
         if path.name == "summary.csv":
             continue
         try:
-            load_dataset(path, target="target")
+            rows = load_dataset(path, target="target").X.shape[0]
         except MetarecError as exc:
             refused.append((path, " ".join(str(exc).split())))
         else:
-            files.append(path)
+            if max_rows is not None and rows > max_rows:
+                refused.append((path, f"{rows} rows, more than --max-rows {max_rows}"))
+            else:
+                files.append(path)
     return files, refused
 
 
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per fit")
     parser.add_argument("--db", default=f"sqlite:///{ROOT / 'builtin.sqlite'}")
     parser.add_argument("--out", default=str(ROOT / "metarec" / "_resources"))
+    parser.add_argument("--max-rows", type=int, default=None,
+                        help="configurations only on datasets of at most this many rows")  # fmt: skip
     parser.add_argument("--no-configurations", action="store_true",
                         help="the default portfolio only")  # fmt: skip
     parser.add_argument("--seed-builtin", action="store_true",
@@ -149,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             return code
     if not args.no_configurations:
         for folder, pattern, _, task in parts:
-            files, _ = _readable(folder, pattern)
+            files, refused = _readable(folder, pattern, args.max_rows)
+            for path, why in refused:
+                print(f"configurations leave out {path.name}: {why}", file=sys.stderr)
             code = _benchmark(args, files, "cv5", task, _configuration_options(task))
             if code:
                 return code

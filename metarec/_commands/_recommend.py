@@ -241,6 +241,12 @@ def _not_installed(names) -> dict[str, str]:
     "algorithm (ACC and TIME given are checked, not used).",
 )
 @click.option(
+    "--configurations",
+    is_flag=True,
+    help="List every configuration of every algorithm (default: one row per algorithm, "
+    "named with its configuration ranked first).",
+)
+@click.option(
     "-o",
     "--output",
     "output",
@@ -250,7 +256,21 @@ def _not_installed(names) -> dict[str, str]:
 @format_option()
 @click.pass_context
 def recommend(
-    ctx, data, target, task, as_classes, k, n, metric, strategy, method, budget, tried, output, fmt
+    ctx,
+    data,
+    target,
+    task,
+    as_classes,
+    k,
+    n,
+    metric,
+    strategy,
+    method,
+    budget,
+    tried,
+    configurations,
+    output,
+    fmt,
 ):
     """Rank the knowledge base's algorithms for the dataset DATA, with the evidence.
 
@@ -265,7 +285,9 @@ def recommend(
     turn comes.  The score column (expected_loss) is the expected loss,
     in points below the best, after running that row and every row above it.  Expected
     accuracy and time come with 80 % intervals; time is scaled to DATA's rows, features and
-    classes.  The neighbouring datasets used are listed too.  Tables show times with units
+    classes.  An algorithm whose configurations the knowledge base knows is one row, named
+    with its configuration ranked first (--configurations lists them all; a --budget plan
+    lists the runs it plans).  The neighbouring datasets used are listed too.  Tables show times with units
     and accuracies in percent (R² with three decimals); JSON and CSV keep full precision.
 
     \b
@@ -295,6 +317,8 @@ def recommend(
             _note_forced_classes(dataset.y)
         y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
         ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
+    if not configurations:
+        ranking = ranking.by_algorithm()
     frame = task_columns(_with_library(ranking.to_frame(), kb), family, ranking.metric)
     not_installed = _not_installed(frame["algorithm"])
     neighbours = ranking.neighbours_frame()

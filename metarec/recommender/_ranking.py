@@ -59,6 +59,10 @@ class RankedAlgorithm:
         error: ``answer_margin``), ``"budget plan"`` or ``"stored results"``.
     expected_time_low, expected_time_high : float
         The 80 % interval of the expected time (NaN when unknown).
+    configuration : str or None
+        In a ranking by algorithm (:meth:`Ranking.by_algorithm`), the algorithm's
+        configuration ranked first (its default's own name when the default is); None in a
+        ranking of every configuration.
     """
 
     algorithm: str
@@ -73,6 +77,7 @@ class RankedAlgorithm:
     basis: str = "neighbours"
     expected_time_low: float = float("nan")
     expected_time_high: float = float("nan")
+    configuration: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,41 @@ class Ranking:
     def __getitem__(self, index: int) -> RankedAlgorithm:
         return self.entries[index]
 
+    def by_algorithm(self) -> Ranking:
+        """The ranking with each algorithm's configurations folded into one row.
+
+        A configuration ``<algorithm>_cNN`` (the naming rule of the configurations) belongs
+        to ``<algorithm>``; every algorithm keeps the row of its configuration ranked first
+        (its default or one of the configurations), under the algorithm's name, with that
+        configuration named in :attr:`RankedAlgorithm.configuration`.  Ranks are renumbered
+        and the run order keeps each algorithm at its first configuration's place.  A
+        ranking without configurations, or a budgeted plan (a sequence of runs whose
+        cumulative times count every row), is returned as it is.
+
+        Returns
+        -------
+        Ranking
+        """
+        import dataclasses
+
+        from metarec._names import configuration_base
+
+        def family(name: str) -> str:
+            return configuration_base(name) or name
+
+        if self.plan or all(configuration_base(e.algorithm) is None for e in self.entries):
+            return self
+        kept: dict[str, RankedAlgorithm] = {}
+        for entry in self.entries:
+            kept.setdefault(family(entry.algorithm), entry)
+        entries = tuple(
+            dataclasses.replace(e, algorithm=name, rank=i + 1, configuration=e.algorithm)
+            for i, (name, e) in enumerate(kept.items())
+        )
+        run_order = tuple(dict.fromkeys(family(a) for a in self.run_order))
+        tried = tuple(dict.fromkeys(family(a) for a in self.tried))
+        return dataclasses.replace(self, entries=entries, run_order=run_order, tried=tried)
+
     def to_frame(self):
         """The ranking as a DataFrame.
 
@@ -183,8 +223,9 @@ class Ranking:
             Columns ``algorithm, score, rank, run, expected_accuracy,
             expected_accuracy_low, expected_accuracy_high, expected_time, expected_time_low,
             expected_time_high, n_datasets, n_failed, basis`` (``run``: position in
-            :attr:`run_sequence`; ``n_datasets`` = supporting datasets) and, for budgeted
-            plans, ``cumulative_time`` and ``expected_loss``.
+            :attr:`run_sequence`; ``n_datasets`` = supporting datasets), ``configuration``
+            after ``algorithm`` in a ranking by algorithm (:meth:`by_algorithm`) and, for
+            budgeted plans, ``cumulative_time`` and ``expected_loss``.
         """
         import pandas as pd
 
@@ -207,6 +248,8 @@ class Ranking:
                 "basis": [e.basis for e in self.entries],
             }
         )
+        if any(e.configuration is not None for e in self.entries):
+            frame.insert(1, "configuration", [e.configuration for e in self.entries])
         if self.plan:
             frame["cumulative_time"] = [p[0] for p in self.plan]
             frame["expected_loss"] = [p[1] for p in self.plan]
@@ -285,7 +328,7 @@ class Ranking:
             text = (
                 f"Ranked by the learned performance model (predicted A3R order from the "
                 f"metafeatures); {where}{len(self.neighbours)} neighbouring dataset(s) "
-                f"({names}{more}); the first choice, {top.algorithm}, is "
+                f"({names}{more}); the first choice, {_named(top)}, is "
                 f"{_BASIS.get(top.basis, top.basis).format(score=score)}"
                 f" ({evidence} ran it; predicted {score} {top.expected_accuracy:.3f}, "
                 f"time {top.expected_time:.3g} s)."
@@ -293,7 +336,7 @@ class Ranking:
         else:
             text = (
                 f"Ranked by {self.method} over {len(self.neighbours)} neighbouring dataset(s) "
-                f"({names}{more}); the first choice, {top.algorithm}, rests on {evidence}."
+                f"({names}{more}); the first choice, {_named(top)}, rests on {evidence}."
             )
         if self.run_order and list(self.run_order) != self.algorithms:
             first = ", ".join(self.run_order[:3]) + (", ..." if len(self.run_order) > 3 else "")
@@ -318,6 +361,13 @@ _BASIS = {
     "model": "the performance model's first",
     "neighbours": "the neighbours' first",
 }
+
+
+def _named(entry: RankedAlgorithm) -> str:
+    """``lightgbm`` or, by algorithm, ``lightgbm (configuration lightgbm_c07)``."""
+    if entry.configuration and entry.configuration != entry.algorithm:
+        return f"{entry.algorithm} (configuration {entry.configuration})"
+    return entry.algorithm
 
 
 def _spans(positions: list[int]) -> str:

@@ -137,3 +137,33 @@ def test_budget_plan_as_a_table(real_kb):
     assert result.exit_code == 0, result.output
     header = next(line for line in result.stdout.splitlines() if "algorithm" in line)
     assert header.count("expected_loss") == 1 and "budget plan" in result.stdout
+
+
+def test_recommend_shows_one_row_per_algorithm_and_lists_configurations_on_request(
+    real_kb, data_file
+):
+    from tests.cli.conftest import REAL_KB_DATASETS
+
+    url, _, _ = real_kb
+    # a configuration of "fast", better than it everywhere at the same time
+    runs = [
+        {"dataset": name, "algorithm": "fast_c01", "fold": fold,
+         "accuracy": results["fast"][0] + 0.05, "time": results["fast"][1]}
+        for name, (_, _, results) in REAL_KB_DATASETS.items()
+        for fold in range(2)
+    ]  # fmt: skip
+    kb = KnowledgeBase(url)
+    kb.import_runs(pd.DataFrame(runs))
+    kb.close()
+    args = ["--db", url, "recommend", data_file, "--target", "label", "--format", "json"]
+    folded = json.loads(_run(*args).stdout)["results"]
+    assert sorted(r["algorithm"] for r in folded) == ["fast", "mid", "slow"]
+    by_name = {r["algorithm"]: r for r in folded}
+    assert by_name["fast"]["configuration"] == "fast_c01"  # the better one ranks first
+    assert by_name["mid"]["configuration"] == "mid"
+    assert sorted(r["rank"] for r in folded) == sorted(r["run"] for r in folded) == [1, 2, 3]
+    every = json.loads(_run(*args, "--configurations").stdout)["results"]
+    assert sorted(r["algorithm"] for r in every) == ["fast", "fast_c01", "mid", "slow"]
+    assert "configuration" not in every[0]
+    table = _run(*args[:-2], "--format", "table").stdout
+    assert "configuration" in table and "fast_c01" in table

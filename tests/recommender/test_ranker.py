@@ -761,3 +761,37 @@ def test_fit_like_ranks_as_a_fresh_fit_and_shares_the_runtime_model():
     assert same.model_ is fitted.model_ and another.model_ is not fitted.model_
     with pytest.raises(NotFittedError):
         A3RRanker().fit_like(LearnedRanker())
+
+
+def test_by_algorithm_folds_configurations_into_their_algorithm():
+    from metarec.recommender._ranking import Neighbour, RankedAlgorithm
+
+    def entry(name, rank, accuracy):
+        return RankedAlgorithm(name, 1.0 / rank, rank, accuracy, 0.1 * rank, 3, basis="model")
+
+    names = ["lightgbm_c07", "knn", "lightgbm", "knn_c02", "svc_rbf_c01", "lightgbm_c01"]
+    ranking = Ranking(
+        tuple(entry(n, i + 1, 0.9 - 0.01 * i) for i, n in enumerate(names)),
+        (Neighbour("D1", 1.0, 1.0),),
+        method="learned",
+        run_order=("knn_c02", "lightgbm", "svc_rbf_c01", "knn", "lightgbm_c07", "lightgbm_c01"),
+        tried=("knn_c05",),
+    )
+    folded = ranking.by_algorithm()
+    # each algorithm keeps its configuration ranked first, under the algorithm's name
+    assert folded.algorithms == ["lightgbm", "knn", "svc_rbf"]
+    assert [e.configuration for e in folded] == ["lightgbm_c07", "knn", "svc_rbf_c01"]
+    assert [e.rank for e in folded] == [1, 2, 3]
+    assert [e.expected_accuracy for e in folded] == [0.9, 0.89, 0.86]
+    # the run order keeps each algorithm at its first configuration's place
+    assert folded.run_order == ("knn", "lightgbm", "svc_rbf") and folded.tried == ("knn",)
+    frame = folded.to_frame()
+    assert list(frame.columns[:2]) == ["algorithm", "configuration"]
+    assert list(frame["run"]) == [2, 1, 3]
+    assert "the first choice, lightgbm (configuration lightgbm_c07)" in folded.explain()
+    # without configurations, or a budgeted plan: as it is
+    assert "configuration" not in ranking.to_frame().columns
+    plain = Ranking((entry("knn", 1, 0.9), entry("lda", 2, 0.8)))
+    assert plain.by_algorithm() is plain
+    plan = Ranking(ranking.entries, plan=tuple((1.0, 1.0) for _ in names), budget=5.0)
+    assert plan.by_algorithm() is plan
