@@ -190,7 +190,8 @@ class Reads:
         if names is None:
             return [None]
         names = [str(n) for n in dict.fromkeys(names)]
-        return [names[i : i + 500] for i in range(0, len(names), 500)]
+        # no names: one empty filter, which matches nothing (not no query at all)
+        return [names[i : i + 500] for i in range(0, len(names), 500)] or [[]]
 
     def runs(
         self,

@@ -108,6 +108,11 @@ def test_filters_on_dataset_algorithm_and_metric(kb):
     assert set(kb.runs(algorithms=["tree"])["algorithm"]) == {"tree"}
     assert "roc_auc" not in kb.runs(aggregate=False, metrics=[]).columns
     assert "roc_auc" in kb.runs(aggregate=False, metrics=["roc_auc"]).columns
+    # no dataset named: no rows, with the same columns (but the metrics no row has)
+    for aggregate in (True, False):
+        empty = kb.runs(aggregate=aggregate, datasets=[])
+        full = kb.runs(aggregate=aggregate, metrics=[])
+        assert len(empty) == 0 and list(empty.columns) == list(full.columns)
 
 
 def test_several_identical_rows_are_all_kept(kb):

@@ -1,0 +1,123 @@
+"""What the shipped built-in knowledge base holds, and what building it took.
+
+Usage::
+
+    python benchmarks/builtin_contents.py --markdown docs/benchmarks/builtin-kb.md
+
+Reads the built-in knowledge base as a user's install does (``open_builtin``) and writes, for
+each task: datasets (rows, features, classes), default algorithms and configurations, the
+protocols, fold-level runs by status, (dataset, algorithm) pairs with a failed or timed-out
+fold by family, and the CPU hours of fit and predict by family; then the size of every
+resource file of ``metarec/_resources`` (what the wheel carries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _pages import markdown_table, write_page
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _family(name: str) -> str:
+    from metarec._names import configuration_base
+
+    return configuration_base(name) or name
+
+
+def _task_part(kb, task: str) -> tuple[str, str]:
+    from metarec._names import configuration_base
+    from metarec.data import task_family
+
+    datasets = kb.datasets()
+    families = datasets["task"].map(lambda t: task_family(t) if t else "classification")
+    datasets = datasets[families.eq(task)]
+    runs = kb.runs(aggregate=False, datasets=list(datasets["name"]))
+    names = sorted(set(runs["algorithm"].astype(str)))
+    configurations = [a for a in names if configuration_base(a)]
+    with_configurations = runs.loc[runs["algorithm"].isin(configurations), "dataset"].nunique()
+    status = runs["status"].value_counts().to_dict()
+    runs = runs.assign(family=runs["algorithm"].astype(str).map(_family))
+    failed = (
+        runs[runs["status"] != "ok"].groupby("family")[["dataset", "algorithm"]].nunique()
+        if (runs["status"] != "ok").any()
+        else pd.DataFrame(columns=["dataset", "algorithm"])
+    )
+    pairs = runs[runs["status"] != "ok"][["dataset", "algorithm"]].drop_duplicates()
+    hours = runs.groupby("family")[["fit_time", "predict_time"]].sum() / 3600
+    protocols = (
+        runs.groupby(runs["algorithm"].astype(str).map(lambda a: bool(configuration_base(a))))[
+            "fold"
+        ].max()
+        + 1
+    )
+    sizes = (datasets["n_instances"].min(), datasets["n_instances"].max())
+    widths = (datasets["n_features"].min(), datasets["n_features"].max())
+    rows = [
+        ("datasets", f"{len(datasets)} ({sizes[0]:,} to {sizes[1]:,} rows, "
+                     f"{widths[0]} to {widths[1]} features)"),
+        ("algorithms", f"{len(names) - len(configurations)} defaults and "
+                       f"{len(configurations)} configurations"),
+        ("datasets with configurations' results", with_configurations),
+        ("folds", ", ".join(f"{'configurations' if k else 'defaults'}: {v}"
+                            for k, v in protocols.items())),
+        ("fold-level runs", f"{len(runs):,} ("
+                            + ", ".join(f"{k} {v:,}" for k, v in sorted(status.items())) + ")"),
+        ("(dataset, algorithm) pairs with a failed or timed-out fold", len(pairs)),
+        ("CPU hours", f"fit {hours['fit_time'].sum():.1f}, predict "
+                      f"{hours['predict_time'].sum():.2f}"),
+    ]  # fmt: skip
+    summary = markdown_table(("", ""), rows)
+    table = hours.assign(
+        failed_pairs=failed["algorithm"].reindex(hours.index).fillna(0).astype(int)
+    ).sort_values("fit_time", ascending=False)
+    by_family = markdown_table(
+        ("family", "fit CPU hours", "predict CPU hours", "pairs with a failed fold"),
+        [
+            (f, r["fit_time"], r["predict_time"], int(r["failed_pairs"]))
+            for f, r in table.iterrows()
+        ],
+    )
+    return summary, by_family
+
+
+def main(argv=None) -> None:
+    from metarec.storage import open_builtin
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", type=Path, default=None)
+    args = parser.parse_args(argv)
+    kb = open_builtin()
+    parts = []
+    for task in ("classification", "regression"):
+        summary, by_family = _task_part(kb, task)
+        print(f"== {task}\n{summary}\n{by_family}")
+        parts.append(f"## {task.capitalize()}\n\n{summary}\n\nBy family (a default and its "
+                     f"configurations together):\n\n{by_family}")  # fmt: skip
+    resources = sorted((ROOT / "metarec" / "_resources").glob("*"))
+    sizes = markdown_table(
+        ("file", "MB"), [(p.name, p.stat().st_size / 1e6) for p in resources if p.is_file()]
+    )
+    total = sum(p.stat().st_size for p in resources if p.is_file()) / 1e6
+    print(sizes)
+    print(f"resources in all: {total:.2f} MB")
+    write_page(
+        args.markdown,
+        "The built-in knowledge base",
+        "What the knowledge base shipped inside the package holds, read as an install reads "
+        "it (`open_builtin`; written by `python benchmarks/builtin_contents.py`). It is "
+        "built by `python benchmarks/rebuild_builtin.py` (see the benchmark guide).\n\n"
+        + "\n\n".join(parts)
+        + f"\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB.",
+    )
+
+
+if __name__ == "__main__":
+    main()
