@@ -66,6 +66,10 @@ MIN_FOLD_LIMIT = 2.0
 #: Configurations chosen for the dataset at hand when the knowledge base knows them (then the
 #: recommendation's order for the rest).
 PORTFOLIO_SIZE = 20
+#: A recommender fitted on an earlier state of the knowledge base is used while the knowledge
+#: base has grown since by at most this share of its datasets and runs (every run stores its
+#: folds; a refit at every call would come out of the user's budget).
+RECOMMENDER_TOLERANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -429,7 +433,9 @@ def _search(
     check()
     with _phase(phases, "recommender"):
         if recommender is None:
-            recommender = fitted_recommender(kb, Recommender(task=task_family(ds.task)))
+            recommender = fitted_recommender(
+                kb, Recommender(task=task_family(ds.task)), tolerance=RECOMMENDER_TOLERANCE
+            )
         loop = _Loop(
             ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
             _stored(kb, name, settings), deadline, start, tick, n_workers,

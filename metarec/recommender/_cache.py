@@ -10,6 +10,14 @@ recommender's code.  The file
 is written to a temporary name and renamed into place (two processes never see half a file);
 an unreadable, corrupt or foreign file is ignored and rebuilt; a cache folder that cannot be
 written only costs the time of a fit.
+
+Every ``metarec run`` stores its folds, so the next call meets a new version.  With a
+``tolerance`` (what ``run`` asks for), a recommender fitted on an earlier state of the same
+knowledge base (same URL, same parameters, same code) is used while the knowledge base has
+grown since by at most that share of its datasets and of its runs and lost none: a few new
+datasets change a ranking little, and the fit would otherwise come out of the user's
+budget at every call.  The file name carries the counts it was fitted on
+(``recommender-<key>-<version>-d<datasets>-r<runs>.pkl``).
 """
 
 from __future__ import annotations
@@ -97,7 +105,42 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def fitted_recommender(kb, recommender=None):
+def _counts(kb) -> tuple[int, int] | None:
+    """The datasets and runs of ``kb`` (None for an object that cannot count them)."""
+    count = getattr(kb, "count", None)
+    if not callable(count):
+        return None
+    try:
+        return int(count("datasets")), int(count("runs"))
+    except Exception:  # an in-memory stand-in or an unreadable table: no tolerance
+        return None
+
+
+def _fitted_on(path: Path) -> tuple[int, int] | None:
+    """The counts a cache file's name says its recommender was fitted on."""
+    parts = path.stem.rsplit("-", 2)
+    try:
+        return int(parts[1].removeprefix("d")), int(parts[2].removeprefix("r"))
+    except (IndexError, ValueError):
+        return None
+
+
+def _earlier(prefix: str, counts, tolerance: float) -> list[Path]:
+    """Cache files of ``prefix`` fitted on a state the tolerance accepts, newest first."""
+    datasets, runs = counts
+    accepted = []
+    for path in cache_dir().glob(f"{prefix}-*.pkl"):
+        fitted = _fitted_on(path)
+        if fitted is None:
+            continue
+        old_datasets, old_runs = fitted
+        grew_d, grew_r = datasets - old_datasets, runs - old_runs
+        if 0 <= grew_d <= tolerance * old_datasets and 0 <= grew_r <= tolerance * old_runs:
+            accepted.append(path)
+    return sorted(accepted, key=_mtime, reverse=True)
+
+
+def fitted_recommender(kb, recommender=None, *, tolerance: float = 0.0):
     """Return ``recommender`` fitted on ``kb``, from the cache if it can.
 
     Parameters
@@ -106,11 +149,16 @@ def fitted_recommender(kb, recommender=None):
         Objects without ``data_version()`` (in-memory stand-ins) are fitted every time.
     recommender : Recommender, optional
         Unfitted (it is cloned); by default ``Recommender()``.
+    tolerance : float, default=0.0
+        0: fitted on exactly the current data.  A positive share: a recommender fitted on
+        an earlier state of the same knowledge base is used while the knowledge base has
+        since gained at most this share of its datasets and of its runs (and lost none).
 
     Returns
     -------
     Recommender
-        Fitted; equal in every respect to ``clone(recommender).fit(kb)``.
+        Fitted; equal in every respect to ``clone(recommender).fit(kb)`` (with a tolerance,
+        to that fit on the earlier state).
     """
     from sklearn.base import clone
 
@@ -122,10 +170,19 @@ def fitted_recommender(kb, recommender=None):
     if not version:
         return model.fit(kb)
     full = model.get_params(deep=True)
-    path = cache_dir() / f"recommender-{_key(str(version), full)}.pkl"
-    cached = _load(path, full)
-    if cached is not None:
-        return cached
+    prefix = f"recommender-{_key(str(getattr(kb, 'url', '')), full)}"
+    exact = f"{prefix}-{_key(str(version), {})[:16]}"
+    for path in cache_dir().glob(f"{exact}-*.pkl"):
+        cached = _load(path, full)
+        if cached is not None:
+            return cached
+    counts = _counts(kb)
+    if counts is not None and tolerance > 0:
+        for path in _earlier(prefix, counts, tolerance):
+            cached = _load(path, full)
+            if cached is not None:
+                return cached
     model.fit(kb)
-    _store(path, model)
+    datasets, runs = counts if counts is not None else (0, 0)
+    _store(cache_dir() / f"{exact}-d{datasets}-r{runs}.pkl", model)
     return model

@@ -248,6 +248,49 @@ def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path,
     assert len(list(cache_dir().glob("recommender-*.pkl"))) == 3
 
 
+def test_a_tolerance_reuses_a_fit_of_an_earlier_state_while_the_kb_grows_a_little(
+    tmp_path, monkeypatch
+):
+    from metarec.recommender import LearnedRanker, Recommender, fitted_recommender
+    from metarec.recommender._cache import _earlier, cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)  # 7 datasets, 300 runs
+    fits = []
+    original = Recommender.fit
+
+    def counting(self, kb, y=None):
+        fits.append(1)
+        return original(self, kb, y)
+
+    monkeypatch.setattr(Recommender, "fit", counting)
+
+    def fitted(tolerance):
+        return fitted_recommender(kb, Recommender(LearnedRanker(k=2)), tolerance=tolerance)
+
+    first = fitted(0.2)
+    assert len(fits) == 1
+    (path,) = cache_dir().glob("recommender-*.pkl")
+    assert path.stem.endswith("-d7-r300")
+    # one new dataset (1/7 = 14 % of the datasets) with 30 runs (10 % of the runs)
+    extra = _runs(30, 5).assign(dataset="d7", fold=lambda f: f["fold"] + 9000)
+    kb.import_runs(extra)
+    stale = fitted(0.2)
+    assert len(fits) == 1 and "d7" not in list(stale.datasets_)  # the earlier fit
+    np.testing.assert_array_equal(stale.accuracy_, first.accuracy_)
+    assert "d7" in list(fitted(0.1).datasets_)  # 14 % > 10 %: fitted again
+    assert len(fits) == 2
+    assert fitted(0.0) is not None and len(fits) == 2  # now cached for this very state
+    # by hand: grown by (1 dataset, 30 runs) from (7, 300); shrunk is never accepted
+    prefix = path.name.rsplit("-", 3)[0]
+    def counts(paths):
+        return [p.stem.rsplit("-", 2)[1:] for p in paths]
+
+    assert counts(_earlier(prefix, (8, 330), 0.15)) == [["d8", "r330"], ["d7", "r300"]]
+    assert counts(_earlier(prefix, (8, 330), 0.1)) == [["d8", "r330"]]
+    assert counts(_earlier(prefix, (9, 340), 0.15)) == [["d8", "r330"]]
+    assert _earlier(prefix, (6, 300), 0.5) == [] and _earlier(prefix, (7, 290), 0.5) == []
+
+
 def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
     from metarec.recommender._cache import cache_dir
 
