@@ -203,6 +203,32 @@ def _not_installed(names) -> dict[str, str]:
     }
 
 
+def _rank(ctx, data, target, task, as_classes, options, tried_results, budget):
+    """Load DATA, open the KB, fit (or reuse) the recommender and rank: the command's work."""
+    k, n, metric, method, strategy = options
+    from metarec.data import load_dataset, task_family
+
+    with status(f"Loading {data}"):
+        dataset = load_dataset(data, target=target, as_classes=as_classes, task=task)
+    note_loaded(dataset)
+    family = task_family(dataset.task)
+    with status("Opening the knowledge base"):
+        kb = open_kb(ctx, builtin_fallback=True)
+    if family == "regression" and task is None:
+        _require_regression_results(kb, dataset)
+    with status("Fitting the recommender (cached per KB version)"):
+        model = _recommender(kb, k, n, metric, method, strategy, task=family)
+    with status(f"Computing the metafeatures of {dataset.name} and ranking"):
+        # a classification target (--as-classes, --task classification, or so loaded): its
+        # integer codes are labels, whatever their number (as text, so said)
+        labels = as_classes or family != "regression"
+        if labels and task is not None and not as_classes:
+            _note_forced_classes(dataset.y)
+        y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
+        ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
+    return dataset, kb, family, model, ranking
+
+
 @click.command()
 @click.argument("data")
 @target_option
@@ -297,26 +323,9 @@ def recommend(
       metarec recommend data.csv --tried random_forest=0.91:2.5 -o plot.png
     """
     tried_results = parse_tried(tried)
-    from metarec.data import load_dataset, task_family
-
-    with status(f"Loading {data}"):
-        dataset = load_dataset(data, target=target, as_classes=as_classes, task=task)
-    note_loaded(dataset)
-    family = task_family(dataset.task)
-    with status("Opening the knowledge base"):
-        kb = open_kb(ctx, builtin_fallback=True)
-    if family == "regression" and task is None:
-        _require_regression_results(kb, dataset)
-    with status("Fitting the recommender (cached per KB version)"):
-        model = _recommender(kb, k, n, metric, method, strategy, task=family)
-    with status(f"Computing the metafeatures of {dataset.name} and ranking"):
-        # a classification target (--as-classes, --task classification, or so loaded): its
-        # integer codes are labels, whatever their number (as text, so said)
-        labels = as_classes or family != "regression"
-        if labels and task is not None and not as_classes:
-            _note_forced_classes(dataset.y)
-        y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
-        ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
+    dataset, kb, family, model, ranking = _rank(
+        ctx, data, target, task, as_classes, (k, n, metric, method, strategy), tried_results, budget
+    )
     if not configurations:
         ranking = ranking.by_algorithm()
     frame = task_columns(_with_library(ranking.to_frame(), kb), family, ranking.metric)

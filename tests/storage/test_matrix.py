@@ -282,6 +282,7 @@ def test_a_tolerance_reuses_a_fit_of_an_earlier_state_while_the_kb_grows_a_littl
     assert fitted(0.0) is not None and len(fits) == 2  # now cached for this very state
     # by hand: grown by (1 dataset, 30 runs) from (7, 300); shrunk is never accepted
     prefix = path.name.rsplit("-", 3)[0]
+
     def counts(paths):
         return [p.stem.rsplit("-", 2)[1:] for p in paths]
 
