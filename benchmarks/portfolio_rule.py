@@ -112,6 +112,12 @@ def main(argv=None) -> None:
     if not configurations:
         raise SystemExit("the knowledge base holds no configurations")
     curves = evaluate(rec, configurations)
+    source = (
+        "a knowledge base of your own (`--db`: the built-in one with configurations' results "
+        "added by `rebuild_builtin.py --seed-builtin`)"
+        if args.db
+        else "the built-in knowledge base"
+    )
     n = next(iter(curves.values())).shape[0]
     ks = list(range(1, SIZE + 1))
     rows = [(m, *curves[m].mean(axis=0)) for m in METHODS]
@@ -131,9 +137,10 @@ def main(argv=None) -> None:
     write_page(
         args.markdown,
         f"The portfolio for this dataset ({args.task})",
-        f"Leave-one-dataset-out over the {len(configurations)} configurations of the built-in "
-        f"knowledge base, on its {n} {args.task} datasets with results of two configurations or "
-        "more (written by `python benchmarks/portfolio_rule.py`). Mean loss in points of the "
+        f"Leave-one-dataset-out over the {len(configurations)} configurations of {source}, on "
+        f"its {n} {args.task} datasets with results of two configurations or more (of "
+        f"{len(rec.datasets_)}; written by `python benchmarks/portfolio_rule.py"
+        f"{' --db URL' if args.db else ''}`). Mean loss in points of the "
         "success rate after the first k configurations of each order, against the best "
         "configuration of the left-out dataset:\n\n"
         f"{curve_table}\n\n"

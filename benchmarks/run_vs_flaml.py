@@ -489,8 +489,8 @@ def main(argv=None) -> None:
         for n, future in enumerate(as_completed(futures), 1):
             method, name, fold, result = future.result()
             print(f"[{n}/{len(todo)}] {method} {name} fold {fold}: {result}", flush=True)
-    records = []
-    for method in METHODS:
+    records = []  # the methods asked for (all by default): a page of a subset says so
+    for method in [m for m in METHODS if m in methods]:
         for name in names:
             for fold in range(N_FOLDS):
                 path = cache / method / f"{name}-{fold}.json"
@@ -533,7 +533,16 @@ def main(argv=None) -> None:
         "best or tied, `over_budget` the calls over budget x 1.1 + 2 s.  Every method had one "
         "CPU.  Written by `python benchmarks/run_vs_flaml.py"
         + (" --task regression" if task == "regression" else "")
-        + "`.\n\n"
+        + (f" --methods {args.methods}" if set(methods) != set(METHODS) else "")
+        + "`"
+        + (
+            "; the other methods ("
+            + ", ".join(m for m in METHODS if m not in methods)
+            + ") are not on this page"
+            if set(methods) != set(METHODS)
+            else ""
+        )
+        + ".\n\n"
         + markdown_table(list(summary.columns), summary.itertuples(index=False))
         + "\n\n"
         + "\n\n".join(sections)
@@ -542,9 +551,12 @@ def main(argv=None) -> None:
         + "\n\nMost frequent choices:\n\n"
         + "\n".join(f"- {method}: {text}" for method, text in choices.items())
     )
-    title = "`metarec run` against AutoML systems" + (
-        ", regression" if task == "regression" else ""
-    )
+    automl = any(m.startswith(("flaml", "autogluon")) for m in methods)
+    title = (
+        "`metarec run` against AutoML systems"
+        if automl
+        else "`metarec run` against its averaged answer and the blind pick"
+    ) + (", regression" if task == "regression" else "")
     write_page(args.markdown, title, text)
 
 
