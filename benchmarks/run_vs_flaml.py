@@ -15,13 +15,13 @@ base while it is the test (a copy of the built-in one without it).  Outer 5-fold
 stratified for classification), the same folds for every method; each method sees only the
 training part and is scored on the test part (accuracy; for regression R²).  Methods:
 
-- ``metarec run --budget 10`` / ``--budget 60``: the command in a fresh process, with a
-  fresh knowledge base copied from the built-in one, ``--output`` a model that then
-  predicts the test part (the default answer: ensemble selection over the out-of-fold
-  predictions).  Its wall time is the whole command, start-up included.
+- ``metarec run --budget 10`` / ``--budget 60`` ``--ensemble-method selection``: the
+  command in a fresh process, with a fresh knowledge base copied from the built-in one,
+  ``--output`` a model that then predicts the test part (ensemble selection over the
+  out-of-fold predictions).  Its wall time is the whole command, start-up included.
 - ``metarec run --budget 10 --ensemble-method average`` on a knowledge base of the default
-  algorithms alone (the answer and the candidates of the release before configurations and
-  ensemble selection: "today's" run).
+  algorithms alone (the default answer, with the candidates of a knowledge base without
+  configurations).
 - FLAML ``AutoML().fit(X, y, time_budget=10 / 60, n_jobs=1, seed=0)``.
 - AutoGluon (``autogluon.tabular`` from PyPI, in its own virtual environment named by
   ``AUTOGLUON_PYTHON``) ``TabularPredictor(...).fit(train, time_limit=10 / 60, presets=
@@ -64,9 +64,9 @@ METHODS = (
     "autogluon_best60", "autogluon10", "autogluon60", "blind", "single_best",
 )  # fmt: skip
 LABELS = {
-    "metarec10": "metarec run --budget 10",
-    "metarec60": "metarec run --budget 60",
-    "average10": "metarec run --budget 10, defaults only, averaged answer",
+    "metarec10": "metarec run --budget 10 --ensemble-method selection",
+    "metarec60": "metarec run --budget 60 --ensemble-method selection",
+    "average10": "metarec run --budget 10, defaults only, averaged answer (the default)",
     "flaml10": "FLAML time_budget=10",
     "flaml60": "FLAML time_budget=60",
     "autogluon_best10": "AutoGluon best_quality, time_limit=10",
@@ -330,8 +330,7 @@ def run_metarec(ds, train, test, *, budget: int, name: str, fold: int, average=F
             "--format", "json", "-j", "1", "--task", ds.task if ds.task == "regression"
             else "classification",
         ]  # fmt: skip
-        if average:
-            command += ["--ensemble-method", "average"]
+        command += ["--ensemble-method", "average" if average else "selection"]
         start = time.perf_counter()
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - start

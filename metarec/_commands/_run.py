@@ -97,18 +97,19 @@ COLUMNS = (
     "--ensemble",
     "ensemble_size",
     type=click.IntRange(min=1),
-    help="The most distinct algorithms in the answer (1: the best alone). Default: as many as "
-    "ensemble selection chooses (an average: 3).",
+    help="The most distinct algorithms in the answer (1: the best alone). Default: an "
+    "average of 3 (ensemble selection: as many as it chooses).",
 )
 @click.option(
     "--ensemble-method",
     "ensemble_method",
-    type=click.Choice(["selection", "average"]),
-    default="selection",
+    type=click.Choice(["average", "selection"]),
+    default="average",
     show_default=True,
-    help="selection: greedy ensemble selection over the out-of-fold predictions, weights = "
-    "counts; average: an equal-weight average of the best ones and the knowledge base's "
-    "single best (from 3,000 rows only those tied with the best within the folds' noise).",
+    help="average: an equal-weight average of the best ones and the knowledge base's single "
+    "best (from 3,000 rows only those tied with the best within the folds' noise); "
+    "selection: greedy ensemble selection over the out-of-fold predictions, weights = counts "
+    "(on small data it can fit the folds' noise).",
 )
 @format_option()
 @click.pass_context
@@ -129,12 +130,14 @@ def run(
     whose folds cannot end in time at their pace, and a fit still running when the time is
     up, are stopped.  On small data that runs everything; on large data, what fits.
 
-    The answer is an ensemble selected on the out-of-fold predictions of everything
-    evaluated (Caruana et al. 2004: the best model, then 50 greedy rounds adding, with
-    replacement, the one that most improves the averaged predictions; weights are the
-    counts; the best alone when no addition helps), each member refitted on every row while
-    the time left allows, the heaviest first (when no refit fits, the best expected within
-    a second).  The leaderboard's order is the best CV score shrunk toward what the
+    The answer is an equal-weight average of the three best (the leaderboard's order) and
+    the knowledge base's single best algorithm (from 3,000 rows, only those tied with the
+    best within the folds' noise); --ensemble-method selection selects it on the
+    out-of-fold predictions of everything evaluated instead (Caruana et al. 2004: the best
+    model, then 50 greedy rounds adding, with replacement, the one that most improves the
+    averaged predictions; weights are the counts).  Each member is refitted on every row
+    while the time left allows, the heaviest first (when no refit fits, the best expected
+    within a second).  The leaderboard's order is the best CV score shrunk toward what the
     knowledge base expects of each algorithm (noisy folds do not crown a lucky algorithm).
     When no algorithm finishes its folds in time, the answer is the knowledge base's best
     expectation whose refit fits, fitted without evaluation.

@@ -8,14 +8,15 @@ not fit the time left.
 
 The rule, by ``method``:
 
-- ``"selection"`` (the default): greedy ensemble selection over the evaluated algorithms'
+- ``"selection"``: greedy ensemble selection over the evaluated algorithms'
   out-of-fold predictions on the user's data (:mod:`metarec.automl._ensemble`: sorted
   initialisation with the best, a fixed number of rounds with replacement, weights =
   counts); ``ensemble_size`` caps the number of distinct members (None: no cap; 1: the best
   alone).  The members are refitted by weight, the heaviest first; the rest of the order
   are spares.  Algorithms whose predictions are not at hand (folds reused from the
   knowledge base) are not candidates; with no predictions at all, the best alone.
-- ``"average"``: an equal-weight average;
+- ``"average"`` (the default: on small data selection fits the noise of the out-of-fold
+  predictions, ``docs/benchmarks/run-ensemble.md``): an equal-weight average;
 - ``ensemble_size == 1``: the best alone;
 - an average of ``ensemble_size`` (2 or more): the best ones of the order; on data of
   :data:`TIE_MIN_ROWS` rows or more a member after the first joins only when its fold scores
@@ -92,8 +93,8 @@ class AnswerPolicy:
 
     Parameters
     ----------
-    method : {"selection", "average"}, default="selection"
-        Ensemble selection over out-of-fold predictions, or an equal-weight average.
+    method : {"average", "selection"}, default="average"
+        An equal-weight average, or ensemble selection over out-of-fold predictions.
     ensemble_size : int or None, default=None
         Selection: the most distinct members (None: no cap).  Average: how many of the best
         it averages (None: 3).  1: the best alone, either way.
@@ -108,7 +109,7 @@ class AnswerPolicy:
     def __init__(
         self,
         *,
-        method: str = "selection",
+        method: str = "average",
         ensemble_size: int | None = None,
         tie_min_rows: int = TIE_MIN_ROWS,
         anchor=None,

@@ -108,7 +108,7 @@ class RunSettings:
     store: bool = True
     scheduler: str | None = None
     ensemble_size: int | None = None
-    ensemble_method: str = "selection"
+    ensemble_method: str = "average"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,9 @@ def fitted(tmp_path_factory):
         X, y = toy_frame(300, seed=1)
         url = f"sqlite:///{home / 'kb.sqlite'}"
         # a budget far beyond what 300 rows need (about 15 s): every algorithm runs
-        auto = AutoClassifier(budget=600, kb=url, random_state=0).fit(X, y)
+        auto = AutoClassifier(budget=600, kb=url, random_state=0, ensemble_method="selection").fit(
+            X, y
+        )
         yield auto, url, X, y
 
 

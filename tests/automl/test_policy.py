@@ -92,13 +92,21 @@ def test_selection_chooses_members_and_weights_from_out_of_fold_predictions():
     }
     scores = {name: (0.8,) for name in ("a", "b", "c", "stored")}
     order = ["a", "b", "c", "stored"]  # "stored": folds reused, no predictions at hand
-    answer = AnswerPolicy(rounds=2).choose(order, scores, 6, predictions=predictions, y=y)
+    answer = AnswerPolicy(method="selection", rounds=2).choose(
+        order, scores, 6, predictions=predictions, y=y
+    )
     assert answer.members == ("a", "b") and answer.method == "selection"
     assert answer.weights == (2 / 3, 1 / 3) and answer.oof_score == 5 / 6
     assert answer.spares == ("c", "stored")
-    capped = AnswerPolicy(ensemble_size=2, rounds=2)
+    capped = AnswerPolicy(method="selection", ensemble_size=2, rounds=2)
     assert capped.choose(order, scores, 6, predictions=predictions, y=y).members == ("a", "b")
-    one = AnswerPolicy(ensemble_size=1).choose(order, scores, 6, predictions=predictions, y=y)
+    one = AnswerPolicy(method="selection", ensemble_size=1).choose(
+        order, scores, 6, predictions=predictions, y=y
+    )
     assert one.members == ("a",) and one.weights == (1.0,)
     # no predictions at all (every fold reused): the best alone
-    assert AnswerPolicy().choose(order, scores, 6).members == ("a",)
+    assert AnswerPolicy(method="selection").choose(order, scores, 6).members == ("a",)
+    # the default is the average: the best three, equal weights
+    default = AnswerPolicy().choose(order, scores, 6, predictions=predictions, y=y)
+    assert default.method == "average" and default.members == ("a", "b", "c")
+    assert default.weights == (1 / 3, 1 / 3, 1 / 3)

@@ -38,7 +38,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     model = tmp_path / "model.joblib"
     result = _run(
         "--db", url, "run", data, "--target", "label", "--budget", "25", "--output", model,
-        "--format", "json", "-o", tmp_path / "curve.png",
+        "--format", "json", "-o", tmp_path / "curve.png", "--ensemble-method", "selection",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
@@ -63,8 +63,9 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold
     again = _run(
-        "--db", url, "run", data, "--target", "label", "--budget", "25", "--format", "json"
-    )
+        "--db", url, "run", data, "--target", "label", "--budget", "25", "--format", "json",
+        "--ensemble-method", "selection",
+    )  # fmt: skip
     assert again.exit_code == 0, again.output
     second = json.loads(again.stdout)
     after = {r["algorithm"]: r for r in second["results"]}
