@@ -162,10 +162,12 @@ def test_a_regression_search_keeps_the_best_regressor_and_stores_r2(tmp_path):
         ["mean", "linear_regression", "knn_regressor"]
     )
     start = time.perf_counter()
-    result = run_search(ds, kb, RunSettings(budget=60), deadline=start + 60, start=start,
+    settings = RunSettings(budget=60, ensemble_method="selection")
+    result = run_search(ds, kb, settings, deadline=start + 60, start=start,
                         recommender=fixed, portfolio=portfolio)  # fmt: skip
     assert result.best == "linear_regression"
-    # the best alone, behind the wrapper that reads any X as an average does
+    # selection keeps the best alone (the others only worsen its out-of-fold predictions),
+    # behind the wrapper that reads any X as an average does
     assert isinstance(result.model, AveragedRegressor) and len(result.model.estimators_) == 1
     assert np.corrcoef(result.model.predict(X), y)[0, 1] > 0.99
     expected = result.model.predict(X)
