@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _cli import metarec  # noqa: E402
-from _pages import markdown_table, stamp  # noqa: E402
+from _pages import markdown_table, write_page  # noqa: E402
 
 PMLB = Path(os.environ.get("PMLB_DIR", ROOT.parent / "shared" / "datasets" / "pmlb"))
 DATASETS = ("analcatdata_authorship", "balance_scale", "calendarDOW", "cars")
@@ -113,8 +113,7 @@ def main(argv=None) -> int:
                 ["`run`'s answer", str(run_local["best"]), str(run_dask["best"]), "", ""],
             ],
         )  # fmt: skip
-        page = (
-            "# The Dask executor against the local worker pool\n\n"
+        text = (
             f"`metarec benchmark` of {', '.join(DATASETS)} (PMLB) with the default "
             "classification portfolio, cv5, from the command line: the local pool with "
             "`-j 2` against `--scheduler` on a local Dask cluster of two single-threaded "
@@ -123,9 +122,9 @@ def main(argv=None) -> int:
             "before the timed commands). Then `metarec run` of "
             f"{RUN_DATA} with `--budget 30` both ways. Fresh knowledge base and cache for "
             f"each command.\n\n{table}\n\nWritten by `python benchmarks/dask_pool.py "
-            f"--markdown docs/benchmarks/dask-pool.md`.\n\n{stamp()}\n"
+            f"--markdown docs/benchmarks/dask-pool.md`."
         )
-        Path(args.markdown).write_text(page)
+        write_page(Path(args.markdown), "The Dask executor against the local worker pool", text)
     return 0
 
 

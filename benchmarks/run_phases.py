@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _cli import metarec  # noqa: E402
-from _pages import markdown_table, stamp  # noqa: E402
+from _pages import markdown_table, write_page  # noqa: E402
 
 
 def _data(path: Path, seed: int) -> Path:
@@ -98,8 +98,7 @@ def main(argv=None) -> int:
                 *[[f"phase: {p} (s)", *frame[p], mean[p]] for p in phase_names],
             ],
         )
-        page = (
-            "# Where the seconds of `metarec run` go\n\n"
+        text = (
             f"`metarec run --budget {args.budget:g}` on a new dataset of 600 rows x 6 numeric "
             "features (another seed each time), on a knowledge base filled with the built-in "
             "one and a recommender already fitted and cached (a second day's work); one "
@@ -107,10 +106,9 @@ def main(argv=None) -> int:
             "`phases`); the work is the fit and predict CPU seconds of the folds it stored, "
             f"read back from the knowledge base.\n\n{table}\n\nMean wall time over the "
             f"target: **{ratio:.2f}** (at most 1).\n\nWritten by `python "
-            f"benchmarks/run_phases.py --markdown docs/benchmarks/run-phases.md`.\n\n"
-            f"{stamp()}\n"
+            f"benchmarks/run_phases.py --markdown docs/benchmarks/run-phases.md`."
         )
-        Path(args.markdown).write_text(page)
+        write_page(Path(args.markdown), "Where the seconds of `metarec run` go", text)
     return 0
 
 

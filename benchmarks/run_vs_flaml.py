@@ -523,6 +523,7 @@ def main(argv=None) -> None:
         else "the regression collection (files under 1,000 rows, the first 20 by name; each "
         "held out of the knowledge base while it is tested)"
     )
+    left_out = [m for m in METHODS if m not in methods]
     text = (
         f"{len(names)} datasets of {collection}: {', '.join(names)}; outer {N_FOLDS}-fold "
         "CV, the same folds for every method; "
@@ -532,14 +533,10 @@ def main(argv=None) -> None:
         "best or tied, `over_budget` the calls over budget x 1.1 + 2 s.  Every method had one "
         "CPU.  Written by `python benchmarks/run_vs_flaml.py"
         + (" --task regression" if task == "regression" else "")
-        + (f" --methods {args.methods}" if set(methods) != set(METHODS) else "")
-        + "`"
         + (
-            "; the other methods ("
-            + ", ".join(m for m in METHODS if m not in methods)
-            + ") are not on this page"
-            if set(methods) != set(METHODS)
-            else ""
+            f" --methods {args.methods}`; not on this page: {', '.join(left_out)}"
+            if left_out
+            else "`"
         )
         + ".\n\n"
         + markdown_table(list(summary.columns), summary.itertuples(index=False))

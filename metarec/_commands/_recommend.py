@@ -203,9 +203,8 @@ def _not_installed(names) -> dict[str, str]:
     }
 
 
-def _rank(ctx, data, target, task, as_classes, options, tried_results, budget):
+def _rank(ctx, data, *, target, task, as_classes, k, n, metric, method, strategy, tried, budget):
     """Load DATA, open the KB, fit (or reuse) the recommender and rank: the command's work."""
-    k, n, metric, method, strategy = options
     from metarec.data import load_dataset, task_family
 
     with status(f"Loading {data}"):
@@ -225,7 +224,7 @@ def _rank(ctx, data, target, task, as_classes, options, tried_results, budget):
         if labels and task is not None and not as_classes:
             _note_forced_classes(dataset.y)
         y = dataset.y.astype(str).where(dataset.y.notna()) if labels else dataset.y
-        ranking = model.recommend(dataset.X, y, tried=tried_results or None, budget=budget)
+        ranking = model.recommend(dataset.X, y, tried=tried or None, budget=budget)
     return dataset, kb, family, model, ranking
 
 
@@ -324,8 +323,9 @@ def recommend(
     """
     tried_results = parse_tried(tried)
     dataset, kb, family, model, ranking = _rank(
-        ctx, data, target, task, as_classes, (k, n, metric, method, strategy), tried_results, budget
-    )
+        ctx, data, target=target, task=task, as_classes=as_classes, k=k, n=n, metric=metric,
+        method=method, strategy=strategy, tried=tried_results, budget=budget,
+    )  # fmt: skip
     if not configurations:
         ranking = ranking.by_algorithm()
     frame = task_columns(_with_library(ranking.to_frame(), kb), family, ranking.metric)

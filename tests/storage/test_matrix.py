@@ -218,19 +218,26 @@ def _kb_with_metafeatures(tmp_path) -> KnowledgeBase:
     return kb
 
 
-def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path, monkeypatch):
+@pytest.fixture
+def fits(monkeypatch):
+    """The list that ``Recommender.fit`` appends to at each call (a fit, not a cache hit)."""
     from metarec.recommender import Recommender
-    from metarec.recommender._cache import cache_dir
 
-    kb = _kb_with_metafeatures(tmp_path)
-    fits = []
+    calls = []
     original = Recommender.fit
 
     def counting(self, kb, y=None):
-        fits.append(1)
+        calls.append(1)
         return original(self, kb, y)
 
     monkeypatch.setattr(Recommender, "fit", counting)
+    return calls
+
+
+def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path, fits):
+    from metarec.recommender._cache import cache_dir
+
+    kb = _kb_with_metafeatures(tmp_path)
     first = _fitted(kb, k=2)
     second = _fitted(kb, k=2)
     assert len(fits) == 1
@@ -248,21 +255,11 @@ def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path,
     assert len(list(cache_dir().glob("recommender-*.pkl"))) == 3
 
 
-def test_a_tolerance_reuses_a_fit_of_an_earlier_state_while_the_kb_grows_a_little(
-    tmp_path, monkeypatch
-):
+def test_a_tolerance_reuses_a_fit_of_an_earlier_state_while_the_kb_grows_a_little(tmp_path, fits):
     from metarec.recommender import LearnedRanker, Recommender, fitted_recommender
     from metarec.recommender._cache import _earlier, cache_dir
 
     kb = _kb_with_metafeatures(tmp_path)  # 7 datasets, 300 runs
-    fits = []
-    original = Recommender.fit
-
-    def counting(self, kb, y=None):
-        fits.append(1)
-        return original(self, kb, y)
-
-    monkeypatch.setattr(Recommender, "fit", counting)
 
     def fitted(tolerance):
         return fitted_recommender(kb, Recommender(LearnedRanker(k=2)), tolerance=tolerance)
