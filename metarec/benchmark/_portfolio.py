@@ -531,9 +531,11 @@ def build_pipeline(
 
     Numeric columns: median imputation (:class:`~metarec.benchmark._impute.MedianImputer`,
     linear in the rows; plus standardisation when ``algorithm.scale``).
-    Categorical columns: most-frequent imputation and one-hot encoding (unknown categories
-    ignored; categories rarer than 1% of the training rows grouped, at most 50 per column, so
-    huge-cardinality columns stay affordable).  Output is dense so that every estimator
+    Categorical columns: :class:`~metarec.benchmark._categorical.CategoricalEncoder`
+    (most-frequent imputation, one-hot encoding of at most 50 columns per column, levels
+    rarer than 1% of the training rows and unknown ones grouped, and a cross-fitted target
+    encoding of the columns of more than 50 levels, so that a column of 100,000 distinct
+    strings stays affordable and still says what its levels mean).  Output is dense so that every estimator
     (LDA, QDA, naive Bayes, histogram boosting) accepts it.  Estimators from outside
     scikit-learn are wrapped in ``EncodedLabels`` (``metarec/benchmark/_adapters.py``) (contiguous class codes in, one label
     per row out), the contract LightGBM, XGBoost and CatBoost need to behave like scikit-learn's.
@@ -557,11 +559,11 @@ def build_pipeline(
         a DataFrame with those columns.
     """
     from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.preprocessing import StandardScaler
 
     from metarec.benchmark._adapters import EncodedLabels
+    from metarec.benchmark._categorical import CategoricalEncoder
     from metarec.benchmark._impute import MedianImputer
 
     numeric_steps: list[tuple[str, Any]] = [("impute", MedianImputer())]
@@ -571,21 +573,9 @@ def build_pipeline(
     if numeric_columns:
         transformers.append(("numeric", Pipeline(numeric_steps), list(numeric_columns)))
     if categorical_columns:
-        categorical = Pipeline(
-            [
-                ("impute", SimpleImputer(strategy="most_frequent")),
-                (
-                    "onehot",
-                    OneHotEncoder(
-                        handle_unknown="infrequent_if_exist",
-                        min_frequency=0.01,
-                        max_categories=50,
-                        sparse_output=False,
-                    ),
-                ),
-            ]
-        )
-        transformers.append(("categorical", categorical, list(categorical_columns)))
+        target_type = "continuous" if algorithm.task == "regression" else "auto"
+        encoder = CategoricalEncoder(target_type=target_type, random_state=random_state)
+        transformers.append(("categorical", encoder, list(categorical_columns)))
     prepare = ColumnTransformer(transformers, remainder="drop", sparse_threshold=0.0)
     model = algorithm.make_estimator(random_state=random_state)
     if algorithm.library != "sklearn" and algorithm.task == "classification":
