@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = ["MedianImputer"]
+
+# check_array's switch for NaN/inf: ``force_all_finite`` up to scikit-learn 1.5,
+# ``ensure_all_finite`` from 1.6 (the old name was removed in 1.8)
+_ALLOW_MISSING = {
+    (
+        "ensure_all_finite"
+        if "ensure_all_finite" in inspect.signature(check_array).parameters
+        else "force_all_finite"
+    ): False
+}
 
 
 class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -60,7 +71,13 @@ class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        X = _inf_to_nan(validate_data(self, X, dtype=np.float64, ensure_all_finite=False))
+        names = _string_column_names(X)
+        X = _inf_to_nan(check_array(X, dtype=np.float64, **_ALLOW_MISSING))
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
             statistics = np.nanmedian(X, axis=0) if X.shape[0] else np.full(X.shape[1], np.nan)
@@ -77,13 +94,43 @@ class MedianImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features_in_)
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has another number of columns than the fit data, or, when both have
+            string column names, other names or another order.
         """
         check_is_fitted(self, "statistics_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+        names = _string_column_names(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if (
+            names is not None
+            and fitted_names is not None
+            and not np.array_equal(names, fitted_names)
+        ):
+            raise ValueError(
+                "The feature names should match those that were passed during fit: "
+                f"{list(fitted_names)} were seen, {list(names)} are given."
+            )
+        X = check_array(X, dtype=np.float64, **_ALLOW_MISSING)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but MedianImputer is expecting "
+                f"{self.n_features_in_} features as input."
+            )
         missing = ~np.isfinite(X)
         if missing.any():
             X = np.where(missing, self.statistics_, X)
         return X
+
+
+def _string_column_names(X) -> np.ndarray | None:
+    """The column names of a frame whose names are all strings, else None (as scikit-learn)."""
+    columns = getattr(X, "columns", None)
+    if columns is None or len(columns) == 0 or not all(isinstance(c, str) for c in columns):
+        return None
+    return np.asarray(columns, dtype=object)
 
 
 def _inf_to_nan(X: np.ndarray) -> np.ndarray:

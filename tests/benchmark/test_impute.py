@@ -80,3 +80,19 @@ def test_pipelines_impute_numeric_columns_with_it():
     numeric = pipeline.named_steps["prepare"].named_transformers_["numeric"]
     assert isinstance(numeric.named_steps["impute"], MedianImputer)
     assert numeric.named_steps["impute"].statistics_.tolist() == [0.5]
+
+
+def test_other_column_names_are_refused():
+    imputer = MedianImputer().fit(pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, np.nan]}))
+    assert imputer.n_features_in_ == 2
+    with pytest.raises(ValueError, match="feature names"):
+        imputer.transform(pd.DataFrame({"b": [1.0], "a": [2.0]}))
+    # an array carries no names: only the count is checked
+    assert imputer.transform(np.array([[np.nan, np.nan]])).tolist() == [[1.5, 3.0]]
+
+
+def test_an_array_fit_has_no_feature_names():
+    imputer = MedianImputer().fit(pd.DataFrame({"a": [1.0, 2.0]}))
+    imputer.fit(np.array([[1.0], [3.0]]))
+    assert not hasattr(imputer, "feature_names_in_")
+    assert imputer.get_feature_names_out().tolist() == ["x0"]
