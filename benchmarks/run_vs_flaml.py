@@ -113,11 +113,10 @@ def outer_folds(ds) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def single_best_algorithm(task: str) -> str:
     """The built-in KB's single best algorithm of the task."""
-    from metarec.automl._select import single_best
-    from metarec.recommender import Recommender, fitted_recommender
+    from metarec.recommender import PerformanceMatrix
     from metarec.storage import open_builtin
 
-    return single_best(fitted_recommender(open_builtin(), Recommender(task=task)))
+    return PerformanceMatrix.from_kb(open_builtin(), task=task).single_best()
 
 
 def score(ds, test, predicted) -> float:

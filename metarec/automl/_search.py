@@ -42,7 +42,6 @@ from metarec.automl._foldtime import FoldTimes, in_range_spread
 from metarec.automl._policy import AnswerPolicy
 from metarec.automl._record import eligible, record_job, record_stored
 from metarec.automl._refit import LAST_RESORT_SECONDS, RefitData, refit_answer
-from metarec.automl._select import single_best
 from metarec.automl._storing import store_folds, store_seconds
 from metarec.exceptions import BenchmarkError, UnknownNameError
 
@@ -831,7 +830,7 @@ def _answer(order, state, loop, settings, recommender, name, codes):
     policy = AnswerPolicy(
         method=settings.ensemble_method,
         ensemble_size=settings.ensemble_size,
-        anchor=single_best(recommender, exclude=[name]),
+        anchor=recommender.single_best(exclude=[name]),
     )
     complete = set(order)
     results = [r for r in (*state.reused, *state.results) if r.algorithm in complete]

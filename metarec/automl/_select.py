@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["posterior_scores", "choose", "single_best", "tied_with", "TIE_Z"]
+__all__ = ["posterior_scores", "choose", "tied_with", "TIE_Z"]
 
 #: z of the central 80 % interval of a normal distribution (the recommender's intervals).
 Z80 = 1.2815515655446004
@@ -129,44 +129,3 @@ def choose(posterior: np.ndarray, fit_time: np.ndarray, names=None) -> np.ndarra
     fit_time = np.where(np.isfinite(fit_time), fit_time, np.inf)
     by_name = np.argsort(np.argsort(np.asarray(names, dtype=str))) if names is not None else 0
     return np.lexsort((np.broadcast_to(by_name, key.shape), fit_time, key))
-
-
-def single_best(recommender, *, exclude=()) -> str | None:
-    """The algorithm that beats most others on the datasets both have a result on.
-
-    The single best solver (SBS) of algorithm selection: the constant answer that ignores
-    the dataset.  Algorithm ``a`` beats ``b`` when its mean score over the datasets where
-    both have a result (without those named in ``exclude``: a dataset's own earlier folds
-    are not evidence about it) is higher; the SBS wins the most such comparisons (Copeland's
-    rule), ties going to the higher mean over all its datasets.  A plain mean over each
-    algorithm's own datasets would let one more dataset (a hard one where an algorithm ran
-    and a rival was skipped) decide between two algorithms a few hundredths apart; the
-    pairwise means compare them on the same data.  None when no algorithm has a result.
-
-    Parameters
-    ----------
-    recommender : Recommender
-        Fitted; its ``accuracy_``, ``present_``, ``datasets_`` and ``algorithms_`` are read.
-    exclude : iterable of str, default=()
-        Datasets left out.
-
-    Returns
-    -------
-    str or None
-    """
-    keep = ~np.isin(np.asarray(recommender.datasets_, dtype=str), [str(d) for d in exclude])
-    present = (np.asarray(recommender.present_, dtype=bool) & keep[:, None]).astype(float)
-    counts = present.sum(axis=0)
-    if not counts.any():
-        return None
-    scores = np.where(present > 0, recommender.accuracy_, 0.0)
-    both = present.T @ present  # [a, b]: datasets where a and b have a result
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pairwise = (scores.T @ present) / both  # [a, b]: a's mean where both have one
-    wins = np.sum(
-        np.nan_to_num(pairwise, nan=-np.inf) > np.nan_to_num(pairwise.T, nan=np.inf), axis=1
-    )
-    mean = np.where(counts > 0, scores.sum(axis=0) / np.maximum(counts, 1), -np.inf)
-    wins = np.where(counts > 0, wins, -1)
-    best = np.lexsort((-mean, -wins))[0]
-    return str(np.asarray(recommender.algorithms_)[int(best)])

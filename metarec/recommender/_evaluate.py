@@ -58,7 +58,8 @@ Methods evaluated in the same run:
 ``kNN AR*``        the 5 nearest datasets, unweighted average rank of A3R with ``n=16``;
 ``a3r``            pairwise A3R over the 5 nearest datasets, ``n=32`` (the classic strategy
                    with its former defaults; only when another strategy is evaluated);
-``single best``    every dataset, algorithms by mean accuracy (single best first);
+``single best``    every dataset, algorithms by mean accuracy (single best first:
+                   :func:`~metarec.recommender._matrix.single_best_order`);
 ``random``         random order, figures averaged over ``n_random`` permutations;
 ``bound``          best single run that fits within ``t`` (an oracle; MIL only).
 """
@@ -72,6 +73,7 @@ import numpy as np
 from metarec.evaluation import a3r
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import BaseRanker
+from metarec.recommender._matrix import single_best_order
 from metarec.recommender._registry import make_ranker, ranker_class
 
 __all__ = [
@@ -407,12 +409,7 @@ def evaluate_recommender(
     idx = np.array([rec.dataset_index_[d] for d in test])
     t_lo, t_hi, grid = _interval(rec.present_[idx], rec.time_[idx])
     rng = np.random.default_rng(random_state)
-    extra_idx = np.array(
-        [rec.dataset_index_[d] for d in extra if d in rec.dataset_index_], dtype=int
-    )
-    acc_all = np.where(rec.present_, rec.accuracy_, 0.0)
-    colsum = acc_all.sum(axis=0) - acc_all[extra_idx].sum(axis=0)
-    colcnt = rec.present_.sum(axis=0) - rec.present_[extra_idx].sum(axis=0)
+    kept = ~np.isin(rec.datasets_.astype(str), extra)  # what the single best learns from
     raw = rec.raw_metafeatures_
     majority = _majority(raw)
 
@@ -426,11 +423,10 @@ def evaluate_recommender(
             ranking = model.rank(query, exclude=exclude)
             collected.record_ranking(case, method, ranking, model.algorithm_index_)
         if baselines:
-            mean_acc = (colsum - acc_all[i]) / np.maximum(colcnt - rec.present_[i], 1)
-            mean_acc = np.where(colcnt - rec.present_[i] > 0, mean_acc, -np.inf)
-            collected.record(
-                case, "single best", np.lexsort((np.arange(case.here.size), -mean_acc[case.here]))
-            )
+            rows = kept.copy()
+            rows[i] = False
+            order = single_best_order(rec.accuracy_[rows], rec.present_[rows])
+            collected.record(case, "single best", case.local_order(order))
             collected.random_and_bound(case, rng, max(1, n_random))
         if progress is not None:
             progress(1)
@@ -666,11 +662,9 @@ def evaluate_transfer(
         "AR": _like(rec, "ar"),
         "global AR*": _like(rec, "ar*", k=None, weights=None),
     }
-    with np.errstate(invalid="ignore"):
-        mean_acc = np.nanmean(np.where(rec.present_, rec.accuracy_, np.nan), axis=0)
     source_rank = {
         str(rec.algorithms_[j]): r
-        for r, j in enumerate(np.lexsort((np.arange(mean_acc.size), -np.nan_to_num(mean_acc))))
+        for r, j in enumerate(single_best_order(rec.accuracy_, rec.present_))
     }
     test = np.flatnonzero(truth.present_.sum(axis=1) >= 2)
     if test.size == 0:

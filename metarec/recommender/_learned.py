@@ -43,7 +43,7 @@ import numpy as np
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import SR_FLOOR, TIME_FLOOR, BaseRanker
-from metarec.recommender._matrix import well_compared
+from metarec.recommender._matrix import single_best_order, well_compared
 from metarec.recommender._scoring import pairwise_log_score
 
 __all__ = [
@@ -330,47 +330,23 @@ def expected_loss_along(order, acc, weights, best, start) -> np.ndarray:
     return weights @ loss / total
 
 
-def single_best_index(accuracy: np.ndarray, present: np.ndarray) -> int | None:
-    """The algorithm of best mean success rate over the datasets it has a result on.
-
-    The single best solver of algorithm selection, as the evaluation's ``single best``
-    baseline defines it (:func:`metarec.recommender.evaluate_recommender`): the constant
-    answer a recommendation must not lose to.  Ties go to the first column.
-
-    Parameters
-    ----------
-    accuracy : ndarray of shape (n_datasets, n_algorithms)
-        Success rates.
-    present : ndarray of bool, same shape
-        Whether a result exists.
-
-    Returns
-    -------
-    int or None
-        The column of the single best (None without any result).
-    """
-    counts = present.sum(axis=0)
-    if not counts.any():
-        return None
-    sums = np.where(present, accuracy, 0.0).sum(axis=0)
-    mean = np.divide(sums, counts, out=np.full(sums.shape, -np.inf), where=counts > 0)
-    return int(np.argmax(mean))
-
-
 def _fallback(rec, answer: int, exp_acc, excluded, keep) -> int | None:
     """The single best, when the model's answer is not predicted clearly better than it.
 
     With ``answer_margin = m`` (None: never), the answer stands only when its expected
-    success rate is above the single best's (:func:`single_best_index`, over the datasets
-    not excluded) by more than ``m`` times its interval's half-width: the model's advantage
-    must stand out of its own error for a dataset unlike the knowledge base's to trust it.
+    success rate is above the single best's
+    (:func:`~metarec.recommender._matrix.single_best_order`, over the datasets not excluded)
+    by more than ``m`` times its interval's half-width: the model's advantage must stand out
+    of its own error for a dataset unlike the knowledge base's to trust it.
     """
     margin = getattr(rec, "answer_margin", None)
     if margin is None:
         return None
     rows = ~excluded
-    sb = single_best_index(rec.accuracy_[rows], rec.present_[rows])
-    if sb is None or sb == answer or not keep[sb]:
+    if not rec.present_[rows].any():
+        return None
+    sb = int(single_best_order(rec.accuracy_[rows], rec.present_[rows])[0])
+    if sb == answer or not keep[sb]:
         return None
     advantage = exp_acc[answer] - exp_acc[sb]
     width = float(np.nan_to_num(rec.accuracy_width_[answer], nan=0.0))

@@ -24,7 +24,13 @@ from metarec._names import check_names
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._results import aggregate_run_rows, failure_baseline
 
-__all__ = ["PerformanceMatrix", "datasets_of_task", "well_compared", "MIN_COMPARED"]
+__all__ = [
+    "PerformanceMatrix",
+    "datasets_of_task",
+    "well_compared",
+    "single_best_order",
+    "MIN_COMPARED",
+]
 
 
 def datasets_of_task(datasets, task: str) -> set[str]:
@@ -77,6 +83,47 @@ def well_compared(present: np.ndarray) -> np.ndarray:
     present = np.asarray(present, dtype=bool)
     compared = (present & (present.sum(axis=1) >= 2)[:, None]).sum(axis=0)
     return compared >= min(MIN_COMPARED, int(compared.max(initial=0)))
+
+
+def single_best_order(accuracy: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The algorithms (columns) from the single best down: the one definition of it.
+
+    The single best solver (SBS) of algorithm selection is the constant answer that ignores
+    the dataset, the one a recommendation must not lose to: the algorithm of best mean
+    success rate over the datasets it has a result on (ASlib's definition; Lindauer et al.
+    2019).  The others follow by that mean; ties go to the first column, and algorithms
+    without any result come last.  The evaluation's ``single best`` baseline, the learned
+    ranker's fallback (``answer_margin``) and the anchor of ``metarec run``'s answer all read
+    it (through :meth:`PerformanceMatrix.single_best` or this function).
+
+    On a complete matrix this is also the algorithm that beats every other on the mean of
+    the datasets both ran on.  On an incomplete one, an algorithm run only on easy datasets
+    gains from them; the pairwise rule (most wins on the datasets both ran on) would instead
+    crown one run only where it shines (TabZilla's TabPFN, run on its small datasets only).
+
+    Parameters
+    ----------
+    accuracy : ndarray of shape (n_datasets, n_algorithms)
+        Success rates (NaN or anything where ``present`` is false).
+    present : ndarray of bool, same shape
+        Whether a result exists.
+
+    Returns
+    -------
+    ndarray of int, shape (n_algorithms,)
+        Every column, the single best first.
+
+    Examples
+    --------
+    >>> acc = np.array([[0.9, 0.8, np.nan], [0.5, 0.7, np.nan]])
+    >>> single_best_order(acc, np.isfinite(acc)).tolist()
+    [1, 0, 2]
+    """
+    present = np.asarray(present, dtype=bool)
+    counts = present.sum(axis=0)
+    sums = np.where(present, accuracy, 0.0).sum(axis=0)
+    mean = np.divide(sums, counts, out=np.full(sums.shape, -np.inf), where=counts > 0)
+    return np.lexsort((np.arange(mean.size), -mean))
 
 
 _COUNTS = ("dataset", "algorithm", "status", "n_runs", "n_failed")
@@ -150,6 +197,27 @@ class PerformanceMatrix:
     def baseline(self) -> np.ndarray:
         """The value a failed run counts as on each dataset (see the module documentation)."""
         return failure_baseline(self.metafeatures, self.metric, self.accuracy, self.present)
+
+    def single_best(self, *, exclude=()) -> str | None:
+        """The single best algorithm (:func:`single_best_order`'s first).
+
+        Parameters
+        ----------
+        exclude : iterable of str, default=()
+            Datasets left out (a dataset's own results are no evidence about it); names
+            the matrix does not hold are ignored.
+
+        Returns
+        -------
+        str or None
+            None when no algorithm has a result on the datasets kept.
+        """
+        kept = ~np.isin(self.datasets.astype(str), [str(d) for d in exclude])
+        present = self.present[kept]
+        if not present.any():
+            return None
+        best = single_best_order(self.accuracy[kept], present)[0]
+        return str(self.algorithms[best])
 
     def subset(self, rows) -> PerformanceMatrix:
         """The matrix restricted to the datasets ``rows`` (boolean mask or indices), in its order.

@@ -378,6 +378,26 @@ class Recommender(BaseEstimator):
             weighting=weighting,
         )
 
+    def single_best(self, *, exclude=()) -> str | None:
+        """The knowledge base's single best algorithm.
+
+        The constant answer that ignores the dataset, on the matrix the ranker was fitted on
+        (:meth:`PerformanceMatrix.single_best`).
+
+        Parameters
+        ----------
+        exclude : iterable of str, default=()
+            Datasets left out (a dataset's own earlier results are no evidence about it);
+            names the knowledge base does not hold are ignored.
+
+        Returns
+        -------
+        str or None
+            None when no algorithm has a result on the datasets kept.
+        """
+        self._check_fitted()
+        return self.ranker_.matrix().single_best(exclude=exclude)
+
     def rank(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.
 

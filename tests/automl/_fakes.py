@@ -41,11 +41,11 @@ class FixedRecommender:
         if spread is not None:
             self.runtime_ = SimpleNamespace(width_=np.full(len(rows), np.log(spread)))
         self.algorithms_ = np.array([r[0] for r in rows])
-        # one other dataset on which each algorithm scored its expected accuracy
-        self.datasets_ = np.array(["other"])
-        self.accuracy_ = np.array([[r[1] for r in rows]])
-        self.present_ = np.ones_like(self.accuracy_, dtype=bool)
         self.calls = []
+
+    def single_best(self, *, exclude=()):
+        """As if one other dataset held each algorithm at its expected accuracy."""
+        return max(self.rows, key=lambda r: r[1])[0] if self.rows else None
 
     def recommend(self, *, metafeatures, tried=None, budget=None):
         self.calls.append((dict(tried or {}), budget))

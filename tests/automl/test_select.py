@@ -1,11 +1,9 @@
 """The answer's choice, against values computed by hand (see posterior_scores' docstring)."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
-from metarec.automl._select import Z80, choose, posterior_scores, single_best, tied_with
+from metarec.automl._select import Z80, choose, posterior_scores, tied_with
 
 
 def test_posterior_by_hand():
@@ -137,35 +135,6 @@ def test_expected_times_are_rescaled_by_the_measured_folds():
     assert _calibrated([(10.0, 0.01)]).factor == 0.5
     assert _calibrated([(0.1, 500.0)]).factor == 100.0
     assert _calibrated([(float("nan"), 5.0)]).walls == {}
-
-
-def test_single_best_wins_most_comparisons_on_the_datasets_both_ran_on():
-    """On d1, d2 (where a and b both ran): a 0.7, b 0.75, so b beats a; c ran only on d3
-    and meets neither there (its 0.95 on one dataset is no evidence against them)."""
-    rec = SimpleNamespace(
-        datasets_=np.array(["d1", "d2", "d3"]),
-        algorithms_=np.array(["a", "b", "c"]),
-        accuracy_=np.array([[0.9, 0.8, np.nan], [0.5, 0.7, np.nan], [0.6, 0.6, 0.95]]),
-        present_=np.array([[True, True, False], [True, True, False], [False, False, True]]),
-    )
-    assert single_best(rec) == "b"
-    assert single_best(rec, exclude=["d3"]) == "b"
-    assert single_best(rec, exclude=["d2", "d3"]) == "a"  # on d1: 0.9 against 0.8
-    assert single_best(rec, exclude=["d1", "d2"]) == "c"  # alone: wins nothing, best mean
-    assert single_best(rec, exclude=["d1", "d2", "d3"]) is None
-
-
-def test_single_best_does_not_flip_on_one_dataset_a_rival_skipped():
-    """x and y ran on d1, d2 (x: 0.85, 0.85; y: 0.84, 0.84); x also on a hard d3 (0.34)
-    where y was skipped.  Plain means would give y (0.84 against 0.68); on the datasets
-    both ran on, x is better."""
-    rec = SimpleNamespace(
-        datasets_=np.array(["d1", "d2", "d3"]),
-        algorithms_=np.array(["x", "y"]),
-        accuracy_=np.array([[0.85, 0.84], [0.85, 0.84], [0.34, np.nan]]),
-        present_=np.array([[True, True], [True, True], [True, False]]),
-    )
-    assert single_best(rec) == "x"
 
 
 def test_tied_with_by_hand():

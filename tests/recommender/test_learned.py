@@ -634,23 +634,63 @@ def test_the_performance_model_is_the_same_on_every_blas_kernel():
     np.testing.assert_allclose(first, second, rtol=0, atol=1e-9)
 
 
-def test_single_best_index_by_hand():
-    from metarec.recommender._learned import single_best_index
+def test_single_best_by_hand():
+    from metarec.recommender import PerformanceMatrix
+    from metarec.recommender._matrix import single_best_order
 
     # means over the datasets each has a result on: A (0.8 + 0.6) / 2 = 0.7,
-    # B 0.9 (one result), C (0.5 + 0.7 + 0.95) / 3 = 0.7167 -> B
+    # B 0.9 (one result), C (0.5 + 0.7 + 0.95) / 3 = 0.7167 -> B, C, A
     acc = np.array([[0.8, 0.0, 0.5], [0.6, 0.9, 0.7], [np.nan, np.nan, 0.95]])
     present = np.array([[True, False, True], [True, True, True], [False, False, True]])
-    assert single_best_index(acc, present) == 1
-    present[1, 1] = False  # B has no result left: C
-    assert single_best_index(acc, present) == 2
-    assert single_best_index(acc, np.zeros_like(present)) is None
+    assert single_best_order(acc, present).tolist() == [1, 2, 0]
+    present[1, 1] = False  # B has no result left: last
+    assert single_best_order(acc, present).tolist() == [2, 0, 1]
     # a tie goes to the first column
-    assert single_best_index(np.array([[0.5, 0.5]]), np.array([[True, True]])) == 0
+    assert single_best_order(np.array([[0.5, 0.5]]), np.array([[True, True]])).tolist() == [0, 1]
+    present[1, 1] = True
+    matrix = PerformanceMatrix(
+        np.array(["d1", "d2", "d3"], dtype=object),
+        np.array(["A", "B", "C"], dtype=object),
+        acc,
+        np.ones_like(acc),
+        present,
+        np.zeros_like(present),
+        pd.DataFrame(index=["d1", "d2", "d3"]),
+    )
+    assert matrix.single_best() == "B"
+    # without d2, B has no result: C (0.5 + 0.95) / 2 = 0.725 against A 0.8 -> A
+    assert matrix.single_best(exclude=["d2"]) == "A"
+    assert matrix.single_best(exclude=["d1", "d2", "elsewhere"]) == "C"  # unknown: ignored
+    assert matrix.single_best(exclude=["d1", "d2", "d3"]) is None
+
+
+def test_the_evaluation_baseline_and_runs_anchor_are_the_matrix_single_best():
+    """The evaluation's ``single best`` runs the matrix's order without the left-out
+    dataset; a fitted Recommender answers the same single best (run's anchor)."""
+    from metarec.recommender import PerformanceMatrix
+    from metarec.recommender._matrix import single_best_order
+
+    matrix = PerformanceMatrix.from_kb(random_kb(seed=11))  # a fifth of the cells missing
+    ranker = LearnedRanker(n_estimators=10, k=5, random_state=0)
+    names = [str(d) for d in matrix.datasets[:6]]
+    result = evaluate_recommender(matrix, ranker, datasets=names)
+    rows = result.per_dataset.set_index(["method", "dataset"])
+    rec = Recommender(ranker).fit(matrix)
+    for i, name in enumerate(names):
+        others = matrix.subset(np.arange(matrix.shape[0]) != i)
+        order = single_best_order(others.accuracy, others.present)
+        first = next(j for j in order if matrix.present[i, j])
+        best = max(np.nanmax(np.where(matrix.present[i], matrix.accuracy[i], np.nan)),
+                   matrix.metafeatures["majority_class_pct"].iloc[i] / 100)  # fmt: skip
+        loss = rows.loc[("single best", name), "top1_loss"]
+        assert loss == pytest.approx(100 * (best - matrix.accuracy[i, first]))
+        assert rec.single_best(exclude=[name]) == others.single_best()
+        assert others.single_best() == str(matrix.algorithms[order[0]])
 
 
 def test_answer_margin_puts_the_single_best_first_unless_the_answer_stands_out():
-    from metarec.recommender._learned import predict, single_best_index
+    from metarec.recommender._learned import predict
+    from metarec.recommender._matrix import single_best_order
 
     kb = random_kb(seed=7)
     base = dict(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, random_state=0)
@@ -661,7 +701,7 @@ def test_answer_margin_puts_the_single_best_first_unless_the_answer_stands_out()
     for i, name in enumerate(plain.datasets_):
         query = dict(plain.raw_metafeatures_.iloc[i])
         excluded = np.arange(plain.datasets_.size) == i
-        sb = single_best_index(plain.ranker_.accuracy_[~excluded], plain.present_[~excluded])
+        sb = single_best_order(plain.ranker_.accuracy_[~excluded], plain.present_[~excluded])[0]
         answer = plain.recommend(metafeatures=query, exclude=[name])
         first = answer.algorithms[0]
         ranking = strict.recommend(metafeatures=query, exclude=[name])
