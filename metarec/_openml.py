@@ -394,7 +394,10 @@ class OpenMLClient:
         openml = self._openml()
         try:
             dataset = openml.datasets.get_dataset(
-                int(data_id), download_data=True, download_qualities=False
+                int(data_id),
+                download_data=True,
+                download_qualities=False,
+                download_features_meta_data=False,
             )
             frame, *_ = dataset.get_data(dataset_format="dataframe")
         except Exception as exc:

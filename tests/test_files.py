@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from metarec._files import link_new, non_utf8, trailing_separator
+from metarec._files import atomic_path, link_new, non_utf8, trailing_separator
 
 
 def test_link_new_puts_a_file_only_where_none_is(tmp_path, monkeypatch):
@@ -89,3 +89,83 @@ def test_trailing_separator_reads_a_compressed_file_with_its_separator(tmp_path)
         handle.write("a\tb\tc\n1\t2\t3\t\n")
     assert trailing_separator(path, 3, sep="\t", compression="infer") is True
     assert trailing_separator(path, 4, sep="\t", compression="infer") is False
+
+
+@pytest.mark.parametrize(
+    ("suffix", "pack"),
+    [
+        (".gz", gzip.compress),
+        (".bz2", __import__("bz2").compress),
+        (".xz", __import__("lzma").compress),
+    ],
+)
+def test_non_utf8_reads_every_compressed_format_pandas_infers(tmp_path, suffix, pack):
+    path = tmp_path / f"a.csv{suffix}"
+    path.write_bytes(pack("a,b\n1,2\n3,4\n5,caf\u00e9\n".encode("latin-1")))
+    assert non_utf8(path) == (4, "e9", "latin1")
+    path.write_bytes(pack("a,b\n5,caf\u00e9\n".encode()))
+    assert non_utf8(path) is None
+
+
+def test_non_utf8_reads_the_one_file_of_a_zip_archive(tmp_path):
+    import zipfile
+
+    path = tmp_path / "a.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", "a\n\u00e9\n".encode("latin-1"))
+    assert non_utf8(path) == (2, "e9", "latin1")
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("b.csv", "b\n")
+    with pytest.raises(OSError, match="hold one file, not 2"):
+        non_utf8(path)
+
+
+def _leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_atomic_path_puts_the_finished_file_in_place(tmp_path):
+    target = tmp_path / "model.joblib"
+    target.write_text("old")
+    with atomic_path(target) as tmp:
+        assert tmp.parent == tmp_path and tmp.name.startswith(".model.joblib.")
+        tmp.write_text("new")
+        assert target.read_text() == "old"  # not yet: only when the block ends
+    assert target.read_text() == "new" and _leftovers(tmp_path) == []
+
+
+def test_a_failing_write_leaves_the_old_file_and_no_temporary_one(tmp_path):
+    target = tmp_path / "model.joblib"
+    target.write_text("old")
+    with pytest.raises(OSError, match="disk full"):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise OSError("disk full")  # the writer fails midway
+    assert target.read_text() == "old" and _leftovers(tmp_path) == []
+    with pytest.raises(KeyboardInterrupt):  # an interruption too
+        with atomic_path(tmp_path / "new.pkl") as tmp:
+            tmp.write_text("half")
+            raise KeyboardInterrupt
+    assert not (tmp_path / "new.pkl").exists() and _leftovers(tmp_path) == []
+
+
+def test_a_failing_move_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def full_disk(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        with atomic_path(tmp_path / "a.json") as tmp:
+            tmp.write_text("{}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_path_without_replacing_keeps_the_file_there(tmp_path):
+    target = tmp_path / "kb.sqlite"
+    with atomic_path(target, replace=False) as tmp:
+        tmp.write_text("mine")
+    assert target.read_text() == "mine"
+    with pytest.raises(FileExistsError):
+        with atomic_path(target, replace=False) as tmp:
+            tmp.write_text("theirs")
+    assert target.read_text() == "mine" and _leftovers(tmp_path) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
 import os
 import re
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metarec._files import trailing_separator
+from metarec._files import exact_floats, open_decompressed, trailing_separator
 from metarec.exceptions import DataError
 
 __all__ = [
@@ -101,11 +102,13 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         sep: str | None = "\t"
     elif fmt == ".csv":
         sep = ","
-    else:  # .txt, .data, no suffix: let the sniffer decide
-        sep = None
+    else:  # .txt, .data, no suffix: sniffed from the first line
+        sep = _sniffed_separator(path)
     kwargs = {"sep": sep, "na_values": NA_VALUES, "compression": "infer"}
     if sep is None:
-        kwargs["engine"] = "python"
+        kwargs["engine"] = "python"  # pandas sniffs again, and says what it cannot tell
+    else:  # floats exactly as written (the frame's own fingerprint)
+        kwargs.update(exact_floats())
     # the header as written: pandas renames a repeated name ("label" -> "label.1")
     header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **kwargs)
     if sep == "," and header.shape[1] == 1 and ";" in str(header.iloc[0, 0]):
@@ -124,6 +127,21 @@ def _read_text(path: Path, fmt: str) -> pd.DataFrame:
         _check_trailing_empty(path, header.shape[1], kwargs)
         kwargs["index_col"] = False
     return pd.read_csv(path, **kwargs)
+
+
+def _sniffed_separator(path: Path) -> str | None:
+    """The separator of a text file whose suffix names none, or None when it cannot be told.
+
+    Sniffed from the first line as pandas' Python parser does (``sep=None``: the delimiter
+    of :class:`csv.Sniffer`, the ``excel`` dialect otherwise), so that the file is read by
+    the C parser, which (unlike the Python one before pandas 3) reads floats exactly.
+    """
+    with open_decompressed(path) as handle:
+        first = handle.readline().decode("utf-8-sig", errors="replace")
+    try:
+        return csv.Sniffer().sniff(first).delimiter
+    except csv.Error:
+        return None
 
 
 def _check_trailing_empty(path: Path, n_header: int, kwargs: dict) -> None:

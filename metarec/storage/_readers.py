@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metarec._files import trailing_separator
+from metarec._files import exact_floats, trailing_separator
 from metarec.exceptions import ImportRejectedError
 
 __all__ = ["ChunkSource", "open_source", "DEFAULT_CHUNKSIZE", "SUPPORTED_SUFFIXES"]
@@ -221,16 +221,6 @@ def open_source(
     )
 
 
-def _precision() -> dict:
-    """pandas < 3 needs ``float_precision="round_trip"`` to read floats exactly (pandas 3
-    reads them exactly by default and deprecates the option): exact floats keep run keys, and
-    so re-imports of exported files, identical."""
-    import pandas as pd
-
-    major = int(pd.__version__.split(".")[0])
-    return {"float_precision": "round_trip"} if major < 3 else {}
-
-
 #: pandas' default missing-value strings (documented with ``read_csv``'s ``na_values``):
 #: missing in every column but the name columns (a dataset may be called "NA").
 #: Columns whose values name a dataset or an algorithm: only an empty cell is missing there.
@@ -282,7 +272,7 @@ def _text_source(path, label, sep, string_columns, chunksize) -> ChunkSource:
         raise ImportRejectedError(f"{label}, line 2: {trailing}")
     _check_last_line(path, label, sep, len(header.columns))
 
-    _PRECISION = _precision()
+    _PRECISION = exact_floats()  # exact floats keep run keys, and re-imports, identical
 
     names = None
     if trailing:  # the empty last field gets a column of its own, checked empty, dropped

@@ -88,6 +88,19 @@ def test_task_detection_rule():
     assert infer_task(pd.Series([True, False, True])) == "binary"
 
 
+@pytest.mark.parametrize("name, sep", [("d.csv", ","), ("d.tsv.gz", "\t"), ("d.txt", ";")])
+def test_floats_are_read_back_exactly(tmp_path, name, sep):
+    """17 significant digits written are the same float read (pandas before 3 is off by one
+    unit in the last place for some unless asked for round-trip parsing)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "y": rng.integers(0, 2, 300)})
+    path = tmp_path / name
+    frame.to_csv(path, sep=sep, index=False)
+    ds = load_dataset(path, target="y")
+    assert ds.X["x"].to_numpy().tobytes() == frame["x"].to_numpy().tobytes()
+    assert ds.fingerprint == load_dataset(frame, target="y").fingerprint
+
+
 def test_formats_agree_on_content_and_fingerprint(tmp_path, frame):
     csv = tmp_path / "d.csv"
     frame.to_csv(csv, index=False)
@@ -363,7 +376,7 @@ def test_plain_frame_gives_text_names_and_numpy_dtypes():
     assert plain["word"].dtype == object and np.isnan(plain["word"].iloc[1])
     assert isinstance(plain["kind"].dtype, pd.CategoricalDtype)
     assert frame["flag"].dtype == "boolean"  # the input is not changed
-    untouched = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", None]})
+    untouched = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", np.nan]})
     assert plain_frame(untouched) is untouched
     objects = pd.DataFrame({"o": pd.Series(["x", None, pd.NA, np.nan], dtype=object)})
     cleaned = plain_frame(objects)["o"]
