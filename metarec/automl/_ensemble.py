@@ -84,16 +84,18 @@ def ensemble_score(y: np.ndarray, prediction: np.ndarray, metric: str) -> float:
         the true one; ``balanced_accuracy``: the mean of the classes' recalls;
         ``roc_auc``: the binary AUC of the positive class, or the macro one-vs-rest AUC;
         ``r2``: the coefficient of determination; ``success``: R² clipped at 0 (metarec's
-        success rate of regressors).
+        success rate of regressors).  Balanced accuracy and R² are
+        :func:`metarec.evaluation.balanced_accuracy_score` and
+        :func:`metarec.evaluation.r2_score` (a constant target predicted exactly: 1).
 
     Returns
     -------
     float
     """
+    from metarec.evaluation import balanced_accuracy_score, r2_score
+
     if prediction.ndim == 1:
-        residual = np.sum((y - prediction) ** 2)
-        total = np.sum((y - y.mean()) ** 2)
-        r2 = 1.0 - residual / total if total > 0 else 0.0
+        r2 = r2_score(y, prediction)
         return float(max(r2, 0.0) if metric == "success" else r2)
     if metric == "roc_auc":
         from sklearn.metrics import roc_auc_score
@@ -106,10 +108,7 @@ def ensemble_score(y: np.ndarray, prediction: np.ndarray, metric: str) -> float:
         return float(roc_auc_score(onehot[:, present], prediction[:, present], average="macro"))
     predicted = np.argmax(prediction, axis=1)
     if metric == "balanced_accuracy":
-        counts = np.bincount(y, minlength=prediction.shape[1])
-        hits = np.bincount(y[predicted == y], minlength=prediction.shape[1])
-        present = counts > 0
-        return float(np.mean(hits[present] / counts[present]))
+        return balanced_accuracy_score(y, predicted)
     return float(np.mean(predicted == y))
 
 

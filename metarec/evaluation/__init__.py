@@ -11,7 +11,8 @@ the benchmark runner or the command line.
 * Tau: :func:`tau_score`, :func:`weighted_tau_score`, :func:`multiclass_tau_score`,
   :func:`weighted_multiclass_tau_score`.
 * Probability losses: :func:`quadratic_loss`, :func:`informational_loss`.
-* Regression: :func:`regression_success_score` (the rankers' score, R² clipped at 0) and
+* Regression: :func:`r2_score` (its constant-target case decided once),
+  :func:`regression_success_score` (the rankers' score, R² clipped at 0) and
   :func:`regression_scores` (RMSE, MAE, R²).
 * Contingency space: :func:`metric_surface`, :func:`imbalance_sensitivity`,
   :func:`learning_path`, :func:`learning_path_length`.
@@ -88,7 +89,7 @@ from metarec.evaluation._protocols import (
     run_protocol,
     summarize,
 )
-from metarec.evaluation._regression import regression_scores, regression_success_score
+from metarec.evaluation._regression import r2_score, regression_scores, regression_success_score
 from metarec.evaluation._tau import (
     multiclass_tau_score,
     per_class_recall,
@@ -145,6 +146,7 @@ __all__ = [
     "per_class_recall",
     "precision_score",
     "quadratic_loss",
+    "r2_score",
     "recall_score",
     "regression_scores",
     "regression_snr",

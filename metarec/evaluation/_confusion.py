@@ -35,7 +35,6 @@ from metarec.evaluation._validation import (
     check_same_length,
     confusion_matrix,
 )
-from metarec.exceptions import InvalidInputError
 
 __all__ = [
     "accuracy_score",
@@ -203,12 +202,18 @@ def balanced_accuracy_score(
 ) -> float:
     """Mean per-class recall; for two classes ``(tp/p + tn/n) / 2``.
 
-    ``y_true`` must hold at least two classes.
+    The mean is over the classes that have true objects: a class that is only predicted
+    has no recall and is left out.  With one class in ``y_true`` (a fold of leave-one-out,
+    a small holdout) it is that class's recall, the share of its objects predicted right:
+    the mean over the one class whose recall is defined, as scikit-learn's
+    ``balanced_accuracy_score`` gives.  Labels that are non-negative integers (class codes)
+    are counted directly, in linear time: a fold of a cross-validation, or a candidate of
+    ensemble selection, is scored in microseconds.
 
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,), optional
-        True and predicted labels (ignored when ``confusion`` is given).
+        True and predicted labels, ``n >= 1`` (ignored when ``confusion`` is given).
     confusion : array-like of shape (k, k), optional
         Confusion matrix, rows true classes and columns predicted classes; classes without
         true objects (rows of zeros) are left out of the mean.
@@ -218,20 +223,47 @@ def balanced_accuracy_score(
     float
         In [0, 1].
 
+    Raises
+    ------
+    InvalidInputError
+        No labels, labels of different lengths, or an invalid ``confusion``.
+
     References
     ----------
     .. [1] Ahmadzadeh et al., "Contingency Space", IEEE TPAMI 2023, Table 2 ("ba").
     .. [2] K. H. Brodersen et al., "The balanced accuracy and its posterior distribution",
        ICPR 2010.
+
+    Examples
+    --------
+    >>> balanced_accuracy_score([0, 0, 0, 1], [0, 0, 1, 1])
+    0.8333333333333333
+    >>> balanced_accuracy_score([2, 2], [2, 0])
+    0.5
     """
-    if confusion is None:
-        confusion, _ = confusion_matrix(y_true, y_pred)
-    cm = check_confusion(confusion)
-    support = cm.sum(axis=1)
+    if confusion is not None:
+        cm = check_confusion(confusion)
+        return _mean_recall(np.diag(cm), cm.sum(axis=1))
+    y_true = as_1d(y_true, "y_true")
+    y_pred = as_1d(y_pred, "y_pred")
+    check_same_length(y_true=y_true, y_pred=y_pred)
+    if _are_codes(y_true) and _are_codes(y_pred):
+        support = np.bincount(y_true)
+        hits = np.bincount(y_true[y_pred == y_true], minlength=support.size)
+        return _mean_recall(hits, support)
+    cm, _ = confusion_matrix(y_true, y_pred)
+    return _mean_recall(np.diag(cm), cm.sum(axis=1))
+
+
+def _are_codes(values: np.ndarray) -> bool:
+    """Whether ``values`` are non-negative integers (``bincount`` counts them as they are)."""
+    return values.dtype.kind in "iu" and (values.dtype.kind == "u" or values.min() >= 0)
+
+
+def _mean_recall(hits: np.ndarray, support: np.ndarray) -> float:
+    """Balanced accuracy's one kernel: the mean of ``hits / support`` where support > 0."""
     present = support > 0
-    if present.sum() < 2:
-        raise InvalidInputError("balanced accuracy needs at least two classes in y_true")
-    return float(np.mean(np.diag(cm)[present] / support[present]))
+    return float(np.mean(hits[present] / support[present]))
 
 
 @_binary_docstring

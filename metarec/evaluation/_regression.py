@@ -13,7 +13,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["regression_success_score", "regression_scores"]
+__all__ = ["r2_score", "regression_success_score", "regression_scores", "CONSTANT_TARGET_RTOL"]
+
+#: A constant target's prediction counts as exact when every value is within this share of
+#: the target (floating-point rounding: an average of exact predictions, ``(c + c + c) / 3``,
+#: may differ from ``c`` in the last digit).
+CONSTANT_TARGET_RTOL = 1e-12
 
 
 def _pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -31,11 +36,61 @@ def _pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _r2(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    sse = float(np.sum((y_true - y_pred) ** 2))
+    """R² of validated arrays (see :func:`r2_score`)."""
     sst = float(np.sum((y_true - y_true.mean()) ** 2))
-    if sst == 0.0:
-        return 1.0 if sse == 0.0 else 0.0
+    if sst == 0.0 or y_true.min() == y_true.max():  # a constant target: nothing to explain
+        exact = np.allclose(y_pred, y_true, rtol=CONSTANT_TARGET_RTOL, atol=0.0)
+        return 1.0 if exact else 0.0
+    sse = float(np.sum((y_true - y_pred) ** 2))
     return 1.0 - sse / sst
+
+
+def r2_score(y_true: Any, y_pred: Any) -> float:
+    """The coefficient of determination ``R² = 1 - Σ(y - ŷ)² / Σ(y - ȳ)²``.
+
+    The share of the variance of the evaluated rows' target (around their mean ``ȳ``) that
+    the predictions explain: 1 for a perfect prediction, 0 for the constant ``ȳ``, negative
+    for a prediction worse than it (no lower bound).
+
+    A constant target (every ``y`` equal, ``Σ(y - ȳ)² = 0``) leaves the ratio undefined.
+    Then R² is **1 when the prediction is exact** (every ``ŷ`` equal to the target up to
+    rounding: within a relative :data:`CONSTANT_TARGET_RTOL`) **and 0 otherwise**.  The
+    reason: a perfect prediction scores 1 on every target, so an exact model never ranks
+    below an inexact one; and an error on a target without variance explains none of it,
+    which is the "explains nothing" floor, not a large negative number (the ratio's limit
+    is -inf, which would let one fold of a constant target decide a mean over folds).  This
+    is the value of scikit-learn's ``r2_score`` (``force_finite=True``) but for the
+    tolerance, which lets an average of exact predictions count as exact.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Observed and predicted targets, finite.
+
+    Returns
+    -------
+    float
+        At most 1.
+
+    Raises
+    ------
+    InvalidInputError
+        Different lengths, no values, or a NaN or infinite value.
+
+    References
+    ----------
+    .. [1] Kvålseth, T. O. (1985). Cautionary note about R². The American Statistician 39(4).
+
+    Examples
+    --------
+    >>> r2_score([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])
+    0.75
+    >>> r2_score([1.0, 2.0, 3.0], [3.0, 3.0, 3.0])
+    -1.5
+    >>> r2_score([4.0, 4.0], [4.0, 4.0]), r2_score([4.0, 4.0], [4.0, 4.5])
+    (1.0, 0.0)
+    """
+    return _r2(*_pair(y_true, y_pred))
 
 
 def regression_success_score(y_true: Any, y_pred: Any) -> float:
@@ -52,7 +107,7 @@ def regression_success_score(y_true: Any, y_pred: Any) -> float:
     the normalized metric is defined on for regression [1]_ and the one people read, and its
     differences ("2 points of R²") are the unit of the losses in metarec's evaluation tables.
     When the evaluated rows have a constant target, R² is 1 for an exact prediction and 0
-    otherwise (``Σ(y - ȳ)² = 0``).
+    otherwise (``Σ(y - ȳ)² = 0``; see :func:`r2_score`).
 
     Parameters
     ----------

@@ -241,20 +241,6 @@ def _scores(out: dict, n_classes: int) -> tuple[np.ndarray | None, np.ndarray | 
     return None, _align(decision, classes, n_classes, float(np.min(decision)) - 1.0)
 
 
-def _balanced_accuracy(y_test: np.ndarray, y_pred: np.ndarray) -> float:
-    """Balanced accuracy of class codes: the mean recall over the classes in ``y_test``.
-
-    The value of :func:`sklearn.metrics.balanced_accuracy_score` (a class only predicted
-    has no recall and is left out), computed with two ``bincount`` calls: a fold is scored
-    in microseconds, which matters when leave-one-out scores thousands of one-row folds.
-    """
-    y_test = np.asarray(y_test).astype(np.int64, copy=False)
-    counts = np.bincount(y_test)
-    hits = np.bincount(y_test[np.asarray(y_pred) == y_test], minlength=counts.size)
-    present = counts > 0
-    return float(np.mean(hits[present] / counts[present]))
-
-
 def score_predictions(
     y_test: np.ndarray,
     y_pred: np.ndarray,
@@ -269,7 +255,8 @@ def score_predictions(
     average of one-vs-rest AUCs over the classes present in the fold (any real-valued
     per-class score works: probabilities or decision values).  Log loss, quadratic loss and
     informational loss need probabilities and are NaN for estimators without them.  Tau and
-    ROC AUC are NaN on a fold whose true labels are all one class.
+    ROC AUC are NaN on a fold whose true labels are all one class; balanced accuracy is then
+    that class's recall (:func:`metarec.evaluation.balanced_accuracy_score`).
 
     Parameters
     ----------
@@ -300,6 +287,7 @@ def score_predictions(
     from sklearn.metrics import roc_auc_score
 
     from metarec.evaluation import (
+        balanced_accuracy_score,
         informational_loss,
         multiclass_tau_score,
         quadratic_loss,
@@ -307,7 +295,7 @@ def score_predictions(
     )
 
     labels = np.arange(n_classes)
-    balanced = _balanced_accuracy(y_test, y_pred)
+    balanced = balanced_accuracy_score(y_test, y_pred)
     tau = np.nan  # undefined on a fold with one true class (leave-one-out, tiny holdouts)
     if len(np.unique(y_test)) > 1:
         tau_function = tau_score if n_classes == 2 else multiclass_tau_score
