@@ -58,22 +58,28 @@ def _store_db(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return value
 
 
+#: The one definition of ``--db``, for the root and every command.
+_DB_DECLS = ("--db", "db_url")
+
+
+def _db_settings() -> dict:
+    return {
+        "metavar": "URL",
+        "expose_value": False,
+        "is_eager": True,
+        "callback": _store_db,
+        "help": DB_HELP,
+    }
+
+
 def db_option_param() -> click.Option:
-    """The one definition of ``--db``: a new option object for the root and every command."""
-    return click.Option(
-        ["--db", "db_url"],
-        metavar="URL",
-        expose_value=False,
-        is_eager=True,
-        callback=_store_db,
-        help=DB_HELP,
-    )
+    """A new ``--db`` option object (the root's); commands take it with :func:`db_option`."""
+    return click.Option(list(_DB_DECLS), **_db_settings())
 
 
 def db_option(f):
     """Decorator adding the shared ``--db`` option (see :func:`db_option_param`)."""
-    click.decorators._param_memo(f, db_option_param())
-    return f
+    return click.option(*_DB_DECLS, **_db_settings())(f)
 
 
 def _resolve_format(default: str | None):

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 
 from metarec._duration import parse_duration
 from metarec._sklearn_errors import NotFittedError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError

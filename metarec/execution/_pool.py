@@ -516,17 +516,21 @@ def run_tasks(
 
 
 def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity; the machine's count elsewhere).
+    """The cores this process may use: :func:`joblib.cpu_count`.
+
+    The fewest of the machine's cores, the process's CPU affinity, and the CPU quota of
+    its control group (a container limited to 2 CPUs on a 64-core host may use 2: one
+    worker per host core would share them and inflate every measured fit time), and
+    ``LOKY_MAX_CPU_COUNT`` when set.
 
     Returns
     -------
     int
         At least 1.
     """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    import joblib
+
+    return max(1, int(joblib.cpu_count()))
 
 
 def worker_count(n_jobs: int) -> int:

@@ -221,3 +221,19 @@ def test_a_job_that_cannot_end_by_its_deadline_stops_after_the_fold_that_shows_i
     assert "the 2 fold(s) left" in _late(reused, 2.5)
     # no deadline, no rule
     assert _late(started(folds=[0]), 100.0) is None
+
+
+def test_the_cores_are_joblibs_count_which_respects_quotas(monkeypatch):
+    """A container's CPU quota (or LOKY_MAX_CPU_COUNT) is what joblib.cpu_count reads, not
+    the host's cores or the CPU affinity: -j -1 starts that many workers."""
+    import joblib
+
+    from metarec.execution import available_cores, worker_count
+
+    code = "from metarec.execution import available_cores; print(available_cores())"
+    env = {**os.environ, "LOKY_MAX_CPU_COUNT": "1"}
+    shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert shown.stdout.strip() == "1", shown.stderr
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 3)
+    assert available_cores() == 3
+    assert [worker_count(n) for n in (-1, -2, 2, 8)] == [3, 2, 2, 3]
