@@ -12,21 +12,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, MetaData, text
 
-__all__ = ["Check", "check_knowledge_base", "FOREIGN_KEYS"]
+from metarec.storage._models import metadata
 
-#: (table, column, parent table) of every foreign key of the schema.
-FOREIGN_KEYS = (
-    ("metafeatures", "dataset_id", "datasets"),
-    ("runs", "dataset_id", "datasets"),
-    ("runs", "algorithm_id", "algorithms"),
-    ("run_metrics", "run_id", "runs"),
-    ("performance", "dataset_id", "datasets"),
-    ("performance", "algorithm_id", "algorithms"),
-    ("performance_metrics", "dataset_id", "datasets"),
-    ("performance_metrics", "algorithm_id", "algorithms"),
-)
+__all__ = ["Check", "check_knowledge_base", "FOREIGN_KEYS", "foreign_keys"]
+
+
+def foreign_keys(schema: MetaData) -> tuple[tuple[str, str, str, str], ...]:
+    """Every foreign key of ``schema``: ``(table, column, parent table, parent column)``.
+
+    Parameters
+    ----------
+    schema : sqlalchemy.MetaData
+        The tables (metarec's: :data:`metarec.storage._models.metadata`).
+
+    Returns
+    -------
+    tuple of (str, str, str, str)
+        The tables in dependency order (parents first), the columns of each by name.
+    """
+    return tuple(
+        (table.name, key.parent.name, key.column.table.name, key.column.name)
+        for table in schema.sorted_tables
+        for key in sorted(table.foreign_keys, key=lambda k: k.parent.name)
+    )
+
+
+#: The foreign keys ``db check`` follows: those of the schema's tables, read from the models.
+FOREIGN_KEYS = foreign_keys(metadata)
 _MATRIX_COLUMNS = ("status", "accuracy", "fit_time", "predict_time", "n_runs", "n_failed")
 #: Relative tolerance of the matrix comparison (averages summed in another order).
 _RTOL = 1e-9
@@ -91,10 +105,10 @@ def _integrity(conn: Connection) -> Check:
 
 def _references(conn: Connection) -> Check:
     dangling = []
-    for table, column, parent in FOREIGN_KEYS:
+    for table, column, parent, key in FOREIGN_KEYS:
         count = conn.exec_driver_sql(
-            f"SELECT count(*) FROM {table} c WHERE NOT EXISTS "
-            f"(SELECT 1 FROM {parent} p WHERE p.id = c.{column})"
+            f"SELECT count(*) FROM {table} c WHERE c.{column} IS NOT NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM {parent} p WHERE p.{key} = c.{column})"
         ).scalar()
         if count:
             dangling.append(f"{table}.{column}: {count} row(s) without their {parent} row")
