@@ -56,7 +56,7 @@ def test_a_backup_never_replaces_one_another_process_finished(tmp_path, monkeypa
     real = _migrate.sqlite3.connect
 
     def connect(database, *args, **kwargs):  # the other process's copy lands meanwhile
-        if str(database).endswith(".partial"):
+        if str(database).endswith(".tmp"):
             target.write_text("their copy")
         return real(database, *args, **kwargs)
 
@@ -64,7 +64,7 @@ def test_a_backup_never_replaces_one_another_process_finished(tmp_path, monkeypa
     with pytest.raises(KnowledgeBaseError, match="another process wrote that copy meanwhile"):
         _migrate.backup_sqlite(source, target)
     assert target.read_text() == "their copy"
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert [p.name for p in tmp_path.iterdir() if "backup" in p.name] == ["kb.backup.sqlite"]
 
 
 @pytest.mark.parametrize(

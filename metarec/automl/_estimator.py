@@ -428,6 +428,8 @@ class _AutoSearch(BaseEstimator):
         The sidecar (``path`` with the suffix ``.json``) names the algorithm and its
         parameters, the CV score with its spread and folds, the protocol, seed and metric,
         the data's fingerprint and columns, and the versions of metarec and the libraries.
+        Each file is written under a temporary name beside it and moved into place when
+        complete: a write that fails leaves the previous file (or none), and no other.
 
         Returns
         -------
@@ -436,13 +438,16 @@ class _AutoSearch(BaseEstimator):
         """
         import joblib
 
+        from metarec._files import atomic_path
+
         model = self._model()
         path = Path(path)
         sidecar = path.with_suffix(".json")
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        joblib.dump(model, tmp)
-        os.replace(tmp, path)
-        sidecar.write_text(json.dumps(self.describe(), indent=2, default=str) + "\n")
+        description = json.dumps(self.describe(), indent=2, default=str) + "\n"
+        with atomic_path(path) as tmp:  # whole or not at all, no temporary file left
+            joblib.dump(model, tmp)
+        with atomic_path(sidecar) as tmp:
+            tmp.write_text(description)
         return path, sidecar
 
     def describe(self) -> dict[str, Any]:

@@ -121,12 +121,12 @@ class ResultCache:
         """
         if self.directory is None:
             return
+        from metarec._files import atomic_path
+
         path = self._path(fingerprint, algorithm, protocol, seed)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as handle:
+        with atomic_path(path) as tmp, tmp.open("wb") as handle:
             pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
 
 
 def machine_description() -> str:

@@ -23,9 +23,7 @@ budget at every call.  The file name carries the counts it was fitted on
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
 __all__ = ["fitted_recommender", "cache_dir", "MAX_CACHED"]
@@ -77,21 +75,14 @@ def _load(path: Path, params: dict):
 
 
 def _store(path: Path, model) -> None:
+    from metarec._files import atomic_path
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".recommender-", suffix=".tmp", dir=path.parent)
-    except OSError:
-        return  # a read-only data directory: no cache, still a result
-    try:
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_path(path) as tmp, tmp.open("wb") as handle:
             pickle.dump(model, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError):  # a full disk, a file in the way: no cache
-        Path(tmp).unlink(missing_ok=True)
-        return
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except (OSError, pickle.PicklingError):  # read-only, a full disk, a file in the way
+        return  # no cache, still a result (the temporary file is gone)
     cached = sorted(path.parent.glob("recommender-*.pkl"), key=_mtime)
     for old in cached[:-MAX_CACHED]:
         old.unlink(missing_ok=True)

@@ -199,38 +199,33 @@ def backup_sqlite(source: Path, target: Path) -> None:
     """
     from urllib.parse import quote
 
-    from metarec._files import link_new
+    from metarec._files import atomic_path
     from metarec.storage._engine import BUSY_TIMEOUT_S
 
     if target.exists():
         raise KnowledgeBaseError(f"cannot back up to {target}: the file exists")
-    # this process's own partial file: two upgrades at once never write or delete each other's
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    # this process's own partial file (two upgrades at once never write or delete each
+    # other's), put in place never over a copy another process finished
     try:
-        reader = sqlite3.connect(
-            f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
-        )
-        try:
-            copy = sqlite3.connect(partial)
+        with atomic_path(target, replace=False) as partial:
+            reader = sqlite3.connect(
+                f"file:{quote(str(source.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
+            )
             try:
-                reader.backup(copy)
-                copy.execute("PRAGMA journal_mode = DELETE")
+                copy = sqlite3.connect(partial)
+                try:
+                    reader.backup(copy)
+                    copy.execute("PRAGMA journal_mode = DELETE")
+                finally:
+                    copy.close()
             finally:
-                copy.close()
-        finally:
-            reader.close()
-        placed = link_new(partial, target)  # never over a copy another process finished
-        partial.unlink(missing_ok=True)
-        if not placed:
-            raise FileExistsError(target)
+                reader.close()
     except FileExistsError:
-        partial.unlink(missing_ok=True)
         raise KnowledgeBaseError(
             f"cannot back up to {target}: another process wrote that copy meanwhile (an "
             "upgrade of the same file at the same time?); run the upgrade again"
         ) from None
     except (OSError, sqlite3.Error) as exc:
-        partial.unlink(missing_ok=True)
         reason = getattr(exc, "strerror", None) or exc
         raise KnowledgeBaseError(f"cannot write a backup copy to {target}: {reason}") from None
 

@@ -96,6 +96,23 @@ def test_arrays_and_integer_column_labels_predict_like_the_frame(fitted):
         auto.predict(X.to_numpy()[:, :2])
 
 
+def test_a_save_that_fails_leaves_the_old_files_and_no_temporary_one(fitted, tmp_path, monkeypatch):
+    auto = fitted[0]
+    model_path, sidecar = auto.save(tmp_path / "model.joblib")
+    before = model_path.read_bytes(), sidecar.read_text()
+
+    def full_disk(value, filename, *args, **kwargs):
+        with open(filename, "wb") as handle:
+            handle.write(b"half a model")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(joblib, "dump", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        auto.save(model_path)
+    assert (model_path.read_bytes(), sidecar.read_text()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.joblib", "model.json"]
+
+
 def test_the_saved_model_predicts_as_in_process(fitted, tmp_path):
     auto, _, X, y = fitted
     model_path, sidecar = auto.save(tmp_path / "model.joblib")

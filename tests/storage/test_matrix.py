@@ -145,7 +145,7 @@ def test_migration_from_revision_0001_converts_keys_and_builds_the_matrix(tmp_pa
         KnowledgeBase(f"sqlite:///{path}")
     assert "'metarec db upgrade'" in err.value.cli_message
     upgraded = KnowledgeBase.open_for_upgrade(f"sqlite:///{path}")
-    assert upgraded.revision == "0006" and upgraded.data_version()
+    assert upgraded.revision == "0007" and upgraded.data_version()
     runs = upgraded.runs().set_index(["dataset", "algorithm"])
     assert runs.loc[("d1", "a"), "n_runs"] == 2 and runs.loc[("d2", "a"), "status"] == "timeout"
     report = upgraded.import_runs(frame.rename(columns={"fit_time": "time"}))
@@ -301,6 +301,31 @@ def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
     assert isinstance(pickle.loads(path.read_bytes()), type(model))  # rewritten
     path.write_bytes(pickle.dumps({"something": "else"}))
     assert hasattr(_fitted(kb, k=2), "present_")
+
+
+def test_a_cache_file_that_cannot_be_written_leaves_no_file(tmp_path, monkeypatch):
+    """A full disk midway through the pickle: no cache entry, no temporary file and no error
+    (the caller still has its model); a model that cannot be pickled is an error, which
+    leaves no file either."""
+    from metarec.recommender import _cache
+
+    folder = tmp_path / "cache"
+    target = folder / "recommender-k-d1-r1.pkl"
+    with pytest.raises(AttributeError, match="pickle"):
+        _cache._store(target, {"model": lambda: None})  # a local function: not picklable
+    assert list(folder.iterdir()) == []
+
+    def full_disk(obj, handle, protocol=None):
+        handle.write(b"\x80\x05half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_cache.pickle, "dump", full_disk)
+    _cache._store(target, {"model": "fine"})
+    assert list(folder.iterdir()) == []
+    monkeypatch.undo()
+    _cache._store(target, {"model": "fine"})
+    assert pickle.loads(target.read_bytes()) == {"model": "fine"}
+    assert [p.name for p in folder.iterdir()] == [target.name]
 
 
 # ------------------------------------------------------------------------ Parquet round trip
