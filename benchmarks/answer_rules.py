@@ -48,22 +48,22 @@ def cases(kb) -> dict:
     rec = Recommender().fit(kb)
     ranker = rec.ranker_
     tuning, heldout = split_datasets(ranker, 0.5, 0)
-    raw = rec.raw_metafeatures_
+    raw = rec.ranker_.raw_metafeatures_
     out = {}
     for half, names, other in (("tuning", tuning, heldout), ("held out", heldout, ())):
         rows = []
         for d in names:
-            i = rec.dataset_index_[d]
+            i = rec.ranker_.dataset_index_[d]
             excluded = np.isin(rec.datasets_, [d, *other])
             query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
             p = predict(ranker, query, excluded)
-            present = rec.present_ & ~excluded[:, None]
+            present = rec.ranker_.present_ & ~excluded[:, None]
             counts = present.sum(axis=0)
-            mean = np.where(present, rec.accuracy_, 0.0).sum(axis=0) / np.maximum(counts, 1)
-            here = np.flatnonzero(rec.present_[i])
+            mean = np.where(present, rec.ranker_.accuracy_, 0.0).sum(axis=0) / np.maximum(counts, 1)
+            here = np.flatnonzero(rec.ranker_.present_[i])
             rows.append(
                 (
-                    rec.accuracy_[i, here],
+                    rec.ranker_.accuracy_[i, here],
                     np.clip(p["best"][0] - p["gap"][0], 0.0, 1.0)[here],
                     np.where(counts > 0, mean, 0.0)[here],
                 )

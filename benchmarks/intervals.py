@@ -36,11 +36,11 @@ def coverage(kb, task: str = "classification") -> dict:
     rec = Recommender(LearnedRanker.for_task(task, random_state=0), task=task).fit(kb)
     inside_acc, inside_time, ratio = [], [], []
     for i, name in enumerate(rec.datasets_):
-        query = {k: v for k, v in rec.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
+        query = {k: v for k, v in rec.ranker_.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
         frame = rec.recommend(metafeatures=query, exclude=[name]).to_frame()
         frame = frame.set_index("algorithm").loc[list(rec.algorithms_)]
-        here = rec.present_[i]
-        acc, tim = rec.accuracy_[i][here], rec.time_[i][here]
+        here = rec.ranker_.present_[i]
+        acc, tim = rec.ranker_.accuracy_[i][here], rec.ranker_.time_[i][here]
         f = frame[here]
         inside_acc += list(
             (acc >= f["expected_accuracy_low"] - 1e-12)

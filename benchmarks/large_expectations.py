@@ -68,7 +68,7 @@ def main(argv=None) -> None:
     equivalent = args.rows * HOLDOUT_TRAIN / CV10_TRAIN
     scaled, low, high = (
         v[0]
-        for v in recommender.runtime_.predict(
+        for v in recommender.ranker_.runtime_.predict(
             size_features([equivalent], [args.columns], [2]), interval=True
         )
     )
@@ -174,10 +174,10 @@ def _scaling(data, sizes, algorithms, measured_full, args, url, env, recommender
         measured[algorithm, args.rows] = measured_full[algorithm]
     trained = np.array(sizes, dtype=float) * HOLDOUT_TRAIN / CV10_TRAIN
     n_features = np.full(len(sizes), args.columns)
-    expected, low, high = recommender.runtime_.predict(
+    expected, low, high = recommender.ranker_.runtime_.predict(
         size_features(trained, n_features, [2] * len(sizes)), interval=True
     )
-    largest = float(np.nanmax(recommender.n_instances_))
+    largest = float(np.nanmax(recommender.ranker_.n_instances_))
     rows = []
     for algorithm in algorithms:
         e = expected[:, index[algorithm]]

@@ -68,11 +68,14 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
     cols = np.array([column[c] for c in configurations])
     curves: dict[str, list[np.ndarray]] = {m: [] for m in METHODS}
     for i, dataset in enumerate(rec.datasets_):
-        here = rec.present_[i, cols]
+        here = rec.ranker_.present_[i, cols]
         if here.sum() < 2:
             continue
-        truth = {configurations[p]: float(rec.accuracy_[i, cols[p]]) for p in np.flatnonzero(here)}
-        query = {c: v for c, v in rec.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
+        truth = {
+            configurations[p]: float(rec.ranker_.accuracy_[i, cols[p]])
+            for p in np.flatnonzero(here)
+        }
+        query = {c: v for c, v in rec.ranker_.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
         exclude = [dataset]
         orders = {
             "for this dataset": rec.portfolio(

@@ -171,12 +171,12 @@ def main(argv=None) -> None:
         all_pairs[i]
         for i in rng.choice(len(all_pairs), size=min(args.pairs, len(all_pairs)), replace=False)
     ]
-    i, j = np.nonzero(everything.present_)
+    i, j = np.nonzero(everything.ranker_.present_)
     frame = pd.DataFrame(
         {
             "dataset": everything.datasets_[i],
             "algorithm": everything.algorithms_[j],
-            "sr": np.exp(everything.log_sr_[i, j]),
+            "sr": np.exp(everything.ranker_.log_sr_[i, j]),
             "t": np.exp(ranker._log_time(slice(None))[i, j]),
         }
     )
@@ -187,11 +187,11 @@ def main(argv=None) -> None:
         f"extrapolated linearly to all pairs: {full:.1f} s (not run in full: it would take too long)"
     )
     # check the sampled pairs against the vectorised matrices
-    m = everything.present_.astype(float)
-    z = everything.log_sr_ - ranker._log_time(slice(None)) / ranker.n
+    m = everything.ranker_.present_.astype(float)
+    z = everything.ranker_.log_sr_ - ranker._log_time(slice(None)) / ranker.n
     g = z.T @ m
     pair = np.exp((g - g.T) / (m.T @ m))
-    index = everything.algorithm_index_
+    index = everything.ranker_.algorithm_index_
     worst = max(abs(values[(p, q)] / pair[index[p], index[q]] - 1) for p, q in sample)
     say(f"largest relative difference naive vs vectorised on the sampled pairs: {worst:.1e}")
     say(f"speed-up of the vectorised recommend (k=None) over the naive one: {full / t_all:,.0f}x")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FoldTimes", "FOLD_OVERHEAD", "in_range_spread"]
+__all__ = ["FoldTimes", "FOLD_OVERHEAD"]
 
 #: Per-fold overhead of a job besides the fit and the prediction (sending the fold,
 #: scoring), in seconds, until a finished job has measured it.
@@ -102,18 +102,3 @@ class FoldTimes:
     def job_seconds(self, expected: float, n_folds: int) -> float:
         """Expected seconds of ``n_folds`` folds, each with its :attr:`overhead`."""
         return n_folds * (self.fold_seconds(expected) + self.overhead)
-
-
-def in_range_spread(recommender) -> dict[str, float]:
-    """Per algorithm, the top of its expected time's interval over the expectation, as
-    calibrated on the knowledge base's own sizes (``exp`` of the runtime model's ``width_``);
-    empty for a recommender without a runtime model."""
-    width = getattr(getattr(recommender, "runtime_", None), "width_", None)
-    if width is None:
-        return {}
-    names = [str(a) for a in recommender.algorithms_]
-    width = np.asarray(width, dtype=float).reshape(-1)
-    if width.size != len(names):
-        return {}
-    with np.errstate(over="ignore"):
-        return dict(zip(names, np.exp(width).tolist(), strict=True))

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from metarec.automl._foldtime import FoldTimes, in_range_spread
+from metarec.automl._foldtime import FoldTimes
 from metarec.automl._policy import AnswerPolicy
 from metarec.automl._record import eligible, record_job, record_stored
 from metarec.automl._refit import LAST_RESORT_SECONDS, RefitData, refit_answer
@@ -570,7 +570,7 @@ class _Loop:
         self.portfolio = portfolio = portfolio.select(
             [a.name for a in portfolio if a.configuration_of is None or a.name in self.known]
         )
-        self.spread = in_range_spread(recommender)
+        self.spread = recommender.time_spread()
         self.names = set(portfolio.names)
         self.state = _State(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded

@@ -10,7 +10,6 @@ the strategies are named in one registry (:mod:`metarec.recommender._registry`).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -26,50 +25,13 @@ from metarec.recommender._registry import (
     DEFAULT_STRATEGY,
     STRATEGIES,
     make_ranker,
-    ranker_class,
 )
 
 __all__ = ["Recommender", "METHODS", "STRATEGIES"]
 
 #: The classic strategies (every strategy but the learned one), by name.
 METHODS = tuple(name for name in STRATEGIES if name != DEFAULT_STRATEGY)
-#: The keyword arguments of the Recommender before it composed a ranker: still taken, with a
-#: FutureWarning, and turned into the ranker they described (see :meth:`Recommender.__init__`).
-LEGACY_PARAMETERS = (
-    "k", "n", "normalize", "strategy", "method", "distance", "weights", "acc_d", "features",
-    "tried_scale", "n_plan", "time_floor", "plan_rule", "order", "time_scaling",
-    "prior_weight", "model_weight", "answer_n", "answer_patience", "run_floor",
-    "n_estimators", "min_samples_leaf", "random_state",
-)  # fmt: skip
 TASKS = ("classification", "regression")
-
-
-def legacy_ranker(task: str, legacy: dict) -> BaseRanker:
-    """The ranker the Recommender's former keyword arguments described.
-
-    ``method`` (when given) overrides ``strategy``; the parameters of other strategies are
-    ignored, as they were; ``"auto"`` is the task's default.
-    """
-    unknown = sorted(set(legacy) - set(LEGACY_PARAMETERS))
-    if unknown:
-        raise TypeError(f"Recommender got unexpected keyword argument(s) {', '.join(unknown)}")
-    params = dict(legacy)
-    method = params.pop("method", None)
-    strategy = params.pop("strategy", DEFAULT_STRATEGY)
-    strategy = method if method is not None else strategy
-    if strategy not in STRATEGIES:
-        raise InvalidInputError(
-            f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}"
-        )
-    accepted = set(ranker_class(strategy)._get_param_names())
-    if strategy == "ar":  # the root was not a parameter of "ar" (a number made it "ar*")
-        accepted.discard("n")
-    own = {
-        name: value
-        for name, value in params.items()
-        if name in accepted and not (isinstance(value, str) and value == "auto")
-    }
-    return make_ranker(strategy, task=task, **own)
 
 
 class Recommender(BaseEstimator):
@@ -92,33 +54,16 @@ class Recommender(BaseEstimator):
         mixes classifiers and regressors).  For regression the success rate is R² clipped at
         0 (:func:`metarec.evaluation.regression_success_score`), stored in the ``accuracy``
         column by the benchmark runner.
-    **legacy
-        The keyword arguments of earlier releases (``strategy=``, ``method=``, ``k=``,
-        ``n=``, every ranker's parameter): deprecated, they build the ranker they describe
-        and warn (``FutureWarning``); they will be removed in the next release.  Give a
-        ranker instead: ``Recommender(strategy="a3r", k=5)`` is ``Recommender(A3RRanker(k=5))``.
 
     Attributes
     ----------
     ranker_ : BaseRanker
-        The fitted ranker; its fitted attributes (below) are read through the facade.
+        The fitted ranker: the performance matrix it was fitted on and its fitted state
+        (:class:`BaseRanker`'s attributes: ``accuracy_``, ``present_``, ``runtime_``...).
     datasets_ : ndarray of str
-        Datasets of the knowledge base with at least one result.
+        Datasets of the knowledge base with at least one result (the ranker's).
     algorithms_ : ndarray of str
-        Algorithms of the knowledge base.
-    accuracy_, time_ : ndarray of shape (n_datasets, n_algorithms)
-        Success rate (failed runs replaced, not normalized) and time; NaN where missing.
-    present_ : ndarray of bool
-        Whether a result exists.
-    failed_ : ndarray of bool
-        Whether every run of the cell failed.
-    log_sr_ : ndarray
-        Logarithm of the (normalized, floored) success rate, 0 where missing (the log time
-        is computed from ``time_`` when needed).
-    metafeatures_ : ndarray of shape (n_datasets, n_metafeatures)
-        Scaled metafeatures (NaN where missing), columns ``scaler_.names_``.
-    model_ : PerformanceModel
-        The performance model fitted on every dataset (learned strategy only).
+        Algorithms of the knowledge base (the ranker's).
 
     Notes
     -----
@@ -150,42 +95,11 @@ class Recommender(BaseEstimator):
         metric: str = "accuracy",
         time: str = "fit_time",
         task: str = "classification",
-        **legacy,
     ) -> None:
-        if legacy:
-            unknown = sorted(set(legacy) - set(LEGACY_PARAMETERS))
-            if unknown:  # a mistyped keyword is not a deprecated one
-                raise TypeError(
-                    f"Recommender got unexpected keyword argument(s) {', '.join(unknown)}"
-                )
-            if ranker is not None:
-                raise InvalidInputError(
-                    "give a ranker or the deprecated ranking keywords "
-                    f"({', '.join(sorted(legacy))}), not both"
-                )
-            warnings.warn(
-                f"Recommender({', '.join(f'{k}=...' for k in sorted(legacy))}) is deprecated "
-                "and will be removed in the next release: compose a ranker instead, e.g. "
-                "Recommender(A3RRanker(k=5)) or Recommender('a3r', task='regression')",
-                FutureWarning,
-                stacklevel=2,
-            )
-            ranker = legacy_ranker(task if task in TASKS else "classification", legacy)
         self.ranker = ranker
         self.metric = metric
         self.time = time
         self.task = task
-
-    def __setstate__(self, state: dict) -> None:
-        if "ranker" not in state:  # pickled when the ranking parameters were the facade's
-            legacy = {name: state.pop(name) for name in LEGACY_PARAMETERS if name in state}
-            task = state.get("task", "classification")
-            ranker = legacy_ranker(task if task in TASKS else "classification", legacy)
-            fitted = state.get("ranker_")
-            if type(fitted) is type(ranker):  # the facade's parameters ranked, as they did
-                fitted.set_params(**ranker.get_params())
-            state["ranker"] = ranker
-        super().__setstate__(state)
 
     @property
     def strategy(self) -> str:
@@ -257,15 +171,9 @@ class Recommender(BaseEstimator):
                 kb, metric=self.metric, time=self.time, task=self.task
             )
         self.ranker_ = ranker.fit(matrix)
+        self.datasets_ = self.ranker_.datasets_
+        self.algorithms_ = self.ranker_.algorithms_
         return self
-
-    def __getattr__(self, name: str):
-        # fitted attributes live on the ranker; read them through the facade
-        if name.endswith("_") and not name.startswith("__") and name != "ranker_":
-            ranker = self.__dict__.get("ranker_")
-            if ranker is not None and hasattr(ranker, name):
-                return getattr(ranker, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _check_fitted(self) -> None:
         if "ranker_" not in self.__dict__:
@@ -397,6 +305,27 @@ class Recommender(BaseEstimator):
         """
         self._check_fitted()
         return self.ranker_.matrix().single_best(exclude=exclude)
+
+    def time_spread(self) -> dict[str, float]:
+        """How far above its expected time each algorithm's 80 % interval reaches.
+
+        The top of the interval over the expected time, as calibrated on the knowledge
+        base's own dataset sizes (the runtime model's leave-one-out residuals): the factor a
+        ranking's ``expected_time_high`` is of its ``expected_time`` for a dataset within
+        those sizes.  Beyond them a ranking's interval widens further; a search that
+        measures its own folds can take this factor instead.
+
+        Returns
+        -------
+        dict of str to float
+            Per algorithm, a factor of at least 1 (NaN where the runtime model has no
+            interval).
+        """
+        self._check_fitted()
+        width = np.asarray(self.ranker_.runtime_.width_, dtype=float).reshape(-1)
+        with np.errstate(over="ignore"):
+            factors = np.exp(width)
+        return dict(zip(map(str, self.algorithms_), factors.tolist(), strict=True))
 
     def rank(self, datasets=None) -> Ranking:
         """Ranking of the stored results themselves, without a new dataset.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -38,10 +37,12 @@ class FixedRecommender:
         # algorithm (default: no runtime model)
         self.rows, self.run_order, self.budget_plan = rows, tuple(run_order), plan
         self.time_high = dict(time_high or {})
-        if spread is not None:
-            self.runtime_ = SimpleNamespace(width_=np.full(len(rows), np.log(spread)))
+        self.spread = spread
         self.algorithms_ = np.array([r[0] for r in rows])
         self.calls = []
+
+    def time_spread(self):
+        return {} if self.spread is None else {r[0]: float(self.spread) for r in self.rows}
 
     def single_best(self, *, exclude=()):
         """As if one other dataset held each algorithm at its expected accuracy."""

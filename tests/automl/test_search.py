@@ -151,20 +151,6 @@ def test_admission_tests_the_interval_as_calibrated_on_the_knowledge_base_s_size
     assert need and float(need.group(1)) >= 2500
 
 
-def test_in_range_spread_reads_the_runtime_model_of_a_fitted_recommender():
-    from types import SimpleNamespace
-
-    from metarec.automl._foldtime import in_range_spread
-
-    rec = SimpleNamespace(
-        algorithms_=np.array(["a", "b"]), runtime_=SimpleNamespace(width_=np.log([2.0, 3.0]))
-    )
-    assert in_range_spread(rec) == pytest.approx({"a": 2.0, "b": 3.0})
-    assert in_range_spread(SimpleNamespace(algorithms_=np.array(["a"]))) == {}
-    rec.runtime_.width_ = np.log([2.0])  # not one per algorithm: not used
-    assert in_range_spread(rec) == {}
-
-
 def test_integer_column_labels_and_a_nullable_boolean_with_a_gap_are_learned(tmp_path):
     """``pd.DataFrame(array)`` (integer column labels) and a pandas ``boolean`` column with
     ``pd.NA`` are ordinary data: every fold succeeds."""

@@ -185,20 +185,20 @@ def test_tried_on_the_learned_strategy():
     # planner's first pick is what plan_first gives from that state
     from metarec.recommender._planner import plan_first
 
-    j = rec.algorithm_index_[done]
-    nb = [rec.dataset_index_[n.name] for n in after.neighbours]
-    pres = rec.present_[nb]
-    acc = np.where(pres, rec.accuracy_[nb], np.nan)
-    tim = np.where(pres, np.clip(rec.time_[nb], 1e-4, None), np.nan)
+    j = rec.ranker_.algorithm_index_[done]
+    nb = [rec.ranker_.dataset_index_[n.name] for n in after.neighbours]
+    pres = rec.ranker_.present_[nb]
+    acc = np.where(pres, rec.ranker_.accuracy_[nb], np.nan)
+    tim = np.where(pres, np.clip(rec.ranker_.time_[nb], 1e-4, None), np.nan)
     best = np.nanmax(acc, axis=1)
-    start = np.minimum(rec.baseline_[nb], best)
+    start = np.minimum(rec.ranker_.baseline_[nb], best)
     start = np.where(pres[:, j], np.maximum(start, acc[:, j]), start)
     clock = np.where(pres[:, j], tim[:, j], 0.0)
     keep = np.ones(len(rec.algorithms_), dtype=bool)
     keep[j] = False
     w = np.array([n.weight for n in after.neighbours])
     ranker = rec.ranker_
-    horizon = max(float(rec.row_time_.max()), 10 * ranker.time_floor)
+    horizon = max(float(rec.ranker_.row_time_.max()), 10 * ranker.time_floor)
     picks, _ = plan_first(
         acc,
         tim,
@@ -237,7 +237,7 @@ def test_model_never_sees_the_left_out_dataset():
     result = evaluate_recommender(None, rec.ranker_, baselines=False, fitted=True)
     assert result.summary["n_datasets"].iloc[0] == 12
     # one refit per left-out dataset, each without it
-    fits = [key[0] for key in rec.predictions_]
+    fits = [key[0] for key in rec.ranker_.predictions_]
     assert sorted(f[0] for f in fits) == sorted(rec.datasets_) and all(len(f) == 1 for f in fits)
     # poisoning the left-out dataset's own results changes nothing of its recommendation
     d = rec.datasets_[0]
@@ -250,7 +250,7 @@ def test_model_never_sees_the_left_out_dataset():
     other = Recommender(LearnedRanker(n_estimators=5, k=3, random_state=0)).fit(
         FrameKB(runs, kb._metafeatures)
     )
-    query = {c: v for c, v in other.raw_metafeatures_.loc[d].items() if np.isfinite(v)}
+    query = {c: v for c, v in other.ranker_.raw_metafeatures_.loc[d].items() if np.isfinite(v)}
     a = rec.recommend(metafeatures=query, exclude=[d]).algorithms
     b = other.recommend(metafeatures=query, exclude=[d]).algorithms
     assert a == b
@@ -282,7 +282,7 @@ def test_time_scaling_by_rows_multiplies_neighbour_times():
 
     rec = Recommender(LearnedRanker(n_estimators=5, time_scaling="rows")).fit(random_kb(seed=9))
     idx = np.array([0, 1, 2])
-    theirs = rec.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
+    theirs = rec.ranker_.raw_metafeatures_["n_instances"].to_numpy(float)[idx]
     ratio = row_ratio(rec.ranker_, {"n_instances": 1000.0}, idx)
     np.testing.assert_allclose(ratio, 1000.0 / theirs)
     np.testing.assert_allclose(row_ratio(rec.ranker_, {"f1": 0.0}, idx), 1.0)
@@ -303,9 +303,9 @@ def test_learned_default_on_the_builtin_kb_end_to_end():
     assert s.loc["metarec", "top1_loss"] < s.loc["random", "top1_loss"]
     assert s.loc["metarec", "spearman"] > s.loc["random", "spearman"]
     # one model per left-out dataset, none of which saw it
-    assert {key[0] for key in rec.predictions_} == {(d,) for d in names}
+    assert {key[0] for key in rec.ranker_.predictions_} == {(d,) for d in names}
     again = pickle.loads(pickle.dumps(rec))
-    q = {c: v for c, v in rec.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
+    q = {c: v for c, v in rec.ranker_.raw_metafeatures_.iloc[0].items() if np.isfinite(v)}
     assert again.recommend(metafeatures=q).algorithms == rec.recommend(metafeatures=q).algorithms
 
 
@@ -320,9 +320,9 @@ def test_compact_forest_predicts_as_the_forest():
     Xt = rng.normal(size=(30, 4))
     np.testing.assert_allclose(CompactForest(forest).predict(Xt), forest.predict(Xt), atol=1e-6)
     rec = Recommender(LearnedRanker(n_estimators=5, random_state=0)).fit(random_kb(seed=12))
-    assert isinstance(rec.model_.trees_, CompactForest)
+    assert isinstance(rec.ranker_.model_.trees_, CompactForest)
     # only leaves are stored, as float32
-    assert all(t[-1].dtype == np.float32 for t in rec.model_.trees_.trees)
+    assert all(t[-1].dtype == np.float32 for t in rec.ranker_.model_.trees_.trees)
 
 
 def test_planner_evidence_prior_and_model_pseudo_neighbour():
@@ -412,7 +412,7 @@ def test_default_planner_plans_on_the_shrunk_evidence():
     assert ranker.prior_weight > 0 and ranker.model_weight > 0
     q = {"f1": 0.1, "f2": -0.3, "majority_class_pct": 40.0}
     ranking = rec.recommend(metafeatures=q)
-    idx = np.array([rec.dataset_index_[n.name] for n in ranking.neighbours])
+    idx = np.array([rec.ranker_.dataset_index_[n.name] for n in ranking.neighbours])
     w = np.array([n.weight for n in ranking.neighbours])
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
     pred = predict(ranker, q, excluded)
@@ -431,7 +431,7 @@ def test_default_planner_plans_on_the_shrunk_evidence():
         np.ones(rec.algorithms_.size, dtype=bool),
         n_plan=ranker.n_plan,
         floor=ranker.time_floor,
-        horizon=max(float(rec.row_time_.max()), 10 * ranker.time_floor),
+        horizon=max(float(rec.ranker_.row_time_.max()), 10 * ranker.time_floor),
         rule=ranker.plan_rule,
     )
     planned = [e.algorithm for e in ranking if e.basis == "planner"]
@@ -445,7 +445,7 @@ def test_answer_n_puts_the_best_discounted_predicted_accuracy_first():
     rec = Recommender(
         LearnedRanker(n_estimators=10, k=5, time_floor=1.0, answer_n=4.0, answer_patience=1.0)
     ).fit(kb)
-    query = dict(rec.raw_metafeatures_.iloc[0])
+    query = dict(rec.ranker_.raw_metafeatures_.iloc[0])
     excluded = np.zeros(rec.datasets_.size, dtype=bool)
     excluded[0] = True
     ranking = rec.recommend(metafeatures=query, exclude=[rec.datasets_[0]])
@@ -533,26 +533,11 @@ def test_run_order_is_the_planner_on_its_own_floor_and_leaves_the_ranking_alone(
             Recommender(LearnedRanker(run_floor=bad)).fit(kb)
 
 
-def test_a_recommender_pickled_before_the_run_order_still_ranks():
+def test_a_ranker_pickled_before_the_run_order_runs_as_ranked():
     kb = random_kb(seed=7)
-    rec = Recommender(LearnedRanker(n_estimators=10, k=5, random_state=0)).fit(kb)
-    # what an instance pickled before the parameter existed looks like: the ranking
-    # parameters were the facade's (given, or "auto"), and neither had run_floor
-    del rec.__dict__["ranker"], rec.ranker_.__dict__["run_floor"]
-    rec.__dict__.update(
-        strategy="learned", method=None, k=5, n=32, n_estimators=10, random_state=0,
-        answer_n="auto", answer_patience="auto", min_samples_leaf="auto",
-    )  # fmt: skip
-    old = pickle.loads(pickle.dumps(rec))
-    ranking = old.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
-    assert old.get_params()["ranker__run_floor"] == 0.3  # the facade's default, as if new
-    assert old.get_params()["ranker__n_estimators"] == 10 and "k" not in old.__dict__
     fresh = Recommender(LearnedRanker(n_estimators=10, k=5, random_state=0)).fit(kb)
-    again = fresh.recommend(metafeatures={"f1": 0.1, "f2": 0.5})
-    assert ranking.algorithms == again.algorithms and ranking.run_order == again.run_order
-    # a ranker pickled alone before the parameter existed runs as ranked
     ranker = pickle.loads(pickle.dumps(fresh.ranker_))
-    del ranker.__dict__["run_floor"]
+    del ranker.__dict__["run_floor"]  # as before the parameter existed
     assert ranker.get_params()["run_floor"] is None
     assert ranker.rank({"f1": 0.1, "f2": 0.5}).run_order == ()
 
@@ -699,9 +684,11 @@ def test_answer_margin_puts_the_single_best_first_unless_the_answer_stands_out()
     lenient = Recommender(LearnedRanker(**base, answer_margin=0.0)).fit(kb)
     seen = 0
     for i, name in enumerate(plain.datasets_):
-        query = dict(plain.raw_metafeatures_.iloc[i])
+        query = dict(plain.ranker_.raw_metafeatures_.iloc[i])
         excluded = np.arange(plain.datasets_.size) == i
-        sb = single_best_order(plain.ranker_.accuracy_[~excluded], plain.present_[~excluded])[0]
+        sb = single_best_order(
+            plain.ranker_.accuracy_[~excluded], plain.ranker_.present_[~excluded]
+        )[0]
         answer = plain.recommend(metafeatures=query, exclude=[name])
         first = answer.algorithms[0]
         ranking = strict.recommend(metafeatures=query, exclude=[name])

@@ -60,10 +60,10 @@ def test_a3r_scores_by_hand():
 
 def test_failed_run_counts_as_majority_class_at_its_time():
     rec = Recommender(A3RRanker(k=None, n=4, weights=None)).fit(tiny_kb())
-    i, j = rec.dataset_index_["D3"], rec.algorithm_index_["B"]
-    assert rec.accuracy_[i, j] == pytest.approx(0.6)
-    assert rec.time_[i, j] == pytest.approx(100.0)
-    assert rec.failed_[i, j]
+    i, j = rec.ranker_.dataset_index_["D3"], rec.ranker_.algorithm_index_["B"]
+    assert rec.ranker_.accuracy_[i, j] == pytest.approx(0.6)
+    assert rec.ranker_.time_[i, j] == pytest.approx(100.0)
+    assert rec.ranker_.failed_[i, j]
     ranking = rec.recommend(metafeatures=QUERY)
     frame = ranking.to_frame().set_index("algorithm")
     assert frame.loc["B", "n_failed"] == 1 and frame.loc["B", "n_datasets"] == 3
@@ -79,9 +79,9 @@ def test_partial_failures_mix_in_the_majority_accuracy():
     runs.loc[(runs.dataset == "D1") & (runs.algorithm == "A"), ["n_runs", "n_failed"]] = [4, 1]
     rec = Recommender(A3RRanker(weights=None)).fit(kb)
     # 3 ok folds averaging .8 and one failure counted as .5
-    assert rec.accuracy_[rec.dataset_index_["D1"], rec.algorithm_index_["A"]] == pytest.approx(
-        0.725
-    )
+    assert rec.ranker_.accuracy_[
+        rec.ranker_.dataset_index_["D1"], rec.ranker_.algorithm_index_["A"]
+    ] == pytest.approx(0.725)
 
 
 def test_exclude_and_k():
@@ -119,7 +119,11 @@ def test_arr_matches_library_on_one_dataset():
 
 def _naive_scores(rec, idx, w, n):
     """Loops over pairs and datasets with the evaluation library's a3r."""
-    sr, t, m = np.exp(rec.log_sr_[idx]), np.exp(rec.ranker_._log_time(idx)), rec.present_[idx]
+    sr, t, m = (
+        np.exp(rec.ranker_.log_sr_[idx]),
+        np.exp(rec.ranker_._log_time(idx)),
+        rec.ranker_.present_[idx],
+    )
     n_alg = sr.shape[1]
     scores = np.full(n_alg, np.nan)
     for p in range(n_alg):
@@ -140,7 +144,7 @@ def test_vectorised_a3r_equals_naive_pairs(weights, k):
     rec = Recommender(A3RRanker(k=k, n=8, weights=weights)).fit(random_kb(seed=3))
     query = {"f1": 0.1, "f2": 0.5, "f3": np.nan}
     ranking = rec.recommend(metafeatures=query)
-    idx = np.array([rec.dataset_index_[nb.name] for nb in ranking.neighbours])
+    idx = np.array([rec.ranker_.dataset_index_[nb.name] for nb in ranking.neighbours])
     w = np.array([nb.weight for nb in ranking.neighbours])
     expected = _naive_scores(rec, idx, w, 8)
     frame = ranking.to_frame().set_index("algorithm")
@@ -201,7 +205,7 @@ def test_normalize_changes_only_clamped_cases():
     norm = Recommender(A3RRanker(k=10, normalize=True, weights=None)).fit(kb)
     q = {"f1": 0.0, "f2": 0.2, "f3": 0.1}
     a, b = plain.recommend(metafeatures=q), norm.recommend(metafeatures=q)
-    assert not np.allclose(plain.log_sr_, norm.log_sr_)
+    assert not np.allclose(plain.ranker_.log_sr_, norm.ranker_.log_sr_)
     # the per-dataset factor cancels in SR_p / SR_q unless clamping applies
     assert a.algorithms == b.algorithms
 
@@ -428,12 +432,16 @@ def test_per_run_rows_are_aggregated():
         columns=["dataset", "algorithm", "accuracy", "fit_time", "status"],
     )
     rec = Recommender("a3r").fit(FrameKB(folds, kb._metafeatures))
-    i, a, b = rec.dataset_index_["D1"], rec.algorithm_index_["A"], rec.algorithm_index_["B"]
+    i, a, b = (
+        rec.ranker_.dataset_index_["D1"],
+        rec.ranker_.algorithm_index_["A"],
+        rec.ranker_.algorithm_index_["B"],
+    )
     # A: two ok folds averaging .8, one failure counted as the majority class (.5)
-    assert rec.accuracy_[i, a] == pytest.approx((0.8 * 2 + 0.5) / 3)
-    assert rec.time_[i, a] == pytest.approx(2.0)
-    assert rec.failed_[i, b] and rec.accuracy_[i, b] == pytest.approx(0.5)
-    assert rec.time_[i, b] == pytest.approx(20.0)
+    assert rec.ranker_.accuracy_[i, a] == pytest.approx((0.8 * 2 + 0.5) / 3)
+    assert rec.ranker_.time_[i, a] == pytest.approx(2.0)
+    assert rec.ranker_.failed_[i, b] and rec.ranker_.accuracy_[i, b] == pytest.approx(0.5)
+    assert rec.ranker_.time_[i, b] == pytest.approx(20.0)
 
 
 def test_normalize_uses_the_evaluation_library_per_dataset():
@@ -442,14 +450,18 @@ def test_normalize_uses_the_evaluation_library_per_dataset():
     kb = tiny_kb()
     kb._metafeatures.loc[2, "class_imbalance_ratio"] = np.nan  # D3 without imbalance ratio
     rec = Recommender(A3RRanker(normalize=True)).fit(kb)
-    i = rec.dataset_index_["D1"]
+    i = rec.ranker_.dataset_index_["D1"]
     expected = normalized_metric(
         0.8, task="binary", n_instances=100, n_features=4, imbalance_ratio=1.0
     )
-    assert np.exp(rec.log_sr_[i, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
-    k = rec.dataset_index_["D3"]
+    assert np.exp(rec.ranker_.log_sr_[i, rec.ranker_.algorithm_index_["A"]]) == pytest.approx(
+        float(expected)
+    )
+    k = rec.ranker_.dataset_index_["D3"]
     expected = normalized_metric(0.9, task="binary", n_instances=100, n_features=4)
-    assert np.exp(rec.log_sr_[k, rec.algorithm_index_["A"]]) == pytest.approx(float(expected))
+    assert np.exp(rec.ranker_.log_sr_[k, rec.ranker_.algorithm_index_["A"]]) == pytest.approx(
+        float(expected)
+    )
 
 
 def test_a_metafeature_outside_the_kb_range_counts_as_the_nearest_end_of_it():
@@ -542,7 +554,7 @@ def test_a_dataset_far_larger_than_the_kb_gets_a_note_on_its_times():
     dataset no longer counts."""
     kb = random_kb(seed=3)
     rec = Recommender(A3RRanker(k=3)).fit(kb)
-    sizes = rec.raw_metafeatures_["n_instances"].to_numpy(float)
+    sizes = rec.ranker_.raw_metafeatures_["n_instances"].to_numpy(float)
     largest = float(sizes.max())
     query = {"f1": 0.1, "f2": 0.5, "n_features": 10, "n_classes": 2}
     assert rec.recommend(metafeatures={**query, "n_instances": 2 * largest}).time_note == ""
@@ -569,45 +581,16 @@ def test_a_loss_or_a_time_is_refused_as_the_ranking_metric():
         assert err.value.cli_message.startswith(f"--metric: '{metric}'")
 
 
-def test_the_former_keywords_still_work_warn_and_rank_as_the_ranker_they_name():
-    """``Recommender(strategy=..., k=...)`` and ``evaluate_recommender(kb, Recommender)``:
-    deprecated for one release, each warns and gives what the new spelling gives."""
+def test_the_ranking_keywords_are_the_rankers_and_a_kb_in_evaluate_still_warns():
+    """The ranking parameters belong to the ranker (``Recommender(A3RRanker(k=2))``); the
+    facade takes none of them.  ``evaluate_recommender(kb, Recommender)`` still warns and
+    gives what a matrix and a ranker give."""
     from metarec.recommender import evaluate_recommender
 
-    kb = random_kb(n_datasets=12, seed=4)
-    query = {"f1": 0.1, "f2": 0.5, "f3": -0.2}
-    pairs = [
-        ({"strategy": "a3r", "k": 2, "n": 4, "weights": None}, A3RRanker(k=2, n=4, weights=None)),
-        # method= overrides strategy=; the root was never a parameter of "ar"
-        ({"strategy": "a3r", "method": "ar", "k": 3, "n": 4}, AverageRankRanker(k=3)),
-        ({"strategy": "ar*", "k": 3}, AverageRankRanker(k=3, n=32)),
-        # another strategy's parameters are ignored, "auto" is the task's default
-        ({"strategy": "arr", "k": 4, "n": 8, "answer_n": "auto"}, ARRRanker(k=4)),
-        (
-            {"k": 3, "n_estimators": 5, "random_state": 0, "answer_n": "auto"},
-            LearnedRanker(k=3, n_estimators=5, random_state=0),
-        ),
-    ]
-    for legacy, ranker in pairs:
-        with pytest.warns(FutureWarning, match=r"deprecated .* compose a ranker instead"):
-            old = Recommender(**legacy)
-        assert type(old.ranker) is type(ranker)
-        assert old.ranker.get_params() == ranker.get_params(), legacy
-        got = old.fit(kb).recommend(metafeatures=query).to_frame()
-        expected = Recommender(ranker).fit(kb).recommend(metafeatures=query).to_frame()
-        pd.testing.assert_frame_equal(got, expected)
-    with pytest.warns(FutureWarning):
-        regression = Recommender(task="regression", random_state=0)
-    assert regression.ranker.get_params() == (
-        LearnedRanker.for_task("regression", random_state=0).get_params()
-    )
-    with pytest.raises(InvalidInputError, match="not both"):
-        Recommender(A3RRanker(), k=3)
-    with pytest.raises(TypeError, match="unexpected keyword argument"):
-        Recommender(colour="blue")
-    # the former evaluate_recommender(kb, Recommender(...)): the same figures
-    with pytest.warns(FutureWarning):
-        rec = Recommender(strategy="a3r", k=1, n=4, weights=None)
+    for former in ({"strategy": "a3r"}, {"k": 3}, {"random_state": 0}, {"colour": "blue"}):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            Recommender(**former)
+    rec = Recommender(A3RRanker(k=1, n=4, weights=None))
     with pytest.warns(FutureWarning, match="evaluate_recommender takes a PerformanceMatrix"):
         old = evaluate_recommender(tiny_kb(), rec, n_random=3)
     new = evaluate_recommender(
@@ -615,6 +598,30 @@ def test_the_former_keywords_still_work_warn_and_rank_as_the_ranker_they_name():
     )
     pd.testing.assert_frame_equal(old.summary, new.summary)
     pd.testing.assert_frame_equal(old.per_dataset, new.per_dataset)
+
+
+def test_the_fitted_facade_names_its_datasets_algorithms_and_time_spread():
+    """The fitted state is the ranker's (``ranker_``); the facade has no other attribute.
+    ``time_spread`` is the factor of a ranking's interval within the KB's sizes, which
+    widens beyond them."""
+    kb = random_kb(seed=3)
+    rec = Recommender(A3RRanker(k=3)).fit(kb)
+    assert list(rec.datasets_) == list(rec.ranker_.datasets_)
+    assert list(rec.algorithms_) == list(rec.ranker_.algorithms_)
+    with pytest.raises(AttributeError):
+        rec.accuracy_  # noqa: B018 - the ranker's, not the facade's
+    spread = rec.time_spread()
+    assert set(spread) == set(rec.algorithms_) and all(f >= 1.0 for f in spread.values())
+    sizes = rec.ranker_.raw_metafeatures_["n_instances"].to_numpy(float)
+    query = {"f1": 0.1, "f2": 0.5, "n_features": 10, "n_classes": 2}
+    inside = rec.recommend(metafeatures={**query, "n_instances": float(np.median(sizes))})
+    for row in inside:
+        assert row.expected_time_high / row.expected_time == pytest.approx(spread[row.algorithm])
+    beyond = rec.recommend(metafeatures={**query, "n_instances": 100 * float(sizes.max())})
+    for row in beyond:
+        assert row.expected_time_high / row.expected_time > 1.01 * spread[row.algorithm]
+    with pytest.raises(NotFittedError):
+        Recommender().time_spread()
 
 
 def test_the_ranker_parameters_are_the_recommenders_nested_parameters():
