@@ -123,9 +123,9 @@ def score(ds, test, predicted) -> float:
     """Accuracy, or R² for regression, on the test rows."""
     y = np.asarray(ds.y)[test]
     if ds.task == "regression":
-        from sklearn.metrics import r2_score
+        from metarec.evaluation import r2_score
 
-        return float(r2_score(y.astype(float), np.asarray(predicted, dtype=float)))
+        return r2_score(y.astype(float), np.asarray(predicted, dtype=float))
     return float(np.mean(np.asarray(predicted).astype(str) == y.astype(str)))
 
 

@@ -160,6 +160,24 @@ def test_the_readme_is_one_page_without_hand_typed_counts():
     assert not re.search(r"\b\d[\d,]* (tests|slow tests)\b", text)
 
 
+def test_the_readmes_supported_versions_are_pyprojects_lower_bounds():
+    """Every version the README's "Supported versions" names is the lower bound that
+    pyproject.toml declares (the one CI installs in its lowest-versions stage)."""
+    bounds = dict(
+        re.findall(
+            r'"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?>=([\d.]+)"', (ROOT / "pyproject.toml").read_text()
+        )
+    )
+    bounds = {name.lower(): version for name, version in bounds.items()}
+    bounds["xgboost"] = bounds["xgboost-cpu"]
+    text = (ROOT / "README.md").read_text()
+    paragraph = text.split("**Supported versions.**", 1)[1].split("\n\n", 1)[0]
+    named = dict(re.findall(r"([A-Za-z][A-Za-z-]*) ≥\s+([\d.]+)", paragraph))
+    assert {"scikit-learn", "numpy", "pandas", "SciPy"} <= set(named)
+    wrong = {n: (v, bounds.get(n.lower())) for n, v in named.items() if bounds.get(n.lower()) != v}
+    assert not wrong, wrong
+
+
 def _example_rows(text: str) -> tuple[list[list[str]], list[list[str]], list[str]]:
     """The ``metarec recommend sklearn:breast_cancer`` example: the cells of its ranking rows
     (the library column left out: it names the installed version), of its neighbour rows, and

@@ -200,6 +200,76 @@ def long_functions(root: Path = PACKAGE) -> list[tuple[str, int]]:
     return sorted(out)
 
 
+#: Libraries whose private names (a dotted part or a name starting with ``_``) metarec never
+#: uses: they change without notice between the versions pyproject.toml allows.
+PUBLIC_ONLY = ("sklearn", "click", "pandas")
+#: Their modules without an underscore that are internal all the same (pandas documents
+#: ``pandas.api`` and the top-level names as its public API).
+INTERNAL = ("pandas.core", "pandas.io.common", "pandas.compat")
+
+
+def library_private_names(root: Path = PACKAGE) -> list[tuple[str, str]]:
+    """``(module, dotted name)`` of every private name of :data:`PUBLIC_ONLY` a module
+    imports (``from sklearn.utils._x import y``, ``from pandas.io.common import _z``) or
+    reaches by attribute (``click.decorators._param_memo``, ``pd.core``'s private parts)."""
+
+    def private(dotted: str) -> bool:
+        parts = dotted.split(".")
+        internal = any(dotted == m or dotted.startswith(f"{m}.") for m in INTERNAL)
+        return parts[0] in PUBLIC_ONLY and (
+            internal or any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
+        )
+
+    out = []
+    for module, path in _modules(root).items():
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {}  # local name -> library module (import pandas as pd)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    aliases[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
+                    if private(alias.name):
+                        out.append((module, alias.name))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if private(f"{node.module}.{alias.name}"):
+                        out.append((module, f"{node.module}.{alias.name}"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                chain, base = [node.attr], node.value
+                while isinstance(base, ast.Attribute):
+                    chain.append(base.attr)
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in aliases:
+                    dotted = ".".join([aliases[base.id], *reversed(chain)])
+                    if private(dotted) and (module, dotted) not in out:
+                        out.append((module, dotted))
+    return sorted(set(out))
+
+
+def test_no_private_name_of_scikit_learn_click_or_pandas_is_used():
+    found = library_private_names()
+    assert not found, "private library names:\n" + "\n".join(f"{m}: {n}" for m, n in found)
+
+
+def test_the_library_check_finds_private_imports_and_attributes(tmp_path, toy):
+    toy["data/_load.py"] = (
+        "import click\nimport pandas as pd\n"
+        "from sklearn.utils._available_if import available_if\n"
+        "from sklearn.utils.metaestimators import available_if as fine, _private\n"
+        "from pandas.io.common import get_handle\n"
+        "def f(x):\n    click.decorators._param_memo(x, 1)\n    return pd.DataFrame.__name__\n"
+    )
+    assert library_private_names(_package(tmp_path, toy)) == [
+        ("metarec.data._load", "click.decorators._param_memo"),
+        ("metarec.data._load", "pandas.io.common.get_handle"),
+        ("metarec.data._load", "sklearn.utils._available_if.available_if"),
+        ("metarec.data._load", "sklearn.utils.metaestimators._private"),
+    ]
+
+
 def test_no_module_imports_upward_or_a_sibling_package():
     bad = upward(import_graph())
     assert not bad, "imports against the layers:\n" + "\n".join(f"{a} -> {b}" for a, b in bad)
