@@ -24,6 +24,7 @@ from metarec._commands._types import (
     target_option,
     task_option,
 )
+from metarec.automl import ENSEMBLE_METHODS
 
 PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
 METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau", "r2")
@@ -103,8 +104,8 @@ COLUMNS = (
 @click.option(
     "--ensemble-method",
     "ensemble_method",
-    type=click.Choice(["average", "selection"]),
-    default="average",
+    type=click.Choice(ENSEMBLE_METHODS),
+    default=ENSEMBLE_METHODS[0],
     show_default=True,
     help="average: an equal-weight average of the best ones and the knowledge base's single "
     "best (from 3,000 rows only those tied with the best within the folds' noise); "

@@ -1,21 +1,40 @@
-"""Recommend, evaluate within a budget, and hand back the best fitted model."""
+"""Recommend, evaluate within a budget, and hand back the best fitted model.
 
-from metarec._duration import parse_duration
-from metarec.automl._estimator import AutoClassifier, AutoRegressor, parse_budget
-from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
-from metarec.automl._search import METRICS, REGRESSION_METRICS, RunSettings, SearchResult, Trial
+The names are imported when first used, so that the command line reads the answer's
+methods (:data:`ENSEMBLE_METHODS`) without loading scikit-learn.
+"""
 
-__all__ = [
-    "AutoClassifier",
-    "AutoRegressor",
-    "LabelledClassifier",
-    "AveragedClassifier",
-    "AveragedRegressor",
-    "RunSettings",
-    "SearchResult",
-    "Trial",
-    "METRICS",
-    "REGRESSION_METRICS",
-    "parse_duration",
-    "parse_budget",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "AutoClassifier": "metarec.automl._estimator",
+    "AutoRegressor": "metarec.automl._estimator",
+    "LabelledClassifier": "metarec.automl._model",
+    "AveragedClassifier": "metarec.automl._model",
+    "AveragedRegressor": "metarec.automl._model",
+    "RunSettings": "metarec.automl._search",
+    "SearchResult": "metarec.automl._search",
+    "Trial": "metarec.automl._trials",
+    "METRICS": "metarec.automl._search",
+    "REGRESSION_METRICS": "metarec.automl._search",
+    "ENSEMBLE_METHODS": "metarec.automl._methods",
+    "parse_duration": "metarec._duration",
+    "parse_budget": "metarec.automl._estimator",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'metarec.automl' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

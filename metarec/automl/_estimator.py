@@ -21,6 +21,7 @@ from metarec.automl._model import (
     LabelledClassifier,
     as_frame,
 )
+from metarec.automl._methods import ANSWER_KINDS, ENSEMBLE_METHODS
 from metarec.automl._search import (
     RunSettings,
     SearchResult,
@@ -36,20 +37,9 @@ from metarec.exceptions import BenchmarkError, DataError, InvalidInputError
 __all__ = ["AutoClassifier", "AutoRegressor"]
 
 TARGET = "__metarec_target__"
-#: How the answer may be made of the evaluated algorithms (:class:`AnswerPolicy`).
-ENSEMBLE_METHODS = ("selection", "average")
-
-
 #: The answers that turn an array or a frame with integer labels into the training frame
 #: themselves (:func:`metarec.automl._model.as_frame`).
 _READS_ANY_X = (LabelledClassifier, AveragedClassifier, AveragedRegressor)
-#: How the sidecar describes each kind of answer.
-_ANSWERS = {
-    "best": "the best algorithm alone, refitted on every row",
-    "average": "an equal-weight average of the best algorithms, each refitted on every row",
-    "selection": "ensemble selection over the out-of-fold predictions (Caruana et al. 2004), "
-    "each member refitted on every row and weighted by its count",
-}
 #: What the sidecar's ``metric`` measures, where its name alone does not say.
 _METRIC_MEANING = {
     ("regression", "accuracy"): "R² clipped at 0",
@@ -474,7 +464,7 @@ class _AutoSearch(BaseEstimator):
             "algorithm": result.best,
             "ensemble": list(result.members),
             "weights": list(result.weights),
-            "answer": _ANSWERS.get(result.answer, result.answer),
+            "answer": ANSWER_KINDS.get(result.answer, result.answer),
             "members": [
                 {
                     "algorithm": name,

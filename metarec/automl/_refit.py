@@ -1,6 +1,8 @@
 """Fitting a search's answer on every row, within the time left: the budgeted refit.
 
-Which members make the answer is :mod:`metarec.automl._policy`'s; here they are fitted.
+Which members make the answer is :mod:`metarec.automl._answer`'s; here they are fitted,
+each built from the search's own portfolio (the algorithms it chose from, which need not
+be the default ones).
 """
 
 from __future__ import annotations
@@ -13,19 +15,47 @@ import numpy as np
 
 from metarec.automl._model import AveragedClassifier, AveragedRegressor, LabelledClassifier
 
-__all__ = ["refit_answer", "RefitData", "LAST_RESORT_SECONDS"]
+__all__ = [
+    "refit_answer",
+    "RefitData",
+    "planned_refit_seconds",
+    "LAST_RESORT_SECONDS",
+    "REFIT_MARGIN",
+]
+
+#: A refit is planned for its expected seconds and this share again (the folds' fit times
+#: scaled to every row are an estimate).
+REFIT_MARGIN = 1.2
 
 
-def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, notes):
+def planned_refit_seconds(fold_seconds: float, refit_scale: float) -> float:
+    """Seconds kept for refitting on every row an algorithm of ``fold_seconds`` a fold.
+
+    Parameters
+    ----------
+    fold_seconds : float
+        The algorithm's (expected or measured) fit time of one training fold.
+    refit_scale : float
+        Rows of the whole data over rows of a training fold.
+
+    Returns
+    -------
+    float
+        ``fold_seconds * refit_scale * REFIT_MARGIN``.
+    """
+    return fold_seconds * refit_scale * REFIT_MARGIN
+
+
+def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, refit_scale, notes):
     """Fit the answer's members on every row, those whose refits fit the time left.
 
-    The members of ``answer`` (an :class:`~metarec.automl._policy.Answer`) are refitted in
+    The members of ``answer`` (an :class:`~metarec.automl._answer.Answer`) are refitted in
     order, each only when its expected time (known from its folds) fits what is left of the
     budget; a member that does not fit gives its place to the next of ``answer.spares``.
     When none fits, the best whose refit is expected within :data:`LAST_RESORT_SECONDS`
     (else the quickest) is refitted anyway, alone, so that a search hands back a model: a
     second over the budget rather than no model.  The anchor joins an average of at least one
-    refitted member.  After a SIGINT or SIGTERM (``deadline`` None) only the first member
+    refitted member, with its weight in ``answer``.  After a SIGINT or SIGTERM (``deadline`` None) only the first member
     whose refit is expected to take about a second is refitted, alone.
 
     The refits run in this process (a warm worker may have been stopped with the budget, and
@@ -39,6 +69,8 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
         The trials (``fit_time``: mean fit time of a fold).
     data : RefitData
         The rows to fit on: the dataset, its class labels (None: regression) and codes.
+    portfolio : Portfolio
+        The search's algorithms: each member is built from its entry.
     random_state : int
         Seed of every estimator.
     deadline : float or None
@@ -65,7 +97,9 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
     for algorithm in queue:
         if len(fitted) >= wanted:
             break
-        pipeline, why = _refit_one(algorithm, trials, data, random_state, deadline, refit_scale)
+        pipeline, why = _refit_one(
+            portfolio[algorithm], trials, data, random_state, deadline, refit_scale
+        )
         if pipeline is not None:
             fitted.append((algorithm, pipeline))
         elif why:
@@ -75,8 +109,9 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
         # (else the quickest) is refitted anyway, so that a search hands back a model
         for algorithm in _last_resorts(queue, trials, refit_scale):
             pipeline, why = _refit_one(
-                algorithm, trials, data, random_state, deadline, refit_scale, last_resort=True
-            )
+                portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
+                last_resort=True,
+            )  # fmt: skip
             if pipeline is not None:
                 fitted.append((algorithm, pipeline))
                 said = [
@@ -87,10 +122,12 @@ def refit_answer(answer, trials, data, *, random_state, deadline, refit_scale, n
                 break
             notes.append(why)
     if fitted and answer.anchor is not None and deadline is not None:
-        pipeline, why = _refit_one(answer.anchor, trials, data, random_state, deadline, refit_scale)
+        pipeline, why = _refit_one(
+            portfolio[answer.anchor], trials, data, random_state, deadline, refit_scale
+        )
         if pipeline is not None:
             fitted.append((answer.anchor, pipeline))
-            weight.setdefault(answer.anchor, 1.0 / (len(answer.members) + 1))
+            weight[answer.anchor] = answer.anchor_weight
             said.append(f"{answer.anchor} joins the average as the knowledge base's single best")
         elif why:
             said.append(why)
@@ -125,17 +162,14 @@ class RefitData:
 
 
 def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, last_resort=False):
-    """``(pipeline fitted on every row, None)``, or ``(None, why not)``."""
-    from metarec.benchmark import default_portfolio
-
-    expected = trials[algorithm].fit_time * refit_scale
+    """``(pipeline of ``algorithm`` fitted on every row, None)``, or ``(None, why not)``."""
+    name = algorithm.name
+    expected = trials[name].fit_time * refit_scale
     left = 1.0 if deadline is None else deadline - time.perf_counter()
     if expected > left and not last_resort:
-        return None, (
-            f"{algorithm} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
-        )
+        return None, f"{name} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
     ds = data.ds
-    pipeline = default_portfolio(task="all", configurations=True)[algorithm].build_pipeline(
+    pipeline = algorithm.build_pipeline(
         numeric_columns=tuple(ds.numeric_columns),
         categorical_columns=tuple(ds.categorical_columns),
         random_state=random_state,
@@ -144,7 +178,7 @@ def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, las
         with _quiet():
             pipeline.fit(ds.X, data.codes)
     except Exception as exc:  # its own failure on every row: try the next one
-        return None, f"refitting {algorithm} on all rows failed: {type(exc).__name__}: {exc}"
+        return None, f"refitting {name} on all rows failed: {type(exc).__name__}: {exc}"
     return pipeline, None
 
 

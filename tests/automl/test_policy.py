@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metarec.automl._policy import Answer, AnswerPolicy
+from metarec.automl._answer import Answer, AnswerPolicy
 
 FLAT = {name: (0.8,) for name in ("gaussian_nb", "majority", "knn", "lda")}
 #: Five folds each: lda trails the best by 6 points on every fold (clearly below), knn by 1

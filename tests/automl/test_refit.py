@@ -6,12 +6,14 @@ import time
 
 import numpy as np
 
-from metarec.automl import AveragedClassifier, LabelledClassifier
-from metarec.automl._policy import AnswerPolicy
+from metarec.automl import AveragedClassifier, LabelledClassifier, Trial
+from metarec.automl._answer import AnswerPolicy
 from metarec.automl._refit import RefitData, refit_answer
-from metarec.automl._search import Trial
+from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from tests.automl._fakes import toy_frame
+
+PORTFOLIO = default_portfolio()
 
 
 def _data() -> RefitData:
@@ -25,8 +27,9 @@ def _refit(order, trials, data, size, deadline, scale, notes, anchor=None):
         order, {a: trials[a].fold_scores for a in order}, n_rows=len(data.codes)
     )
     return refit_answer(
-        answer, trials, data, random_state=0, deadline=deadline, refit_scale=scale, notes=notes
-    )
+        answer, trials, data, portfolio=PORTFOLIO, random_state=0, deadline=deadline,
+        refit_scale=scale, notes=notes,
+    )  # fmt: skip
 
 
 def test_the_answer_refits_only_the_members_that_fit_the_time_left():

@@ -284,20 +284,20 @@ def test_a_signal_keeps_the_folds_a_running_job_finished_and_leaves_it_incomplet
 ):
     import signal
 
-    from metarec.automl._search import _Loop
+    from metarec.automl._loop import SearchLoop
 
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
     X, y = toy_frame(n=6000)  # leave-one-out: 6,000 folds
     ds = load_dataset(X.assign(target=y), target="target", name="toy")
     jobs = []
-    next_task = _Loop.next_task
+    next_task = SearchLoop.next_task
 
     def spy(self):
         task = next_task(self)
         jobs.append(task)
         return task
 
-    monkeypatch.setattr(_Loop, "next_task", spy)
+    monkeypatch.setattr(SearchLoop, "next_task", spy)
 
     def check():  # Ctrl-C once the running job has finished three folds
         if jobs and jobs[0] is not None and len(jobs[0].folds) >= 3:
@@ -327,8 +327,9 @@ def test_a_signal_keeps_the_folds_a_running_job_finished_and_leaves_it_incomplet
 
 
 def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
-    from metarec.automl import _record
-    from metarec.automl._search import _codes, _Loop
+    from metarec.automl import _trials
+    from metarec.automl._loop import SearchLoop
+    from metarec.automl._search import _codes
     from metarec.execution import Signals
     from metarec.execution._jobs import ok_fold
 
@@ -337,7 +338,7 @@ def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
     labels, codes = _codes(ds)
     settings = RunSettings(budget=60.0, metric="balanced_accuracy")  # scored while recorded
     start = time.perf_counter()
-    loop = _Loop(
+    loop = SearchLoop(
         ds, "toy", codes, labels, settings, default_portfolio().select(["majority"]),
         FixedRecommender([("majority", 0.5, 0.001)]), {}, {}, start + 60, start,
         lambda n=1, total=None: None, 1,
@@ -356,7 +357,7 @@ def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
                 task.folds.append(ok_fold(task.spec, i, test, out))
             on_job(task)
 
-    real, scored = _record.fold_metrics, []
+    real, scored = _trials.fold_metrics, []
 
     def fold_metrics(*args, **kwargs):  # Ctrl-C while the third fold is scored
         scored.append(1)
@@ -364,11 +365,11 @@ def test_a_signal_while_a_finished_job_is_recorded_waits_for_the_recording():
             signals._handle(2, None)
         return real(*args, **kwargs)
 
-    _record.fold_metrics = fold_metrics
+    _trials.fold_metrics = fold_metrics
     try:
         assert loop.run(Pool(), check=signals.check) == 2
     finally:
-        _record.fold_metrics = real
+        _trials.fold_metrics = real
     trial = loop.state.trials["majority"]
     assert trial.status == "ok" and len(trial.fold_scores) == 5  # recorded whole, once
     assert len(loop.state.results) == 1 and len(loop.state.results[0].folds) == 5
@@ -397,14 +398,15 @@ def test_a_search_measures_each_job_s_wall_clock(tmp_path, monkeypatch):
 
 
 def test_a_running_job_s_storing_is_kept_from_its_admission():
-    from metarec.automl._search import END_MARGIN, _codes, _Loop
+    from metarec.automl._loop import END_MARGIN, SearchLoop
+    from metarec.automl._search import _codes
     from metarec.automl._storing import store_seconds
 
     X, y = toy_frame(n=300)
     ds = load_dataset(X.assign(target=y), target="target", name="toy")
     labels, codes = _codes(ds)
     start = time.perf_counter()
-    loop = _Loop(
+    loop = SearchLoop(
         ds, "toy", codes, labels, RunSettings(budget=60.0, protocol="loo"),
         default_portfolio().select(["majority", "gaussian_nb"]),
         FixedRecommender([("majority", 0.5, 0.001), ("gaussian_nb", 0.8, 0.001)]), {}, {}, start + 60,
@@ -430,7 +432,7 @@ def test_the_portfolio_chosen_for_the_dataset_comes_first_and_unknown_configurat
     """When the knowledge base knows configurations, the portfolio the recommender chooses
     for this dataset (here knn_c03, then gaussian_nb) is planned first; a configuration the
     knowledge base has no result of (knn_c05) is not a candidate."""
-    from metarec.automl._search import PORTFOLIO_SIZE
+    from metarec.automl._loop import PORTFOLIO_SIZE
 
     class Chooser(FixedRecommender):
         def portfolio(self, *, metafeatures, size, budget, n_folds, candidates):
