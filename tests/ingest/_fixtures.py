@@ -75,7 +75,14 @@ def make_kb(url):
 @pytest.fixture
 def no_retry_sleep(monkeypatch):
     """Make openml's retry delays zero so retry tests stay fast."""
-    import openml._api_calls
+    import time
+    import types
 
-    monkeypatch.setattr(openml._api_calls, "_robot_delay", lambda n: 0.0)
-    monkeypatch.setattr(openml._api_calls, "_human_delay", lambda n: 0.0)
+    import openml._api_calls as calls
+
+    if hasattr(calls, "_robot_delay"):
+        monkeypatch.setattr(calls, "_robot_delay", lambda n: 0.0)
+        monkeypatch.setattr(calls, "_human_delay", lambda n: 0.0)
+    else:  # openml 0.14: the delays are local functions that call time.sleep
+        clock = types.SimpleNamespace(time=time.time, sleep=lambda seconds: None)
+        monkeypatch.setattr(calls, "time", clock)
