@@ -27,6 +27,11 @@ Steps:
 4. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
    then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
    algorithm) and the size of every resource file, for the README.
+5. The default recommenders fitted on the new built-in knowledge base, written into
+   ``metarec/_resources/recommenders`` (:func:`metarec.recommender.ship_recommenders`): a
+   new installation's first call reads them instead of fitting.  After a change of the
+   recommender's code they are stale (a test says so): ``--recommenders-only`` writes them
+   again and does nothing else.
 
 PMLB_DIR is a folder of ``.tsv.gz`` files with a ``target`` column (117 classification
 datasets in this project's copy); the regression folder holds 126 ``.csv`` files and a
@@ -126,7 +131,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the default portfolio only")  # fmt: skip
     parser.add_argument("--seed-builtin", action="store_true",
                         help="fill an empty DB with the shipped built-in KB first")  # fmt: skip
+    parser.add_argument("--recommenders-only", action="store_true",
+                        help="only write the shipped fitted recommenders again")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.recommenders_only:
+        return _ship_recommenders()
 
     from metarec.benchmark import default_portfolio, export_builtin
     from metarec.storage import KnowledgeBase
@@ -144,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         from metarec.storage import open_seeded
 
         kb, seeded = open_seeded(args.db)
-        print("the built-in knowledge base copied into the DB" if seeded else "DB not empty")
+        print("the DB builds on the built-in knowledge base" if seeded else "DB not empty")
     parts = [(Path(args.data), "*.tsv.gz", "cv10", "classification")]
     if args.regression:
         parts.append((Path(args.regression), "*.csv", "cv5", "regression"))
@@ -180,6 +189,14 @@ def main(argv: list[str] | None = None) -> int:
         total += size
         print(f"{path}  {size / 1e6:.2f} MB ({name})")
     print(f"resources in all: {total / 1e6:.2f} MB")
+    return _ship_recommenders()
+
+
+def _ship_recommenders() -> int:
+    from metarec.recommender import ship_recommenders
+
+    for path in ship_recommenders():
+        print(f"{path}  {path.stat().st_size / 1e6:.2f} MB (fitted recommender)")
     return 0
 
 

@@ -261,9 +261,10 @@ def _open_growing_kb(ctx):
     """The knowledge base to store into; the default one starts from the built-in one.
 
     ``recommend`` uses your own knowledge base as soon as it holds runs: a default one that
-    held none would then know only the datasets just benchmarked.  As ``run`` does, an empty
-    default knowledge base is first filled with the built-in one (with a note); a
-    knowledge base named with ``--db`` or ``METAREC_DB`` is used as it is.
+    held none would then know only the datasets just benchmarked.  As with ``run``, a new or
+    empty default knowledge base builds on the built-in one (read where metarec is
+    installed; with a note); a knowledge base named with ``--db`` or ``METAREC_DB`` is used
+    as it is.
     """
     from metarec._commands._output import db_url
 
@@ -273,5 +274,8 @@ def _open_growing_kb(ctx):
 
     kb, seeded = open_seeded(None)
     if seeded:
-        echo_note("your knowledge base was empty: it starts from the built-in one")
+        echo_note(
+            "your knowledge base was empty: it builds on the built-in one (read where metarec "
+            "is installed) and stores your runs"
+        )
     return kb

@@ -43,7 +43,9 @@ def upgrade(ctx, backup_path, no_backup):
     Before migrating a SQLite file it writes a copy with SQLite's online backup API and says
     where.  The migration keeps every row: it runs in one transaction that is rolled back,
     leaving the knowledge base as it was, if any table would lose a row or a reference would
-    dangle.  metarec cannot copy a PostgreSQL database: back it up with pg_dump, then run
+    dangle.  Then the rows an earlier metarec copied from the built-in knowledge base (equal
+    to it) are removed: the knowledge base reads the built-in one where metarec is
+    installed from then on, and keeps only your rows.  metarec cannot copy a PostgreSQL database: back it up with pg_dump, then run
     this command with --no-backup.
 
     \b
@@ -87,7 +89,10 @@ def upgrade(ctx, backup_path, no_backup):
     say_kept(ctx, kept)
     kb = KnowledgeBase.open_for_upgrade(url, backup=backup)
     report = kb.last_upgrade
-    kb.close()
+    try:
+        removed = kb.absorb_builtin_copy() if not kb.read_only else {}
+    finally:
+        kb.close()
     if report is None or (report.from_revision is not None and not report.migrated):
         # (a copy made while another process migrated the same file is said too)
         echo_note(f"{kb.url} is at schema revision {kb.revision}: nothing to upgrade.")
@@ -102,6 +107,13 @@ def upgrade(ctx, backup_path, no_backup):
         echo_note(
             f"Upgraded {kb.url} from schema revision {report.from_revision} to "
             f"{report.to_revision}; every row kept ({kept})."
+        )
+    if removed.get("runs"):
+        echo_note(
+            f"Removed the copy of the built-in knowledge base an earlier metarec put in it "
+            f"({removed['runs']:,} runs, {removed['datasets']:,} datasets, "
+            f"{removed['algorithms']:,} algorithms): it now reads the built-in one where "
+            "metarec is installed and keeps only your rows; every read sees the same runs."
         )
 
 

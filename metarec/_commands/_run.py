@@ -146,8 +146,9 @@ def run(
     predict_proba take a DataFrame with DATA's feature columns, with a JSON sidecar
     (algorithm, parameters, CV score and spread, folds, seed, data fingerprint, versions).
 
-    Every evaluated fold is stored in the knowledge base (--db; an empty one starts as a
-    copy of the built-in one), so the next recommendation on similar data knows more, and
+    Every evaluated fold is stored in the knowledge base (--db; a new or empty one builds on
+    the built-in one, read where metarec is installed, and holds only your runs), so the
+    next recommendation on similar data knows more, and
     running the same command again reuses the stored folds instead of refitting them.
     Ctrl-C or SIGTERM stops within moments, keeps the finished folds and still reports
     (and saves) the best model so far when its refit takes about a second.

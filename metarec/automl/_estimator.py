@@ -278,27 +278,15 @@ class _AutoSearch(BaseEstimator):
         finally:
             self.notes_ = tuple(notes)
 
-    def _open_kb(self, notes: list[str]):
-        """The knowledge base to read and grow, and the seconds spent filling it first."""
+    def _open_kb(self):
+        """The knowledge base to read and grow (a new one builds on the built-in one, read
+        where metarec is installed, whose fitted recommender ships with the package)."""
         from metarec.storage import KnowledgeBase, open_or_builtin, open_seeded
 
-        opened = time.perf_counter()
         if not (self.store or isinstance(self.kb, KnowledgeBase)):
             # nothing to store: read what is there (the built-in one), create nothing
-            return open_or_builtin(self.kb), 0.0
-        kb, seeded = open_seeded(self.kb)
-        if not seeded:
-            return kb, 0.0
-        # its recommender too, fitted and cached once: the search then reads it
-        from metarec.recommender import Recommender, fitted_recommender
-
-        fitted_recommender(kb, Recommender(task=self._task))
-        seeding = time.perf_counter() - opened
-        notes.append(
-            "the knowledge base was empty: it starts from the built-in one and its fitted "
-            f"recommender ({seeding:.1f} s, once, not counted in the budget)"
-        )
-        return kb, seeding
+            return open_or_builtin(self.kb)
+        return open_seeded(self.kb)[0]
 
     def _check_task(self, ds) -> None:
         from metarec.data import task_family
@@ -329,8 +317,7 @@ class _AutoSearch(BaseEstimator):
             note = None if requested.scheduler else workers_note(requested.n_jobs, pool.n_workers)
             if note:
                 notes.append(note)
-            kb, seeding = self._open_kb(notes)
-            deadline += seeding  # once per knowledge base: not the user's budget
+            kb = self._open_kb()
             name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
             store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
             settings = self._settings(store)

@@ -20,6 +20,7 @@ _LAZY = {
     "Recommender": "metarec.recommender._ranker",
     "METHODS": "metarec.recommender._ranker",
     "fitted_recommender": "metarec.recommender._cache",
+    "ship_recommenders": "metarec.recommender._cache",
     "PerformanceMatrix": "metarec.recommender._matrix",
     "BaseRanker": "metarec.recommender._base",
     "LearnedRanker": "metarec.recommender._learned",

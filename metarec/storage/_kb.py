@@ -9,17 +9,13 @@ idempotent, :mod:`metarec.storage._importers` for the import rules, and
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from metarec._config import redact_url, resolve_db_url
-from metarec._counts import MAX_COUNT, checked_count
-from metarec.exceptions import ImportRejectedError, KnowledgeBaseError
+from metarec.exceptions import KnowledgeBaseError
 from metarec.storage._check import Check
 from metarec.storage._engine import (
     database_errors,
@@ -28,8 +24,7 @@ from metarec.storage._engine import (
     sqlite_read_only_mode,
     write_transaction,
 )
-from metarec.storage._importers import CONFLICT_CHOICES, ImportReport, import_runs
-from metarec.storage._metafeature_import import import_metafeatures
+from metarec.storage._layers import BUILTIN
 from metarec.storage._migrate import HEAD, SchemaState, UpgradeReport, schema_state
 from metarec.storage._migrate import upgrade as upgrade_schema
 from metarec.storage._models import ALL_TABLES, RUN_COLUMNS, TABLES, metadata
@@ -40,18 +35,16 @@ from metarec.storage._opening import (
     refusal,
     refuse_data_file,
 )
-from metarec.storage._performance import (
-    aggregate_runs,
-    bump_version,
-)
-from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS, Reads
+from metarec.storage._performance import aggregate_runs, set_builds_on
+from metarec.storage._queries import Reads
+from metarec.storage._writes import Writes
 
 __all__ = ["KnowledgeBase", "NoKnowledgeBaseError", "RUN_COLUMNS", "aggregate_runs"]
 
 EXPORT_FORMATS = ("csv", "parquet")
 
 
-class KnowledgeBase:
+class KnowledgeBase(Writes):
     """A knowledge base of algorithm results on datasets, in any SQLAlchemy database.
 
     Parameters
@@ -138,9 +131,65 @@ class KnowledgeBase:
         self._reads = Reads(self.engine, self._tables, self.url)
         try:
             self.revision = self._open(create=create, upgrade=upgrade, backup=backup)
+            self.builds_on = self._reads.builds_on()
+            self._view = self._layered() if self.builds_on == BUILTIN else self._reads
         except BaseException:
             self.engine.dispose()
             raise
+
+    def _layered(self):
+        from metarec.storage._layers import LayeredReads, builtin_part
+
+        return LayeredReads(self._reads, builtin_part())
+
+    def build_on_builtin(self) -> None:
+        """Read the built-in knowledge base beside this one's rows from now on (stored).
+
+        Nothing is copied: the built-in knowledge base is read where metarec is installed,
+        and this knowledge base keeps only what is added to it (see
+        :mod:`metarec.storage._layers` for what a read then returns).  Does nothing when it
+        already builds on it.
+
+        Raises
+        ------
+        KnowledgeBaseError
+            The knowledge base is read-only, or this installation has no built-in one.
+        """
+        if self.builds_on == BUILTIN:
+            return
+        view = self._layered()  # refuses an installation without the built-in files
+        if self.read_only:
+            raise KnowledgeBaseError(f"knowledge base {self.url} is read-only")
+        with database_errors(self.url, "write"), write_transaction(self.engine) as conn:
+            set_builds_on(conn, BUILTIN)
+        self.builds_on, self._view = BUILTIN, view
+
+    def absorb_builtin_copy(self) -> dict[str, int]:
+        """Remove the rows an earlier metarec copied from the built-in knowledge base.
+
+        A knowledge base that ``metarec run`` created before revision 0007 started as a
+        copy of the built-in one.  Its rows equal to the built-in knowledge base of this
+        installation (runs of the same dataset content, algorithm configuration and natural
+        key; then the datasets, metafeatures and algorithms left without a run of their own
+        and recorded as the built-in ones are) are removed, and the knowledge base then
+        builds on the built-in one (:meth:`build_on_builtin`), so that every read sees the
+        same rows as before, each once.  A row that differs from the built-in one in any
+        way (a run measured again, a dataset of other content) is the user's and is kept.
+
+        Returns
+        -------
+        dict of str to int
+            Rows removed from ``runs``, ``datasets``, ``algorithms`` and ``metafeatures``
+            (all 0 when the knowledge base holds no copy; it is then left as it is).
+        """
+        from metarec.storage._absorb import absorb_builtin_copy
+
+        if self.builds_on == BUILTIN:  # it never held a copy
+            return {"runs": 0, "datasets": 0, "algorithms": 0, "metafeatures": 0}
+        removed = absorb_builtin_copy(self)
+        if any(removed.values()):
+            self.build_on_builtin()
+        return removed
 
     # ----------------------------------------------------------------------- opening
     def _open(self, *, create: bool, upgrade: bool, backup) -> str | None:
@@ -227,12 +276,24 @@ class KnowledgeBase:
         -------
         list of Check
             Integrity, schema, references, performance matrix, data version and row counts
-            (see :mod:`metarec.storage._check`).
+            of this database (see :mod:`metarec.storage._check`), and of a knowledge base
+            that builds on the built-in one, what its built-in part holds.
         """
         from metarec.storage._check import check_knowledge_base
 
         with database_errors(self.url, "check"), self.engine.connect() as conn:
-            return check_knowledge_base(conn, revision=self.revision, head=HEAD)
+            checks = check_knowledge_base(conn, revision=self.revision, head=HEAD)
+        if self._view is not self._reads:  # the built-in part, read from the package
+            part = self._view.part
+            checks.append(
+                Check(
+                    "built-in part",
+                    True,
+                    f"{len(part.datasets):,} datasets, {len(part.algorithms):,} algorithms, "
+                    f"{len(part.runs):,} runs read from the package (version {part.version})",
+                )
+            )
+        return checks
 
     def close(self) -> None:
         """Release the database connections."""
@@ -272,393 +333,24 @@ class KnowledgeBase:
             )
         return _reopen, (self._url, self.read_only)
 
-    # ----------------------------------------------------------------------- writing
-    def add_dataset(
-        self,
-        name: str,
-        *,
-        source: str | None = None,
-        source_id: str | None = None,
-        task: str | None = None,
-        n_instances: int | None = None,
-        n_features: int | None = None,
-        fingerprint: str | None = None,
-    ) -> None:
-        """Record a dataset, or fill in / update the given fields of a stored one.
-
-        Fields passed as ``None`` never erase stored values.
-
-        Parameters
-        ----------
-        name : str
-            The dataset's name, its key in the knowledge base (not empty).
-        source : str, optional
-            Where it comes from (``"openml"``, ``"sklearn"``, ``"file"``...).
-        source_id : str, optional
-            Its identifier at the source (an OpenML data id...); stored as text.
-        task : str, optional
-            ``"binary"``, ``"multiclass"``, ``"classification"`` or ``"regression"``.
-        n_instances, n_features : int, optional
-            Its numbers of rows and of feature columns (whole numbers >= 0).
-        fingerprint : str, optional
-            The content hash of its data (:func:`metarec.data.fingerprint`).
-        """
-        values = {
-            "source": source,
-            "source_id": None if source_id is None else str(source_id),
-            "task": task,
-            "n_instances": n_instances,
-            "n_features": n_features,
-            "fingerprint": fingerprint,
-        }
-        self._upsert("datasets", [(str(name), values)])
-
-    def add_algorithm(
-        self,
-        name: str,
-        *,
-        family: str | None = None,
-        library: str | None = None,
-        parameters: Mapping[str, Any] | str | None = None,
-    ) -> None:
-        """Record an algorithm, or update the given fields of a stored one.
-
-        ``parameters`` (a mapping) is stored as canonical JSON (sorted keys), so the same
-        configuration always gives the same text.
-
-        Parameters
-        ----------
-        name : str
-            The algorithm's name, its key in the knowledge base (not empty).
-        family : str, optional
-            The kind of model (``"tree"``, ``"linear"``...).
-        library : str, optional
-            The library that implements it.
-        parameters : mapping or str, optional
-            Its hyperparameters: a mapping (stored as canonical JSON) or JSON text stored as
-            given.
-        """
-        if parameters is not None and not isinstance(parameters, str):
-            parameters = json.dumps(parameters, sort_keys=True, default=str)
-        values = {"family": family, "library": library, "parameters": parameters}
-        self._upsert("algorithms", [(str(name), values)])
-
-    def add_datasets(self, frame) -> None:
-        """Record many datasets at once (a frame with the columns of :meth:`datasets`).
-
-        Parameters
-        ----------
-        frame : DataFrame
-            A ``name`` column and any of the other columns of :meth:`datasets`; missing
-            cells never erase stored values (see :meth:`add_dataset`).
-        """
-        self._upsert_many("datasets", frame, DATASET_COLUMNS)
-
-    def add_algorithms(self, frame) -> None:
-        """Record many algorithms at once (a frame with the columns of :meth:`algorithms`).
-
-        Parameters
-        ----------
-        frame : DataFrame
-            A ``name`` column and any of ``family, library, parameters``; missing cells never
-            erase stored values (see :meth:`add_algorithm`).
-        """
-        self._upsert_many("algorithms", frame, ALGORITHM_COLUMNS)
-
-    def _upsert_many(self, table_name: str, frame, columns) -> None:
-        import pandas as pd
-
-        if "name" not in frame.columns:
-            raise KnowledgeBaseError(f"{table_name}: a 'name' column is required")
-        rows = []
-        for record in frame.to_dict(orient="records"):
-            values = {c: record.get(c) for c in columns if c != "name"}
-            values = {
-                k: (None if v is None or (not isinstance(v, str) and pd.isna(v)) else v)
-                for k, v in values.items()
-            }
-            rows.append((str(record["name"]), values))
-        self._upsert(table_name, rows)
-
-    def _upsert(self, table_name: str, rows: list[tuple[str, dict[str, Any]]]) -> None:
-        from sqlalchemy import select, update
-
-        table = self._tables[table_name]
-        for name, values in rows:
-            if not name.strip():
-                raise KnowledgeBaseError(f"a {table_name[:-1]} needs a non-empty name")
-            for key in ("n_instances", "n_features"):
-                if key in values:
-                    values[key] = checked_count(f"{table_name[:-1]} {name!r}", key, values[key])
-        with database_errors(self.url, f"write {table_name} to"):
-            with write_transaction(self.engine) as conn:
-                changed = False
-                for name, values in rows:
-                    given = {k: v for k, v in values.items() if v is not None}
-                    columns = [table.c.id, *(table.c[k] for k in given)]
-                    found = conn.execute(select(*columns).where(table.c.name == name)).first()
-                    if found is None:
-                        conn.execute(table.insert().values(name=name, **given))
-                        changed = True
-                    elif given and tuple(found[1:]) != tuple(given.values()):
-                        conn.execute(update(table).where(table.c.id == found[0]).values(**given))
-                        changed = True
-                if changed:
-                    bump_version(conn)
-
-    def import_runs(
-        self,
-        path_or_frame,
-        *,
-        skip_invalid: bool = False,
-        source: str | None = None,
-        protocol: str | None = None,
-        progress: Callable[..., None] | None = None,
-        chunksize: int | None = None,
-        on_conflict: str = "error",
-    ) -> ImportReport:
-        """Import run rows from a CSV / TSV / Parquet file or a DataFrame, in one transaction.
-
-        Long format: columns ``dataset, algorithm, accuracy, time`` (or ``fit_time``), optional
-        ``protocol, seed, fold, status, predict_time, source, source_run_id, error, machine``,
-        and any further numeric column as a per-run metric.  New datasets and algorithms are created.
-        Re-importing the same rows adds nothing.
-
-        Parameters
-        ----------
-        path_or_frame : str, path-like or DataFrame
-            What to import.
-        skip_invalid : bool, default=False
-            Store the valid rows and report the invalid ones instead of rejecting the input.
-        source, protocol : str, optional
-            Values for rows that do not say.
-        progress : callable, optional
-            ``progress(n_rows, total=None)`` after each chunk.
-        chunksize : int, optional
-            Rows read and written at a time (memory stays bounded by it).
-        on_conflict : {"error", "keep", "replace"}, default="error"
-            What to do with a run whose key (``source``, ``source_run_id``) is already stored,
-            or repeated in the input, with *different* values: reject the input naming both
-            places (``"error"``), keep the stored / first value (``"keep"``), or store the
-            new / last value (``"replace"``, reported as old -> new in the notes).  Identical
-            rows are never a conflict.
-
-        Returns
-        -------
-        ImportReport
-            Rows added, already present, replaced, rejected, and the problems found.
-
-        Raises
-        ------
-        ImportRejectedError
-            An invalid row (without ``skip_invalid``), a conflict (with
-            ``on_conflict="error"``), a missing or duplicated column, an unreadable file;
-            nothing was stored.
-        """
-        if on_conflict not in CONFLICT_CHOICES:
-            raise KnowledgeBaseError(
-                f"on_conflict must be one of {', '.join(CONFLICT_CHOICES)}; got {on_conflict!r}"
-            )
-        with database_errors(self.url, "import runs into"):
-            # ids resolved under the write lock: no per-row foreign-key look-ups needed
-            with write_transaction(self.engine, check_references=False) as conn:
-                return import_runs(
-                    conn,
-                    self._tables,
-                    path_or_frame,
-                    skip_invalid=skip_invalid,
-                    source=source,
-                    protocol=protocol,
-                    progress=progress,
-                    chunksize=chunksize,
-                    on_conflict=on_conflict,
-                )
-
-    def import_datasets(self, path_or_frame) -> ImportReport:
-        """Record datasets from a file or frame with the columns of :meth:`datasets`.
-
-        What :meth:`export` writes as ``datasets``: a ``name`` column, and any of ``source,
-        source_id, task`` (``binary``, ``multiclass``, ``classification`` or
-        ``regression``), ``n_instances, n_features, fingerprint``.  A dataset already stored
-        gets the values given (an empty cell changes nothing).  Importing it before the runs
-        keeps what the runs file cannot say, such as which datasets are regression tasks.
-
-        Parameters
-        ----------
-        path_or_frame : str, path-like or DataFrame
-            A CSV / TSV / Parquet file, or a DataFrame, with those columns.
-
-        Returns
-        -------
-        ImportReport
-            Datasets added, already stored unchanged, and updated.
-
-        Raises
-        ------
-        ImportRejectedError
-            No ``name`` column, an unknown column, an empty name, a repeated name, an
-            unknown task, a size that is not a whole number >= 0, or a dataset with runs
-            turned from classification into regression or back; nothing was stored.
-        """
-        return self._import_records("datasets", path_or_frame, DATASET_COLUMNS)
-
-    def import_algorithms(self, path_or_frame) -> ImportReport:
-        """Record algorithms from a file or frame with the columns of :meth:`algorithms`.
-
-        What :meth:`export` writes as ``algorithms``: a ``name`` column, and any of
-        ``family, library, parameters``.  See :meth:`import_datasets`.
-
-        Parameters
-        ----------
-        path_or_frame : str, path-like or DataFrame
-            A CSV / TSV / Parquet file, or a DataFrame, with those columns.
-
-        Returns
-        -------
-        ImportReport
-            Algorithms added, already stored unchanged, and updated.
-
-        Raises
-        ------
-        ImportRejectedError
-            No ``name`` column, an unknown column, an empty or repeated name.
-        """
-        return self._import_records("algorithms", path_or_frame, ALGORITHM_COLUMNS)
-
-    def _import_records(self, table: str, path_or_frame, columns) -> ImportReport:
-        import pandas as pd
-
-        from metarec.storage._readers import open_source
-
-        text = [c for c in columns if c not in ("n_instances", "n_features")]
-        reader = open_source(path_or_frame, string_columns=tuple(text))
-        reader.check_duplicates()
-        where = reader.label
-        unknown = [c for c in reader.columns if c not in columns]
-        if "name" not in reader.columns or unknown:
-            problem = (
-                f"unknown column {unknown[0]!r}"
-                if unknown
-                else f"no 'name' column (found: {reader.found})"
-            )
-            raise ImportRejectedError(
-                f"{where}: {problem}; a {table} file has the columns {', '.join(columns)}"
-            )
-        frame = pd.concat([chunk for _, chunk in reader.chunks()], ignore_index=True)
-        problem = _record_problem(frame, table)
-        if problem is not None:
-            row, message = problem
-            line = f"line {row + 2}" if reader.kind == "text" else f"row {row + 1}"
-            raise ImportRejectedError(f"{where}, {line}: {message}")
-        frame = frame.assign(name=frame["name"].astype(str).str.strip())
-        before = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
-        if table == "datasets" and "task" in frame.columns:
-            self._refuse_task_family_changes(frame, before, where)
-        self._upsert_many(table, frame, columns)
-        after = (self.datasets() if table == "datasets" else self.algorithms()).set_index("name")
-        names = list(frame["name"])
-        added = sum(1 for n in names if n not in before.index)
-        kept = [n for n in names if n in before.index]
-        same = sum(
-            1
-            for n in kept
-            if before.loc[n].astype(str).tolist() == after.loc[n].astype(str).tolist()
-        )
-        return ImportReport(
-            added=added, present=same, rejected=0, updated=len(kept) - same, source=where,
-            notes=tuple(reader.notes),
-        )  # fmt: skip
-
-    def _refuse_task_family_changes(self, frame, before, where: str) -> None:
-        """A stored dataset with runs keeps its kind of task: its runs were measured as
-        classification (or as regression), and relabelling the dataset would rank them as the
-        other (an accuracy read as an R²)."""
-
-        def regression(tasks):
-            return tasks.astype("string").eq("regression").fillna(False)
-
-        new = frame.loc[frame["task"].notna(), ["name", "task"]].set_index("name")["task"]
-        old = before["task"].reindex(new.index)
-        changed = new.index[
-            old.notna().to_numpy() & (regression(new) != regression(old)).to_numpy()
-        ]
-        if len(changed) == 0:
-            return
-        with_runs = set(self.runs(datasets=list(changed))["dataset"].astype(str))
-        for name in changed:
-            if name in with_runs:
-                raise ImportRejectedError(
-                    f"{where}: dataset {name!r} is stored as {old[name]} with runs; it cannot "
-                    f"become {new[name]} (its runs were measured for the other kind of task); "
-                    "nothing was stored"
-                )
-
-    def import_metafeatures(
-        self,
-        path_or_frame,
-        *,
-        skip_invalid: bool = False,
-        progress: Callable[..., None] | None = None,
-        chunksize: int | None = None,
-    ) -> ImportReport:
-        """Import wide metafeatures (a ``dataset`` column, one column per metafeature).
-
-        The datasets must already be in the knowledge base.  OpenML quality names are
-        translated to metarec's (:data:`metarec.metafeatures.OPENML_QUALITY_MAP`).  Values are
-        replaced in place; missing cells never erase a stored value.  One transaction.
-
-        Parameters
-        ----------
-        path_or_frame : str, path-like or DataFrame
-            A CSV / TSV / Parquet file, or a DataFrame: a ``dataset`` column naming stored
-            datasets and one numeric column per metafeature.
-        skip_invalid : bool, default=False
-            Store the valid rows and report the invalid ones instead of rejecting the input.
-        progress : callable, optional
-            ``progress(n_rows, total=None)`` after each chunk.
-        chunksize : int, optional
-            Rows read and written at a time (memory stays bounded by it).
-
-        Returns
-        -------
-        ImportReport
-            Metafeature values added, replaced (``updated``) and already stored, rows
-            rejected, and the problems found.
-
-        Raises
-        ------
-        ImportRejectedError
-            An invalid row (an unknown or repeated dataset, a value that is not a finite
-            number) without ``skip_invalid``, no ``dataset`` column, a reserved column name,
-            an unreadable file; nothing was stored.
-        """
-        with database_errors(self.url, "import metafeatures into"):
-            with write_transaction(self.engine) as conn:
-                return import_metafeatures(
-                    conn,
-                    self._tables,
-                    path_or_frame,
-                    skip_invalid=skip_invalid,
-                    progress=progress,
-                    chunksize=chunksize,
-                )
-
     # ----------------------------------------------------------------------- reading
     def info(self) -> dict[str, Any]:
         """URL (password hidden), dialect, schema revision and the row count of every table.
 
         Also the datasets by task: ``classification_datasets`` (binary, multiclass, or no
-        recorded task) and ``regression_datasets``.
+        recorded task) and ``regression_datasets``.  The counts are those every read sees:
+        of a knowledge base that builds on the built-in one, both parts.
 
         Returns
         -------
         dict of str to Any
             ``url``, ``dialect``, ``revision``, ``builtin`` (whether it is the built-in
-            knowledge base), ``datasets``, ``classification_datasets``,
-            ``regression_datasets``, the row count of every other table (``algorithms``
-            counts every named algorithm, configurations included), ``configurations``
-            (algorithms named as a configuration of another, ``lightgbm_c07``) and
-            ``base_algorithms`` (the others).
+            knowledge base alone), ``builds_on`` (``"builtin"`` or ``None``), ``datasets``,
+            ``classification_datasets``, ``regression_datasets``, the row count of every
+            other table (``algorithms`` counts every named algorithm, configurations
+            included), ``configurations`` (algorithms named as a configuration of another,
+            ``lightgbm_c07``) and ``base_algorithms`` (the others); with ``builds_on``, also
+            ``own_<table>`` (the rows stored in this database) and ``builtin_version``.
         """
         from metarec._names import configuration_base
 
@@ -667,11 +359,12 @@ class KnowledgeBase:
         regression = int((tasks == "regression").sum())
         names = set(self.algorithms()["name"].astype(str))
         configurations = {n for n in names if configuration_base(n) is not None}
-        return {
+        out = {
             "url": self.url,
             "dialect": self.engine.dialect.name,
             "revision": self.revision,
             "builtin": self.is_builtin,
+            "builds_on": self.builds_on,
             "datasets": counts.pop("datasets"),
             "classification_datasets": len(tasks) - regression,
             "regression_datasets": regression,
@@ -679,6 +372,10 @@ class KnowledgeBase:
             "configurations": len(configurations),
             "base_algorithms": len(names - configurations),
         }
+        if self.builds_on is not None:
+            out.update({f"own_{table}": self.count(table, part="own") for table in TABLES})
+            out["builtin_version"] = self._view.part.version
+        return out
 
     def source_run_ids(self, source: str, ids: Iterable[str]) -> list[str]:
         """Which of ``ids`` are stored as ``source_run_id`` of runs from ``source``.
@@ -698,7 +395,20 @@ class KnowledgeBase:
         list of str
             The stored ones among ``ids``, each once.
         """
-        return self._reads.source_run_ids(source, ids)
+        return self._view.source_run_ids(source, ids)
+
+    def builtin_version(self) -> str | None:
+        """The data version of the built-in part this knowledge base reads (None: none).
+
+        Returns
+        -------
+        str or None
+            ``builtin-<digest of the resource files>``, what :meth:`data_version` is while
+            nothing beyond the built-in knowledge base is stored.
+        """
+        if self._view is self._reads:
+            return None
+        return f"{BUILTIN}-{self._view.part.version}"
 
     def data_version(self) -> str:
         """A token that changes whenever datasets, algorithms, runs or metafeatures change.
@@ -712,9 +422,9 @@ class KnowledgeBase:
         str
             The current token (``""`` when none has been stored yet).
         """
-        return self._reads.data_version()
+        return self._view.data_version()
 
-    def count(self, table: str) -> int:
+    def count(self, table: str, *, part: str | None = None) -> int:
         """Number of rows of one table (``"runs"``, ``"datasets"``...).
 
         Parameters
@@ -722,12 +432,23 @@ class KnowledgeBase:
         table : str
             A table of the knowledge base: ``"datasets"``, ``"algorithms"``,
             ``"metafeatures"``, ``"runs"``, ``"run_metrics"``...
+        part : {None, "own", "builtin"}, default=None
+            ``None``: the rows every read sees (of a knowledge base that builds on the
+            built-in one, both parts); ``"own"``: the rows stored in this database;
+            ``"builtin"``: the built-in part's (0 when the knowledge base does not build on
+            it).
 
         Returns
         -------
         int
         """
-        return self._reads.count(table)
+        if part == "own" or (part is None and self._view is self._reads):
+            return self._reads.count(table)
+        if part == "builtin":
+            return 0 if self._view is self._reads else self._view.part_count(table)
+        if part is not None:
+            raise KnowledgeBaseError(f"unknown part {part!r}; choose 'own' or 'builtin'")
+        return self._view.count(table)
 
     def has_runs(self) -> bool:
         """Whether any run is stored (looks up one row; ``count`` would scan an index).
@@ -736,7 +457,7 @@ class KnowledgeBase:
         -------
         bool
         """
-        return self._reads.has_runs()
+        return self._view.has_runs()
 
     def datasets(self):
         """All datasets: name, source, source_id, task, n_instances, n_features, fingerprint.
@@ -747,7 +468,7 @@ class KnowledgeBase:
             One row per dataset, sorted by name, with those columns (the sizes as nullable
             ``Int64``; a field never recorded is missing).
         """
-        return self._reads.datasets()
+        return self._view.datasets()
 
     def algorithms(self):
         """All algorithms: name, family, library, parameters (canonical JSON text).
@@ -757,7 +478,7 @@ class KnowledgeBase:
         DataFrame
             One row per algorithm, sorted by name, with those columns.
         """
-        return self._reads.algorithms()
+        return self._view.algorithms()
 
     def metafeatures(
         self, *, datasets: Iterable[str] | None = None, names: Iterable[str] | None = None
@@ -777,7 +498,7 @@ class KnowledgeBase:
             One row per dataset with at least one value, a ``dataset`` column and one float
             column per metafeature in name order (NaN where a dataset has no value).
         """
-        return self._reads.metafeatures(datasets=datasets, names=names)
+        return self._view.metafeatures(datasets=datasets, names=names)
 
     def runs(
         self,
@@ -808,7 +529,7 @@ class KnowledgeBase:
         DataFrame
             The runs, or their aggregates, with the columns described under ``aggregate``.
         """
-        return self._reads.runs(
+        return self._view.runs(
             aggregate=aggregate, datasets=datasets, algorithms=algorithms, metrics=metrics
         )
 
@@ -854,6 +575,8 @@ class KnowledgeBase:
                 "runs": self.runs(aggregate=False),
                 "metafeatures": self.metafeatures(),
             }
+        # what a read sees, both parts of a layered one; the files import back
+        frames = {name: f.drop(columns="origin", errors="ignore") for name, f in frames.items()}
         written = {name: directory / f"{name}.{format}" for name in frames}
         taken = [str(path) for path in written.values() if path.is_dir()]
         if taken:
@@ -892,52 +615,3 @@ def _in_memory(url: str) -> bool:
 def _reopen(url: str, read_only: bool) -> KnowledgeBase:
     """A pickled :class:`KnowledgeBase`, opened again (see ``KnowledgeBase.__reduce__``)."""
     return KnowledgeBase(url, read_only=read_only)
-
-
-#: The tasks a dataset may be recorded with.
-_TASKS = ("binary", "multiclass", "classification", "regression")
-
-
-def _record_problem(frame, table: str) -> tuple[int, str] | None:
-    """The first bad row of a datasets or algorithms file, as (row, message), or None."""
-    import pandas as pd
-
-    names = frame["name"].astype("string").str.strip()
-    empty = np.flatnonzero(names.isna().to_numpy() | (names == "").fillna(True).to_numpy())
-    if empty.size:
-        return int(empty[0]), "column 'name': a name is required"
-    repeated = np.flatnonzero(names.duplicated().to_numpy())
-    if repeated.size:
-        row = int(repeated[0])
-        return row, f"column 'name': {names.iloc[row]!r} is repeated"
-    if table != "datasets":
-        return None
-    if "task" in frame.columns:
-        task = frame["task"]
-        bad = np.flatnonzero((task.notna() & ~task.isin(_TASKS)).to_numpy())
-        if bad.size:
-            row = int(bad[0])
-            return row, (
-                f"column 'task': unknown task {task.iloc[row]!r}; use one of {', '.join(_TASKS)}"
-            )
-    for column in ("n_instances", "n_features"):
-        if column not in frame.columns:
-            continue
-        values = pd.to_numeric(frame[column], errors="coerce")
-        given = frame[column].notna().to_numpy()
-        with np.errstate(invalid="ignore"):
-            ok = (values >= 0).to_numpy() & (values == np.floor(values)).to_numpy()
-        bad = np.flatnonzero(given & ~ok)
-        if bad.size:
-            row = int(bad[0])
-            value = frame[column].iloc[row]
-            shown = repr(value) if isinstance(value, str) else str(value)
-            return row, f"column {column!r}: {shown} is not a whole number >= 0"
-        huge = np.flatnonzero(given & (values > MAX_COUNT).to_numpy())
-        if huge.size:
-            row = int(huge[0])
-            return row, (
-                f"column {column!r}: {frame[column].iloc[row]} is beyond the largest count a "
-                f"database column holds ({MAX_COUNT:,})"
-            )
-    return None

@@ -52,9 +52,9 @@ __all__ = [
 ]
 
 #: The newest schema revision of this version of metarec (checked against the scripts by a test).
-HEAD = "0006"
+HEAD = "0007"
 #: Every revision this version knows, oldest first.
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 #: Tables of data every revision has: a migration keeps each of their rows.
 KEPT_TABLES = ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")
 

@@ -30,7 +30,10 @@ Three more tables are derived from those and kept current by every write (revisi
     The same for every per-run metric: ``(dataset, algorithm, metric) -> mean over ok runs``.
 ``kb_state``
     One row holding the knowledge base's ``data_version``: a random token replaced by every
-    transaction that changes datasets, algorithms, runs or metafeatures (a cache key).
+    transaction that changes datasets, algorithms, runs or metafeatures (a cache key); and
+    since revision 0007 ``builds_on``: ``"builtin"`` when the knowledge base reads the
+    built-in one of the installed package beside its own rows (see
+    :mod:`metarec.storage._layers`), else NULL.
 
 The natural key of a run
 ------------------------
@@ -232,6 +235,9 @@ kb_state = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("data_version", String(64), nullable=False),
+    # what the knowledge base builds on (revision 0007): "builtin" reads the built-in
+    # knowledge base of the installed package beside its own rows; NULL: nothing
+    Column("builds_on", String(64)),
 )
 
 #: Tables of a metarec knowledge base, in dependency order (``info`` counts their rows).

@@ -42,6 +42,7 @@ __all__ = [
     "expected_matrix",
     "refresh_performance",
     "bump_version",
+    "set_builds_on",
     "read_version",
     "aggregate_runs",
     "add_new_pairs",
@@ -234,6 +235,16 @@ def bump_version(conn: Connection) -> str:
     if not updated:
         conn.execute(text("INSERT INTO kb_state (id, data_version) VALUES (1, :v)"), {"v": version})
     return version
+
+
+def set_builds_on(conn: Connection, value: str | None) -> None:
+    """Record what the knowledge base builds on, with a new data version (in the caller's
+    transaction): what its reads return changes."""
+    version = bump_version(conn)
+    conn.execute(
+        text("UPDATE kb_state SET builds_on = :b WHERE id = 1 AND data_version = :v"),
+        {"b": value, "v": version},
+    )
 
 
 def read_version(conn: Connection) -> str | None:

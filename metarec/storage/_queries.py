@@ -125,6 +125,14 @@ class Reads:
         with database_errors(self.url, "read"), self._connection() as conn:
             return str(read_version(conn) or "")
 
+    def builds_on(self) -> str | None:
+        """See :attr:`KnowledgeBase.builds_on` (``None`` when nothing is recorded)."""
+        from sqlalchemy import text
+
+        with database_errors(self.url, "read"), self._connection() as conn:
+            value = conn.execute(text("SELECT builds_on FROM kb_state WHERE id = 1")).scalar()
+        return None if value is None else str(value)
+
     def count(self, table: str) -> int:
         """See :meth:`KnowledgeBase.count`."""
         from sqlalchemy import func, select

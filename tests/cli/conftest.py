@@ -132,46 +132,22 @@ def mixed_kb(real_kb, tmp_path):
 
 @pytest.fixture(scope="session")
 def seeded_kb_template(tmp_path_factory):
-    """A knowledge base filled with the built-in one, and a cache holding the recommenders
-    ``metarec run`` fits on it: ``(path of the SQLite file, cache folder)``, made once per
-    session by two short runs (a classification and a regression target).
-
-    A new KB costs ``metarec run`` seconds of its budget (the copy of the built-in one, the
-    recommender's fit); a search whose budget is a few seconds starts from these instead.
-    """
-    from click.testing import CliRunner
-
-    from metarec.cli import cli
+    """A new knowledge base as ``metarec run`` makes one (it builds on the built-in one and
+    holds nothing else): the path of the SQLite file, made once per session.  The
+    recommenders ``run`` fits on it ship with the package, so no search fits one."""
     from metarec.storage import open_seeded
 
     home = tmp_path_factory.mktemp("seeded-home")
     path = home / "kb.sqlite"
-    open_seeded(f"sqlite:///{path}")[0].close()
-    targets = {
-        "label": synthetic_frame(40, 2, seed=0),
-        "price": regression_frame(40, 2, seed=0),
-    }
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("METAREC_HOME", str(home))
-        for target, frame in targets.items():
-            data = home / f"{target}.csv"
-            frame.to_csv(data, index=False)
-            args = ["--db", str(path), "run", str(data), "--target", target, "--budget", "3",
-                    "--no-store"]  # fmt: skip
-            result = CliRunner().invoke(cli, args)
-            # the folds may not fit in 3 s, the fitted recommender is made first
-            assert result.exit_code in (0, 1), result.output
-    cache = home / "cache"
-    assert len(list(cache.glob("recommender-*.pkl"))) == 2
-    return path, cache
+    kb, made = open_seeded(f"sqlite:///{path}")
+    assert made and kb.builds_on == "builtin"
+    kb.close()
+    return path
 
 
 @pytest.fixture
 def seeded_kb(seeded_kb_template, tmp_path, _isolated_home):
-    """A fresh copy of the seeded knowledge base, its recommenders in this test's metarec
-    home: ``(sqlite URL, path)``."""
-    template, cache = seeded_kb_template
+    """A fresh copy of that knowledge base: ``(sqlite URL, path)``."""
     path = tmp_path / "kb.sqlite"
-    shutil.copyfile(template, path)
-    shutil.copytree(cache, _isolated_home / "cache")
+    shutil.copyfile(seeded_kb_template, path)
     return f"sqlite:///{path}", path

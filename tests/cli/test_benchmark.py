@@ -183,8 +183,8 @@ def _bench(*args):
 
 
 def test_an_empty_default_kb_starts_from_the_built_in_one():
-    """Without --db the benchmark stores into the default KB; an empty one is first filled
-    with the built-in KB, so that recommendations do not shrink to the benchmarked data."""
+    """Without --db the benchmark stores into the default KB; an empty one builds on the
+    built-in KB, so that recommendations do not shrink to the benchmarked data."""
     import tempfile
     from pathlib import Path
 
@@ -194,9 +194,10 @@ def test_an_empty_default_kb_starts_from_the_built_in_one():
     with tempfile.TemporaryDirectory() as folder:
         result = _bench("benchmark", _toy(Path(folder) / "toy.csv"))
     assert result.exit_code == 0, result.output
-    assert "your knowledge base was empty: it starts from the built-in one" in result.output
+    assert "your knowledge base was empty: it builds on the built-in one" in result.output
     kb = KnowledgeBase(resolve_db_url(None))
     assert kb.count("runs") > 38000 and "toy" in set(kb.datasets()["name"])
+    assert kb.count("runs", part="own") == 5  # the file holds the benchmark's folds only
 
 
 def test_a_namesake_from_elsewhere_gets_a_name_of_its_own_a_changed_file_is_refused(tmp_path):

@@ -76,7 +76,7 @@ def test_import_metafeatures_and_db_info_and_export(tmp_path):
     info = _invoke(db, "db", "info", "--format", "json")
     values = {r["name"]: r["value"] for r in json.loads(info.output)["results"]}
     assert (values["runs"], values["datasets"], values["metafeatures"]) == (3, 2, added)
-    assert values["revision"] == SCHEMA_REVISION == "0006"
+    assert values["revision"] == SCHEMA_REVISION == "0007"
     out = tmp_path / "export"
     assert _invoke(db, "db", "export", str(out), "--file-format", "csv").exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from metarec.cli import cli
-from metarec.storage import KnowledgeBase, open_builtin, open_or_builtin
-from metarec.storage._builtin import builtin_path, resource_files
+from metarec.storage import KnowledgeBase, open_builtin, open_or_builtin, open_seeded
+from metarec.storage._builtin import resource_files
 
 
 def test_builtin_matches_its_resource_files():
@@ -32,10 +32,12 @@ def test_builtin_matches_its_resource_files():
     assert set(stored["status"]) <= {"ok", "timeout", "error"}
 
 
-def test_builtin_file_is_built_once_and_reused():
-    first = builtin_path()
-    stamp = first.stat().st_mtime_ns
-    assert builtin_path() == first and first.stat().st_mtime_ns == stamp
+def test_builtin_is_read_where_it_is_installed(_isolated_home):
+    """Nothing is built or copied: the data directory stays empty."""
+    kb = open_builtin()
+    assert kb.builds_on == "builtin" and kb.count("runs", part="own") == 0
+    assert kb.count("runs") == len(pd.read_parquet(resource_files()["runs"]))
+    assert not any(_isolated_home.rglob("*.sqlite"))
 
 
 def test_open_or_builtin_falls_back_only_without_runs(tmp_path, _isolated_home):
@@ -124,83 +126,152 @@ def test_regression_part_ranks_regressors_only():
     assert "mean" not in ranking.algorithms[:10]  # the floor every regressor must beat
 
 
-def test_seeding_never_overwrites_a_dataset_the_knowledge_base_holds(tmp_path):
-    """A KB with datasets but no runs (metafeatures saved) is filled with the built-in one:
-    a namesake of other content keeps its record and metafeatures and gets none of the
-    built-in runs; one of the same content (fingerprint) keeps its record and gets them."""
-    from metarec.storage._builtin import seed_with_builtin
+def _layered(tmp_path, name="kb.sqlite") -> KnowledgeBase:
+    return _layered_at(f"sqlite:///{tmp_path / name}")
 
+
+def _layered_at(url: str) -> KnowledgeBase:
+    kb, made = open_seeded(url)
+    assert made and kb.builds_on == "builtin"
+    return kb
+
+
+def _run(dataset, algorithm, fold, accuracy, *, fit_time=1.0, protocol="cv10", seed=0):
+    return {"dataset": dataset, "algorithm": algorithm, "protocol": protocol, "seed": seed,
+            "fold": fold, "status": "ok", "accuracy": accuracy, "fit_time": fit_time,
+            "predict_time": 0.1}  # fmt: skip
+
+
+def test_a_new_knowledge_base_holds_only_its_own_rows_and_reads_both(kb_url, tmp_path):
+    """On SQLite and on PostgreSQL (a team's knowledge base works the same)."""
+    kb = _layered_at(kb_url)
+    builtin = open_builtin()
+    assert kb.count("runs", part="own") == kb.count("datasets", part="own") == 0
+    assert kb.count("runs") == builtin.count("runs") and kb.count("datasets") == 242
+    assert kb.data_version() == builtin.data_version()  # nothing beyond the built-in one
+    kb.import_runs(pd.DataFrame([_run("mine", "mine", 0, 0.8), _run("mine", "mine", 1, 0.6)]))
+    assert kb.count("runs", part="own") == 2
+    assert kb.count("runs") == builtin.count("runs") + 2
+    assert kb.data_version() != builtin.data_version()
+    runs = kb.runs(aggregate=False)
+    assert runs.groupby("origin").size().to_dict() == {
+        "builtin": builtin.count("runs"),
+        "user": 2,
+    }
+    mine = kb.runs().set_index(["dataset", "algorithm"]).loc[("mine", "mine")]
+    assert mine["accuracy"] == pytest.approx(0.7) and mine["n_runs"] == 2
+    if kb_url.startswith("sqlite"):  # the file holds the user's rows only: small
+        assert (tmp_path / "kb.sqlite").stat().st_size < 1_000_000
+    # an existing knowledge base with runs is used as it is
+    reopened, made = open_seeded(kb_url)
+    assert not made and reopened.builds_on == "builtin"
+
+
+def test_a_users_fold_wins_over_the_built_in_one(kb_url):
+    """The same (dataset, algorithm, protocol, seed, fold): the user's row replaces the
+    built-in one in every read, and the pair's aggregate is that of the merged folds."""
+    kb = _layered_at(kb_url)
+    builtin = open_builtin()
+    theirs = builtin.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])
+    assert len(theirs) == 10 and set(theirs["protocol"]) == {"cv10"}
+    fingerprint = builtin.datasets().set_index("name").loc["iris", "fingerprint"]
+    kb.add_dataset("iris", fingerprint=fingerprint)  # the same content
+    parameters = builtin.algorithms().set_index("name").loc["knn", "parameters"]
+    kb.add_algorithm("knn", parameters=parameters)  # the same configuration
+    kb.import_runs(pd.DataFrame([_run("iris", "knn", 3, 0.25), _run("iris", "knn", 7, 0.5)]))
+    merged = kb.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])
+    assert len(merged) == 10
+    by_fold = merged.set_index("fold")
+    assert by_fold.loc[3, "accuracy"] == 0.25 and by_fold.loc[3, "origin"] == "user"
+    assert by_fold.loc[7, "accuracy"] == 0.5
+    others = theirs[~theirs["fold"].isin([3, 7])]["accuracy"]
+    assert (by_fold.drop(index=[3, 7])["origin"] == "builtin").all()
+    expected = (others.sum() + 0.25 + 0.5) / 10  # the mean over the merged folds
+    pair = kb.runs(datasets=["iris"], algorithms=["knn"]).iloc[0]
+    assert pair["accuracy"] == pytest.approx(expected) and pair["n_runs"] == 10
+    # another protocol's fold 3 is another fold: both are kept
+    kb.import_runs(pd.DataFrame([_run("iris", "knn", 3, 0.9, protocol="cv5")]))
+    assert len(kb.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])) == 11
+
+
+def test_a_namesake_of_other_content_hides_the_built_in_dataset(tmp_path):
+    """A user's dataset of another content (or an unknown one) under a built-in name hides
+    the built-in one's runs and metafeatures; one of the same content does not."""
+    kb = _layered(tmp_path)
     builtin = open_builtin()
     theirs = builtin.datasets().set_index("name")
-    builtin_runs = builtin.runs(aggregate=False)
-    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
     kb.add_dataset("iris", source="file", source_id="/data/iris.csv", fingerprint="f" * 64)
     kb.import_metafeatures(pd.DataFrame({"dataset": ["iris"], "n_instances": [99.0]}))
     same = "wine_recognition"
-    kb.add_dataset(
-        same, source="file", source_id="/data/wine.csv", fingerprint=theirs.loc[same, "fingerprint"]
-    )
-    assert seed_with_builtin(kb)
-    stored = kb.datasets().set_index("name")
-    assert sorted(stored.index) == sorted(theirs.index)
-    assert stored.loc["iris", "fingerprint"] == "f" * 64
-    assert stored.loc["iris", "source_id"] == "/data/iris.csv"
-    assert stored.loc[same, "source_id"] == "/data/wine.csv"
-    assert kb.metafeatures().set_index("dataset").loc["iris", "n_instances"] == 99.0
-    runs = kb.runs(aggregate=False)
-    assert "iris" not in set(runs["dataset"])
-    assert (runs["dataset"] == same).sum() == (builtin_runs["dataset"] == same).sum() > 0
-    assert len(runs) == len(builtin_runs) - (builtin_runs["dataset"] == "iris").sum()
-    assert not seed_with_builtin(kb)  # it holds runs now: left as it is
-    # the namesake of the same content had no metafeatures: it gets the built-in ones
+    kb.add_dataset(same, source_id="/data/wine.csv", fingerprint=theirs.loc[same, "fingerprint"])
+    datasets = kb.datasets().set_index("name")
+    assert len(datasets) == 242
+    assert datasets.loc["iris", "fingerprint"] == "f" * 64
+    assert datasets.loc["iris", "origin"] == datasets.loc[same, "origin"] == "user"
+    assert datasets.loc["irish", "origin"] == "builtin"
+    assert datasets.loc[same, "source_id"] == "/data/wine.csv"  # the user's record wins
+    assert not len(kb.runs(aggregate=False, datasets=["iris"]))
+    n_wine = len(builtin.runs(aggregate=False, datasets=[same]))
+    assert len(kb.runs(aggregate=False, datasets=[same])) == n_wine > 0
     described = kb.metafeatures().set_index("dataset")
+    assert described.loc["iris", "n_instances"] == 99.0
+    assert described.loc["iris"].drop("n_instances").isna().all()  # not the built-in ones
     assert described.loc[same, "n_instances"] == theirs.loc[same, "n_instances"]
+    assert len(kb.runs()) == len(builtin.runs()) - len(builtin.runs(datasets=["iris"]))
 
 
-def test_seeding_never_overwrites_an_algorithm_the_knowledge_base_holds(tmp_path):
-    """An algorithm recorded before the first fill keeps its record; the built-in runs of its
-    namesake are taken only for the same configuration (parameters)."""
-    from metarec.storage._builtin import seed_with_builtin
-
+def test_an_algorithm_of_other_parameters_hides_the_built_in_runs(tmp_path):
+    kb = _layered(tmp_path)
     builtin = open_builtin()
     theirs = builtin.algorithms().set_index("name")
-    builtin_runs = builtin.runs(aggregate=False)
-    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
     kb.add_algorithm("knn", family="mine", parameters={"n_neighbors": 3})  # another config
     # the same configuration, its JSON written with other spacing and key order
     same = json.dumps(dict(reversed(json.loads(theirs.loc["lda", "parameters"]).items())))
     assert same != theirs.loc["lda", "parameters"]
     kb.add_algorithm("lda", family="mine", parameters=same)
     kb.add_algorithm("gaussian_nb", family="mine")  # a configuration nobody knows
-    assert seed_with_builtin(kb)
     stored = kb.algorithms().set_index("name")
-    assert sorted(stored.index) == sorted(theirs.index)
     assert stored.loc["knn", "parameters"] == '{"n_neighbors": 3}'
     assert stored.loc[["knn", "lda", "gaussian_nb"], "family"].tolist() == ["mine"] * 3
-    assert stored.loc["svc_rbf", "parameters"] == theirs.loc["svc_rbf", "parameters"]
+    assert stored.loc["svc_rbf", "origin"] == "builtin"
     runs = kb.runs(aggregate=False)
     assert not {"knn", "gaussian_nb"} & set(runs["algorithm"])
-    assert (runs["algorithm"] == "lda").sum() == (builtin_runs["algorithm"] == "lda").sum() > 0
-    left_out = builtin_runs["algorithm"].isin(["knn", "gaussian_nb"]).sum()
-    assert len(runs) == len(builtin_runs) - left_out
+    assert (runs["algorithm"] == "lda").sum() == (
+        builtin.runs(aggregate=False)["algorithm"] == "lda"
+    ).sum()
 
 
-def test_a_fill_interrupted_after_its_datasets_is_completed_by_the_next(tmp_path):
-    """Killed after the datasets were stored (before the runs and metafeatures), the fill
-    leaves the built-in datasets' own records: the next fill takes their runs and
-    metafeatures (same fingerprints) instead of leaving them out."""
-    from metarec.storage._builtin import seed_with_builtin
+def test_export_of_a_layered_knowledge_base_imports_back_as_one(tmp_path):
+    kb = _layered(tmp_path)
+    kb.import_runs(pd.DataFrame([_run("mine", "knn", 0, 0.8)]))
+    written = kb.export(tmp_path / "out")
+    copy = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    copy.import_datasets(written["datasets"])
+    copy.import_algorithms(written["algorithms"])
+    copy.import_runs(written["runs"])
+    copy.import_metafeatures(written["metafeatures"])
+    assert copy.builds_on is None
+    assert copy.count("runs") == kb.count("runs") and copy.count("datasets") == kb.count("datasets")
 
-    builtin = open_builtin()
-    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
-    kb.add_datasets(pd.read_parquet(resource_files()["datasets"]))  # what the kill left
-    assert kb.count("runs") == 0 and kb.count("metafeatures") == 0
-    assert seed_with_builtin(kb)
-    assert kb.count("runs") == builtin.count("runs")
-    assert kb.count("metafeatures") == builtin.count("metafeatures")
-    # after its algorithms too: their records are the built-in ones, and so are their runs
-    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'again.sqlite'}")
-    kb.add_datasets(pd.read_parquet(resource_files()["datasets"]))
-    kb.add_algorithms(pd.read_parquet(resource_files()["algorithms"]))
-    assert seed_with_builtin(kb)
-    assert kb.count("runs") == builtin.count("runs")
+
+def test_shipped_recommenders_are_current_and_used_without_fitting(tmp_path, _isolated_home):
+    """The package's fitted recommenders match this code and built-in knowledge base (else
+    ``python benchmarks/rebuild_builtin.py --recommenders-only`` writes them again), and a
+    knowledge base holding nothing beyond the built-in one reads them: no fit, no cache."""
+    from sklearn.base import clone
+
+    from metarec.recommender import Recommender, fitted_recommender
+    from metarec.recommender._cache import default_recommenders, shipped_path
+
+    kb = _layered(tmp_path)
+    for recommender in default_recommenders():
+        path = shipped_path(kb.data_version(), recommender.get_params(deep=True))
+        assert path.is_file(), f"{path.name} is missing: the shipped recommenders are stale"
+    model = fitted_recommender(kb, Recommender(task="classification"))
+    assert not (_isolated_home / "cache").exists()
+    fitted = clone(Recommender(task="classification")).fit(kb)
+    query = kb.metafeatures().set_index("dataset").loc["iris"].dropna().to_dict()
+    pd.testing.assert_frame_equal(
+        model.recommend(metafeatures=query, exclude=["iris"]).to_frame(),
+        fitted.recommend(metafeatures=query, exclude=["iris"]).to_frame(),
+    )

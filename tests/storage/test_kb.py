@@ -29,7 +29,7 @@ def _runs() -> pd.DataFrame:
 
 def test_new_database_is_created_at_the_newest_revision(kb):
     info = kb.info()
-    assert info["revision"] == "0006"
+    assert info["revision"] == "0007"
     assert {info[t] for t in ("datasets", "algorithms", "metafeatures", "runs", "run_metrics")} == {
         0
     }
@@ -652,10 +652,11 @@ def test_migration_0005_recomputes_hashed_keys_from_the_stored_runs(kb):
                 text("UPDATE runs SET run_key = :k WHERE id = :i"), {"k": key, "i": run_id}
             )
         conn.execute(text("ALTER TABLE runs DROP COLUMN machine"))  # added by 0006
+        conn.execute(text("ALTER TABLE kb_state DROP COLUMN builds_on"))  # added by 0007
         conn.execute(text("UPDATE alembic_version SET version_num = '0004'"))
         before = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
     report = _migrate.upgrade(kb.engine, "kb")
-    assert (report.from_revision, report.to_revision) == ("0004", "0006")
+    assert (report.from_revision, report.to_revision) == ("0004", "0007")
     with kb.engine.connect() as conn:
         assert conn.execute(query).all() == expected
         after = pd.read_sql(text("SELECT * FROM runs ORDER BY id"), conn)
@@ -702,35 +703,23 @@ def test_a_knowledge_base_is_never_created_in_a_data_files_name(tmp_path, name):
     assert path.stat().st_size == 0
 
 
-def test_a_knowledge_base_another_process_created_meanwhile_is_used_not_replaced(
-    tmp_path, monkeypatch
-):
-    """Two first runs at once both copy the built-in KB; the one that comes second must not
-    replace the file the first already writes to (its rows would be lost)."""
-    import shutil
-
+def test_a_knowledge_base_another_process_created_meanwhile_is_used_as_it_is(tmp_path):
+    """Two first runs at once: the one that comes second uses the knowledge base the first
+    created and already writes to (its rows are kept), and both read the built-in part."""
     from metarec.storage import open_seeded
 
-    path = tmp_path / "kb.sqlite"
-    url = f"sqlite:///{path}"
-    copy = shutil.copyfile
-    other = {}
-
-    def copy_while_another_process_creates_it(source, target):
-        copy(source, path)  # the other process's copy lands first, and it writes to it
-        other["kb"] = KnowledgeBase(url)
-        other["kb"].import_runs(
-            pd.DataFrame(
-                {"dataset": ["mine"], "algorithm": ["knn"], "accuracy": [0.9], "time": [1.0]}
-            )
-        )
-        return copy(source, target)
-
-    monkeypatch.setattr(shutil, "copyfile", copy_while_another_process_creates_it)
-    kb, seeded = open_seeded(str(path))
-    assert not seeded  # it found the other's knowledge base, with runs
-    assert "mine" in set(kb.runs()["dataset"]) and "mine" in set(other["kb"].runs()["dataset"])
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    first, made = open_seeded(url)
+    assert made and first.builds_on == "builtin"
+    first.import_runs(
+        pd.DataFrame({"dataset": ["mine"], "algorithm": ["knn"], "accuracy": [0.9], "time": [1.0]})
+    )
+    second, made = open_seeded(url)
+    assert not made and second.builds_on == "builtin"
+    assert "mine" in set(second.runs()["dataset"]) and "mine" in set(first.runs()["dataset"])
+    assert second.count("runs", part="own") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite", *
+        sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("kb.sqlite-"))]
 
 
 def test_counts_a_database_cannot_hold_are_refused(kb):

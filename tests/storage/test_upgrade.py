@@ -23,7 +23,7 @@ from metarec.storage import _migrate as migrate
 from metarec.storage._models import ALL_TABLES
 
 OLD_KBS = Path(__file__).parent / "old_kbs"
-REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 #: A run's name as revisions before 0006 stored it: the machine after " | " in source_run_id.
 JOINED_RUN_ID = (
     "CASE WHEN machine IS NULL THEN source_run_id ELSE source_run_id || ' | ' || machine END"
@@ -134,6 +134,67 @@ def test_db_upgrade_keeps_every_row_and_value_and_writes_a_copy_first(revision, 
     kb.close()
     checked = _cli("--db", str(path), "db", "check")
     assert checked.exit_code == 0, checked.output
+
+
+def _user_runs(path: Path) -> list[tuple]:
+    """The runs of the user's datasets (not the three built-in ones), by content."""
+    conn = sqlite3.connect(path)
+    try:
+        return sorted(
+            conn.execute(
+                "SELECT d.name, a.name, r.protocol, r.seed, r.fold, r.status, r.accuracy, r.fit_time, "
+                "r.predict_time, r.source, r.source_run_id, r.machine FROM runs r "
+                "JOIN datasets d ON d.id = r.dataset_id JOIN algorithms a ON a.id = r.algorithm_id "
+                "WHERE d.name IN ('sklearn:iris', 'iris', 'wine')"
+            ).fetchall(),
+            key=repr,
+        )
+    finally:
+        conn.close()
+
+
+def test_upgrade_removes_the_built_in_copy_and_keeps_every_user_row(tmp_path):
+    """A knowledge base the last copying release's ``run`` created: the built-in rows it
+    copied (three datasets here) leave the file, the user's rows stay, and every read sees
+    the same runs as before, each once, the built-in ones read from the package."""
+    path = tmp_path / "kb.sqlite"
+    shutil.copy(OLD_KBS / "kb-0006-seeded.sqlite", path)
+    user_before = _user_runs(path)
+    assert len(user_before) == EXPECTED_ROWS["runs"]
+    conn = sqlite3.connect(path)
+    copied = conn.execute("SELECT count(*) FROM runs").fetchone()[0] - len(user_before)
+    conn.close()
+    assert copied == 3 * 23 * 10  # three datasets, the classifiers, ten folds
+    result = _cli("--db", str(path), "db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert f"({copied:,} runs, 3 datasets, 38 algorithms)" in result.output
+    assert _user_runs(path) == user_before
+    kb = KnowledgeBase(path)
+    assert kb.builds_on == "builtin"
+    assert kb.count("runs", part="own") == EXPECTED_ROWS["runs"]
+    # the user's "iris" (imported runs, no fingerprint) hides the built-in iris's 230 runs
+    hidden = 23 * 10
+    assert kb.count("runs") == kb.count("runs", part="builtin") - hidden + EXPECTED_ROWS["runs"]
+    # the copied datasets' runs are the built-in ones, once
+    runs = kb.runs(aggregate=False, datasets=["irish"])
+    assert len(runs) == 23 * 10 and set(runs["origin"]) == {"builtin"}
+    # the user's knn folds of iris and named runs are read back as stored
+    mine = kb.runs(aggregate=False, datasets=["sklearn:iris", "iris", "wine"])
+    assert len(mine) == EXPECTED_ROWS["runs"] and set(mine["origin"]) == {"user"}
+    kb.close()
+    assert _cli("--db", str(path), "db", "check").exit_code == 0
+    # a second upgrade finds nothing more to remove
+    again = _cli("--db", str(path), "db", "upgrade")
+    assert again.exit_code == 0 and "Removed" not in again.output
+    assert _user_runs(path) == user_before
+
+
+def test_upgrade_of_a_knowledge_base_without_a_copy_leaves_it_alone(tmp_path):
+    path = _copy_fixture("0006", tmp_path)
+    before = _sqlite_rows(path)
+    assert _cli("--db", str(path), "db", "upgrade").exit_code == 0
+    assert _sqlite_rows(path) == before
+    assert KnowledgeBase(path).builds_on is None
 
 
 def test_benchmark_after_upgrade_finds_its_folds_stored(tmp_path):
@@ -253,8 +314,8 @@ def test_postgresql_upgrade_keeps_every_row(revision, postgres_server):
 
     def pg_rows():
         with engine.connect() as conn:
-            head = KnowledgeBase.revision_of(url) == migrate.HEAD
-            return _rows(lambda sql: conn.exec_driver_sql(sql).all(), machine_column=head)
+            machine = KnowledgeBase.revision_of(url) >= "0006"  # the column's revision
+            return _rows(lambda sql: conn.exec_driver_sql(sql).all(), machine_column=machine)
 
     assert pg_rows() == before
     refused = _cli("--db", url, "db", "upgrade")
