@@ -24,7 +24,6 @@ from metarec.execution._jobs import (
     fold_metrics,
     fold_splits,
     job_task,
-    not_run_folds,
     score_predictions,
     unsplittable,
 )
@@ -64,7 +63,6 @@ __all__ = [
     "score_predictions",
     "unsplittable",
     "failed_fold",
-    "not_run_folds",
     "job_task",
     "JobTask",
     "CallTask",

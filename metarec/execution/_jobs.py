@@ -34,7 +34,6 @@ __all__ = [
     "evaluate_fold",
     "fold_splits",
     "failed_fold",
-    "not_run_folds",
     "score_predictions",
     "fold_metrics",
     "fit_predict",
@@ -461,32 +460,6 @@ def failed_fold(index: int, status: str, error: str | None, seconds: float, test
         The record, without predictions.
     """
     return FoldRecord(index, status, error, seconds, 0.0, seconds, 0.0, test_index=test)
-
-
-def not_run_folds(spec: JobSpec, splits, first: int) -> list[FoldRecord]:
-    """Folds ``first..`` recorded as timed out without being run (an earlier fold was).
-
-    Parameters
-    ----------
-    spec : JobSpec
-        The job; its ``timeout`` is the time recorded for each fold (0.0 when None).
-    splits : sequence of (train, test)
-        The job's folds (:func:`fold_splits`).
-    first : int
-        The index of the first fold not run.
-
-    Returns
-    -------
-    list of FoldRecord
-        One record per fold from ``first`` to the last, status ``"timeout"`` and error
-        :data:`~metarec.execution.NOT_RUN`; empty when ``first`` is past the last fold.
-    """
-    from metarec.execution._pool import NOT_RUN
-
-    limit = float(spec.timeout or 0.0)
-    return [
-        failed_fold(i, "timeout", NOT_RUN, limit, splits[i][1]) for i in range(first, len(splits))
-    ]
 
 
 def run_fold(spec: JobSpec, data: tuple, index: int, train, test) -> FoldRecord:
