@@ -14,7 +14,7 @@ dataset's best) and the share of the single-best-to-oracle gap closed:
   single best algorithm);
 - ``top K``: the highest predicted accuracy among the ``K`` algorithms of best mean accuracy.
 
-The splits are the tuning procedure's (``metarec.recommender._tune.split_datasets``, seed 0);
+The splits are the tuning procedure's (``metarec.recommender.split_datasets``, seed 0);
 every dataset is predicted by a model that never saw it, nor the other half (tuning half) or
 it alone (held-out half), as in ``benchmarks/tune_recommender.py``.  Only algorithms with a
 result on the dataset are chosen among.
@@ -35,9 +35,7 @@ import numpy as np
 from _pages import markdown_table, write_page
 from tune_recommender import load_histories
 
-from metarec.recommender import Recommender
-from metarec.recommender._learned import predict
-from metarec.recommender._tune import split_datasets
+from metarec.recommender import Recommender, split_datasets
 
 SHRINK = (0.0, 0.25, 0.5, 0.75, 1.0)
 TOP = (2, 3, 5, 8)
@@ -56,7 +54,9 @@ def cases(kb) -> dict:
             i = rec.ranker_.dataset_index_[d]
             excluded = np.isin(rec.datasets_, [d, *other])
             query = {c: v for c, v in raw.iloc[i].items() if np.isfinite(v)}
-            p = predict(ranker, query, excluded)
+            ranking = ranker.rank(query, exclude=[d, *other])  # a model without them
+            by_name = {row.algorithm: row.expected_accuracy for row in ranking}
+            predicted = np.array([by_name[str(a)] for a in rec.algorithms_])
             present = rec.ranker_.present_ & ~excluded[:, None]
             counts = present.sum(axis=0)
             mean = np.where(present, rec.ranker_.accuracy_, 0.0).sum(axis=0) / np.maximum(counts, 1)
@@ -64,7 +64,7 @@ def cases(kb) -> dict:
             rows.append(
                 (
                     rec.ranker_.accuracy_[i, here],
-                    np.clip(p["best"][0] - p["gap"][0], 0.0, 1.0)[here],
+                    predicted[here],
                     np.where(counts > 0, mean, 0.0)[here],
                 )
             )

@@ -55,8 +55,7 @@ def main(argv=None) -> None:
 
     import pandas as pd
 
-    from metarec.recommender import Recommender, fitted_recommender
-    from metarec.recommender._runtime import size_features
+    from metarec.recommender import Recommender, fitted_recommender, size_features
     from metarec.storage import KnowledgeBase, open_builtin
 
     work = Path(tempfile.mkdtemp(prefix="metarec-large-expectations-"))
@@ -147,7 +146,7 @@ def _scaling(data, sizes, algorithms, measured_full, args, url, env, recommender
     import numpy as np
     import pandas as pd
 
-    from metarec.recommender._runtime import size_features
+    from metarec.recommender import size_features
     from metarec.storage import KnowledgeBase
 
     if not sizes:

@@ -11,7 +11,7 @@ averages them.  This measures both once on the same selections: the datasets and
 of ``run_vs_flaml.py`` (classification, the first 20 by name of ``../shared/realworld-dev``
 under 1,000 rows, outer stratified 5-fold CV, seed 0); in each outer training part every
 algorithm of the default portfolio gives out-of-fold probabilities by inner stratified 5-fold
-CV (seed 0), ensemble selection (:func:`metarec.automl._ensemble.ensemble_selection`, the
+CV (seed 0), ensemble selection (:func:`metarec.automl.ensemble_selection`, the
 answer's rule) chooses members and weights, and the outer test part is predicted
 
 - ``refit``: each member fitted again on the whole training part;
@@ -54,7 +54,7 @@ def one(name: str, fold: int) -> dict:
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
 
-    from metarec.automl._ensemble import ensemble_selection
+    from metarec.automl import ensemble_selection
     from metarec.benchmark import default_portfolio
 
     warnings.simplefilter("ignore")

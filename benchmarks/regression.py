@@ -81,8 +81,7 @@ def _halves(matrix, ranker) -> tuple[str, list[str]]:
     each half, and the default's paired top-1 difference to the single best."""
     from sklearn.base import clone
 
-    from metarec.recommender import evaluate_recommender
-    from metarec.recommender._evaluate import difference_interval
+    from metarec.recommender import difference_interval, evaluate_recommender
 
     columns = ("half", "method", "top1_loss", "top1_gap_closed", "top3_loss", "mil_1s",
                "n_datasets")  # fmt: skip
@@ -133,8 +132,12 @@ def _across_sources(matrix, source: Path, default) -> tuple[str, str, list[str],
     """
     import numpy as np
 
-    from metarec.recommender import LearnedRanker, evaluate_recommender, evaluate_transfer
-    from metarec.recommender._evaluate import difference_interval
+    from metarec.recommender import (
+        LearnedRanker,
+        difference_interval,
+        evaluate_recommender,
+        evaluate_transfer,
+    )
 
     group = collections([str(d) for d in matrix.datasets], source)
     labels = np.array([group[str(d)] for d in matrix.datasets])

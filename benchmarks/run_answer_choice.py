@@ -44,7 +44,7 @@ from _pages import markdown_table, write_page
 from run_vs_flaml import N_FOLDS, REALWORLD, ROOT, load, outer_folds, single_best_algorithm
 from run_vs_flaml import datasets as benchmark_datasets
 
-from metarec.automl._policy import TIE_MIN_ROWS
+from metarec.automl import TIE_MIN_ROWS
 
 BUDGET = 10
 MAX_ROWS = 3000
@@ -72,9 +72,8 @@ def record(name: str, fold: int) -> dict:
     from threadpoolctl import threadpool_limits
 
     from metarec import AutoClassifier
-    from metarec.automl._model import AveragedClassifier
+    from metarec.automl import AveragedClassifier
     from metarec.benchmark import build_pipeline, default_portfolio
-    from metarec.storage._builtin import builtin_path
 
     warnings.simplefilter("ignore")
     ds = load(name)
@@ -82,8 +81,7 @@ def record(name: str, fold: int) -> dict:
     X_train, X_test = ds.X.iloc[train], ds.X.iloc[test]
     y = pd.Series(np.asarray(ds.y).astype(str), name="target")
     work = Path(tempfile.mkdtemp(prefix="answer-choice-"))
-    kb = work / "kb.sqlite"
-    kb.write_bytes(builtin_path().read_bytes())
+    kb = work / "kb.sqlite"  # not created: store=False reads the built-in knowledge base
     search = AutoClassifier(
         budget=BUDGET, kb=str(kb), store=False, ensemble_size=1, n_jobs=1, random_state=0
     ).fit(X_train, y.iloc[train].reset_index(drop=True))
@@ -130,7 +128,7 @@ def _task(args) -> tuple[str, int]:
 
 # --------------------------------------------------------------------------- the rules
 def _posterior(cell) -> tuple[list[str], np.ndarray]:
-    from metarec.automl._select import posterior_scores
+    from metarec.automl import posterior_scores
 
     names = list(cell["algorithms"])
     rows = [cell["algorithms"][a] for a in names]
@@ -144,13 +142,13 @@ def _posterior(cell) -> tuple[list[str], np.ndarray]:
 
 
 def _ordered(cell, by: str = "posterior") -> list[str]:
-    from metarec.automl._select import choose
+    from metarec.automl import selection_order
 
     names, post = _posterior(cell)
     if by == "cv":
         post = np.array([cell["algorithms"][a]["fold_scores"].mean() for a in names])
     fit = np.array([cell["algorithms"][a]["fit_time"] for a in names])
-    return [names[i] for i in choose(post, fit)]
+    return [names[i] for i in selection_order(post, fit)]
 
 
 def top(k: int, *, anchor: bool = True, by: str = "posterior"):
@@ -169,7 +167,7 @@ def tied_top(k: int, z: float = 2.0, *, min_rows: int = 0):
     """The k best and the single best, each after the best only when tied with it within the
     folds' noise (``tied_with``), on training parts of ``min_rows`` rows or more
     (``metarec run``'s rule with ``min_rows=TIE_MIN_ROWS``)."""
-    from metarec.automl._select import tied_with
+    from metarec.automl import tied_with
 
     def rule(cell, sbs):
         if cell["n_train"] < min_rows:

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metarec.recommender._runtime import RuntimeModel, size_features
+from metarec.recommender import RuntimeModel, size_features
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _histories import REALWORLD, TABZILLA, load_history

@@ -47,9 +47,14 @@ from _histories import REALWORLD, TABZILLA, load_history
 from _pages import markdown_table, write_page
 from sklearn.base import clone
 
-from metarec.recommender import LearnedRanker, PerformanceMatrix
-from metarec.recommender._evaluate import difference_interval, gap_closed_interval
-from metarec.recommender._tune import DEFAULT_GRID, tune_recommender
+from metarec.recommender import (
+    DEFAULT_GRID,
+    LearnedRanker,
+    PerformanceMatrix,
+    difference_interval,
+    gap_closed_interval,
+    tune_recommender,
+)
 
 
 def load_histories(workdir: Path) -> dict:

@@ -21,6 +21,11 @@ _LAZY = {
     "METRICS": "metarec.automl._search",
     "REGRESSION_METRICS": "metarec.automl._search",
     "ENSEMBLE_METHODS": "metarec.automl._methods",
+    "TIE_MIN_ROWS": "metarec.automl._answer",
+    "posterior_scores": "metarec.automl._select",
+    "selection_order": "metarec.automl._select",
+    "tied_with": "metarec.automl._select",
+    "ensemble_selection": "metarec.automl._ensemble",
     "parse_duration": "metarec._duration",
     "parse_budget": "metarec.automl._estimator",
 }

@@ -58,7 +58,7 @@ from metarec.automl._refit import (
     planned_refit_seconds,
     refit_answer,
 )
-from metarec.automl._select import TIE_Z, choose, posterior_scores, tied_with
+from metarec.automl._select import TIE_Z, posterior_scores, selection_order, tied_with
 from metarec.exceptions import InvalidInputError
 
 __all__ = [
@@ -302,7 +302,7 @@ def answer_order(state) -> list[str]:
     Each one's selection score (set on its trial) is its CV mean shrunk toward the
     knowledge base's expectation (:func:`~metarec.automl._select.posterior_scores`); ties go
     to the faster expected fit, then to the first name
-    (:func:`~metarec.automl._select.choose`).
+    (:func:`~metarec.automl._select.selection_order`).
     """
     complete = [t for t in state.trials.values() if t.complete and t.fold_scores]
     if not complete:
@@ -317,7 +317,7 @@ def answer_order(state) -> list[str]:
         state.trials[trial.algorithm] = replace(trial, selection_score=float(value))
     # ties go to the faster expected fit (the knowledge base's: the same on every call),
     # then to the first name; a measured time would make the same seed answer otherwise
-    order = choose(
+    order = selection_order(
         posterior,
         np.array([t.expected_time for t in complete]),
         [t.algorithm for t in complete],

@@ -132,8 +132,8 @@ def ensemble_selection(
         Class codes ``0..K-1`` or values.
     metric : str, default="accuracy"
         What the selection maximises (see :func:`ensemble_score`).
-    rounds : int, default=ROUNDS
-        Greedy rounds after the initial model.
+    rounds : int, default=50
+        Greedy rounds after the initial model (:data:`ROUNDS`).
     max_members : int, optional
         At most this many distinct members: once there are that many, only they are added
         again.

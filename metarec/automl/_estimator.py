@@ -15,13 +15,13 @@ from sklearn.utils.metaestimators import available_if
 
 from metarec._duration import parse_duration
 from metarec._sklearn_errors import NotFittedError
+from metarec.automl._methods import ANSWER_KINDS, ENSEMBLE_METHODS
 from metarec.automl._model import (
     AveragedClassifier,
     AveragedRegressor,
     LabelledClassifier,
     as_frame,
 )
-from metarec.automl._methods import ANSWER_KINDS, ENSEMBLE_METHODS
 from metarec.automl._search import (
     RunSettings,
     SearchResult,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["posterior_scores", "choose", "tied_with", "TIE_Z"]
+__all__ = ["posterior_scores", "selection_order", "tied_with", "TIE_Z"]
 
 #: z of the central 80 % interval of a normal distribution (the recommender's intervals).
 Z80 = 1.2815515655446004
@@ -119,10 +119,32 @@ def tied_with(best, other, *, z: float = TIE_Z) -> bool:
     return bool(best.mean() - other.mean() <= z * error)
 
 
-def choose(posterior: np.ndarray, fit_time: np.ndarray, names=None) -> np.ndarray:
-    """Indices from best to worst: highest posterior score, ties to the faster fit, then
-    to the first name (an order that the same data, seed and knowledge base repeat: the
-    times given should be expectations, not measurements)."""
+def selection_order(posterior: np.ndarray, fit_time: np.ndarray, names=None) -> np.ndarray:
+    """Order algorithms from best to worst by their selection scores.
+
+    Highest posterior score first (:func:`posterior_scores`; NaN last), ties to the faster
+    fit, then to the first name: an order that the same data, seed and knowledge base
+    repeat, so the times given should be expectations, not measurements.
+
+    Parameters
+    ----------
+    posterior : array-like of float
+        Each algorithm's selection score.
+    fit_time : array-like of float
+        Each algorithm's expected fit time (NaN: unknown, counted as the slowest).
+    names : array-like of str, optional
+        The algorithms' names, the last tie-break (without them, the given order).
+
+    Returns
+    -------
+    ndarray of int
+        Indices into the inputs, the best first.
+
+    Examples
+    --------
+    >>> selection_order([0.8, 0.9, 0.9], [1.0, 5.0, 2.0]).tolist()
+    [2, 1, 0]
+    """
     posterior = np.asarray(posterior, dtype=float)
     key = np.where(np.isfinite(posterior), -np.round(posterior, 12), np.inf)
     fit_time = np.asarray(fit_time, dtype=float)

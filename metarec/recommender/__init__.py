@@ -35,6 +35,15 @@ _LAZY = {
     "evaluate_recommender": "metarec.recommender._evaluate",
     "evaluate_transfer": "metarec.recommender._evaluate",
     "EvaluationResult": "metarec.recommender._evaluate",
+    "gap_closed": "metarec.recommender._compare",
+    "gap_closed_interval": "metarec.recommender._compare",
+    "difference_interval": "metarec.recommender._compare",
+    "tune_recommender": "metarec.recommender._tune",
+    "TuningResult": "metarec.recommender._tune",
+    "split_datasets": "metarec.recommender._tune",
+    "DEFAULT_GRID": "metarec.recommender._tune",
+    "RuntimeModel": "metarec.recommender._runtime",
+    "size_features": "metarec.recommender._runtime",
 }
 
 __all__ = list(_LAZY)

@@ -21,12 +21,8 @@ applies.  Success rates are floored at 1e-3 and times at 1e-4 s before taking lo
 
 Expected time
     An algorithm's time on a neighbour was measured on a dataset of another size; the
-    expected time on the new dataset is the per-algorithm power law of
-    :class:`~metarec.recommender._runtime.RuntimeModel` (log time against log rows,
-    features and classes, fitted on every dataset of the matrix) evaluated at the new
-    dataset's size, with its 80 % conformal interval.  Without a size in the query, or for
-    an algorithm the runtime model has no dataset for, it is the neighbours' weighted
-    geometric mean.
+    expected time on the new dataset is the runtime model's
+    (:func:`~metarec.recommender._runtime.expect_times`).
 """
 
 from __future__ import annotations
@@ -54,7 +50,8 @@ from metarec.recommender._runtime import (
     TIME_FLOOR,
     RuntimeModel,
     conformal_widths,
-    size_features,
+    dataset_sizes,
+    expect_times,
 )
 
 __all__ = ["BaseRanker", "Evidence", "SR_FLOOR", "TIME_FLOOR", "TIMING_SUFFIXES"]
@@ -68,9 +65,6 @@ TIMING_SUFFIXES = ("_time",)
 COVERAGE = 0.8
 #: Most datasets whose held-out residuals size the accuracy interval (evenly spaced).
 CALIBRATION_ROWS = 500
-#: A query with more rows than this many times the knowledge base's largest dataset (with a
-#: time) gets a note: its expected times are extrapolated beyond what the KB measured.
-EXTRAPOLATION_FACTOR = 2.0
 
 
 class Evidence:
@@ -368,7 +362,7 @@ class BaseRanker(BaseEstimator):
             self.runtimes_ = reuse.runtimes_
         else:
             self.runtime_ = RuntimeModel(coverage=COVERAGE).fit(
-                self._sizes(), np.where(usable, matrix.time, np.nan)
+                dataset_sizes(self), np.where(usable, matrix.time, np.nan)
             )
         same = reuse is not None and reuse._reuse_key() == self._reuse_key()
         if same:
@@ -381,76 +375,6 @@ class BaseRanker(BaseEstimator):
 
     def _share_strategy(self, fitted: BaseRanker) -> None:
         """Take ``fitted``'s strategy state (same class and :meth:`_reuse_key`)."""
-
-    def _sizes(self, rows=None) -> np.ndarray:
-        """:func:`size_features` of the datasets ``rows`` (every dataset by default)."""
-        raw = self.raw_metafeatures_
-
-        def column(name):
-            return raw[name].to_numpy(float) if name in raw.columns else np.ones(len(raw))
-
-        sizes = size_features(column("n_instances"), column("n_features"), column("n_classes"))
-        return sizes if rows is None else sizes[rows]
-
-    def _runtime_without(self, excluded: np.ndarray):
-        """The runtime model fitted without the datasets ``excluded`` (cached per exclusion)."""
-        if not excluded.any():
-            return self.runtime_
-        key = tuple(str(d) for d in self.datasets_[excluded])
-        if key not in self.runtimes_:
-            keep = ~excluded
-            self.runtimes_[key] = RuntimeModel(coverage=COVERAGE).fit(
-                self._sizes(keep), np.where(self.present_[keep], self.time_[keep], np.nan)
-            )
-        return self.runtimes_[key]
-
-    def _time_expectation(self, query, excluded, evidence) -> None:
-        """Put the runtime model's expected time and interval for ``query`` into ``evidence``.
-
-        Without the query's ``n_instances``, or for an algorithm the runtime model has no
-        time for, the neighbours' geometric mean stays, with the runtime model's interval
-        width around it.
-        """
-        model = self._runtime_without(excluded)
-
-        def value(name):
-            try:
-                v = float(query.get(name, np.nan))
-            except (TypeError, ValueError):
-                return np.nan
-            return v if np.isfinite(v) else np.nan
-
-        rows = value("n_instances")
-        has = model.n_datasets_ > 0
-        fallback = evidence.expected_time
-        width = model.width_
-        if rows > 0:
-            x = size_features([rows], [value("n_features")], [value("n_classes")])
-            predicted = model.predict(x)[0]
-            expected = np.where(has, predicted, fallback)
-            width = model.interval_width(x)[0]  # wider beyond the sizes the KB has times of
-        else:
-            expected = fallback
-        width = np.where(np.isfinite(width), width, np.nan)
-        evidence.time_note = self._extrapolation_note(rows, excluded)
-        evidence.expected_time = expected
-        evidence.time_low = expected * np.exp(-width)
-        evidence.time_high = expected * np.exp(width)
-
-    def _extrapolation_note(self, rows: float, excluded: np.ndarray) -> str:
-        """A note when ``rows`` is far beyond the largest dataset with a time in the KB."""
-        if self.n_instances_ is None or not rows > 0:
-            return ""
-        timed = ~excluded & (self.row_time_ > 0)  # datasets with a positive usable time
-        largest = float(np.nanmax(np.where(timed, self.n_instances_, np.nan), initial=0.0))
-        if not largest > 0 or rows <= EXTRAPOLATION_FACTOR * largest:
-            return ""
-        return (
-            f"Expected times are extrapolated: {rows:,.0f} rows is {rows / largest:,.0f}x the "
-            f"largest dataset the knowledge base has times for ({largest:,.0f} rows), so a "
-            "fit can take several times its expectation; the 80 % intervals are widened "
-            "with the distance, as measured on extrapolations of the development histories."
-        )
 
     def _calibration_rows(self) -> np.ndarray:
         """Datasets whose held-out residuals size the accuracy interval (evenly spaced)."""
@@ -554,7 +478,7 @@ class BaseRanker(BaseEstimator):
         if tried:
             w = w * agreement_weights(self, idx, tried, scale=self.tried_scale)
         evidence = self._evidence(idx, w)
-        self._time_expectation(query, excluded, evidence)
+        expect_times(self, query, excluded, evidence)
         keep = np.ones(self.algorithms_.size, dtype=bool)
         keep[tried_idx] = False
         order, scores, exp_acc, exp_time, basis, run = self._strategy_order(
@@ -664,7 +588,7 @@ class BaseRanker(BaseEstimator):
             allowed &= np.isin(self.algorithms_.astype(str), list(wanted))
         if budget is not None:
             evidence = self._evidence(idx, np.asarray(w, dtype=float))
-            self._time_expectation(query, excluded, evidence)
+            expect_times(self, query, excluded, evidence)
             high = np.where(np.isfinite(evidence.time_high), evidence.time_high, np.inf)
             allowed &= high * max(int(n_folds), 1) <= float(budget)
         ranks = dataset_ranks(self.accuracy_[kept], self.present_[kept])

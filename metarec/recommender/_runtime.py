@@ -70,12 +70,22 @@ References
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError
 
-__all__ = ["RuntimeModel", "size_features", "conformal_widths", "MIN_DATASETS"]
+__all__ = [
+    "RuntimeModel",
+    "size_features",
+    "conformal_widths",
+    "dataset_sizes",
+    "expect_times",
+    "extrapolation_note",
+    "runtime_without",
+    "MIN_DATASETS",
+    "EXTRAPOLATION_FACTOR",
+]
 
 #: Fewer datasets than this for an algorithm: its interval width pools every algorithm's.
 MIN_DATASETS = 10
@@ -443,4 +453,93 @@ def conformal_widths(residuals, coverage: float) -> np.ndarray:
             _conformal_width(r[:, a], coverage) if counts[a] >= MIN_DATASETS else pooled
             for a in range(r.shape[1])
         ]
+    )
+
+
+# ------------------------------------------------------- the expected times of a ranker
+#: A query with more rows than this many times the knowledge base's largest dataset (with a
+#: time) gets a note: its expected times are extrapolated beyond what the KB measured.
+EXTRAPOLATION_FACTOR = 2.0
+
+
+def dataset_sizes(ranker, rows=None) -> np.ndarray:
+    """:func:`size_features` of a fitted ranker's datasets ``rows`` (every one by default)."""
+    raw = ranker.raw_metafeatures_
+
+    def column(name):
+        return raw[name].to_numpy(float) if name in raw.columns else np.ones(len(raw))
+
+    sizes = size_features(column("n_instances"), column("n_features"), column("n_classes"))
+    return sizes if rows is None else sizes[rows]
+
+
+def runtime_without(ranker, excluded: np.ndarray) -> RuntimeModel:
+    """A fitted ranker's runtime model fitted without the datasets ``excluded``.
+
+    Kept in the ranker's ``runtimes_`` per exclusion (leave-one-dataset-out evaluates every
+    strategy on the same left-out dataset).
+    """
+    if not excluded.any():
+        return ranker.runtime_
+    key = tuple(str(d) for d in ranker.datasets_[excluded])
+    if key not in ranker.runtimes_:
+        keep = ~excluded
+        ranker.runtimes_[key] = clone(ranker.runtime_).fit(
+            dataset_sizes(ranker, keep), np.where(ranker.present_[keep], ranker.time_[keep], np.nan)
+        )
+    return ranker.runtimes_[key]
+
+
+def expect_times(ranker, query, excluded, evidence) -> None:
+    """Put the expected time of every algorithm for ``query`` and its interval into
+    ``evidence`` (a :class:`~metarec.recommender._base.Evidence`).
+
+    An algorithm's time on a neighbour was measured on a dataset of another size; the
+    expected time on the new dataset is the runtime model's power law (fitted on every
+    dataset of the matrix but the excluded ones) at the new dataset's size, with its 80 %
+    conformal interval, wider beyond the sizes the knowledge base has times of.  Without
+    the query's ``n_instances``, or for an algorithm the runtime model has no time for, the
+    neighbours' weighted geometric mean stays, with the runtime model's interval width
+    around it.
+    """
+    model = runtime_without(ranker, excluded)
+
+    def value(name):
+        try:
+            v = float(query.get(name, np.nan))
+        except (TypeError, ValueError):
+            return np.nan
+        return v if np.isfinite(v) else np.nan
+
+    rows = value("n_instances")
+    has = model.n_datasets_ > 0
+    fallback = evidence.expected_time
+    width = model.width_
+    if rows > 0:
+        x = size_features([rows], [value("n_features")], [value("n_classes")])
+        predicted = model.predict(x)[0]
+        expected = np.where(has, predicted, fallback)
+        width = model.interval_width(x)[0]  # wider beyond the sizes the KB has times of
+    else:
+        expected = fallback
+    width = np.where(np.isfinite(width), width, np.nan)
+    evidence.time_note = extrapolation_note(ranker, rows, excluded)
+    evidence.expected_time = expected
+    evidence.time_low = expected * np.exp(-width)
+    evidence.time_high = expected * np.exp(width)
+
+
+def extrapolation_note(ranker, rows: float, excluded: np.ndarray) -> str:
+    """A note when ``rows`` is far beyond the largest dataset with a time in the KB."""
+    if ranker.n_instances_ is None or not rows > 0:
+        return ""
+    timed = ~excluded & (ranker.row_time_ > 0)  # datasets with a positive usable time
+    largest = float(np.nanmax(np.where(timed, ranker.n_instances_, np.nan), initial=0.0))
+    if not largest > 0 or rows <= EXTRAPOLATION_FACTOR * largest:
+        return ""
+    return (
+        f"Expected times are extrapolated: {rows:,.0f} rows is {rows / largest:,.0f}x the "
+        f"largest dataset the knowledge base has times for ({largest:,.0f} rows), so a "
+        "fit can take several times its expectation; the 80 % intervals are widened "
+        "with the distance, as measured on extrapolations of the development histories."
     )

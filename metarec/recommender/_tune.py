@@ -44,7 +44,8 @@ import numpy as np
 
 from metarec.exceptions import InvalidInputError
 from metarec.recommender._base import BaseRanker
-from metarec.recommender._evaluate import _fitted_ranker, evaluate_recommender, gap_closed
+from metarec.recommender._compare import gap_closed
+from metarec.recommender._evaluate import _fitted_ranker, evaluate_recommender
 
 __all__ = ["DEFAULT_GRID", "TuningResult", "tune_recommender", "split_datasets"]
 
@@ -69,7 +70,7 @@ DEFAULT_GRID: Mapping[str, tuple] = {
 class TuningResult:
     """Outcome of :func:`tune_recommender`.
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per configuration: its parameters, per-history tuning figures, ``wins`` and
@@ -96,7 +97,29 @@ class TuningResult:
 
 
 def split_datasets(rec: BaseRanker, test_size: float, random_state) -> tuple[tuple, tuple]:
-    """``(tuning, held-out)`` halves of the datasets with results of two or more algorithms."""
+    """Split the datasets with results of two or more algorithms into two halves.
+
+    Parameters
+    ----------
+    rec : BaseRanker
+        Fitted: its matrix's datasets are split.
+    test_size : float
+        Share of the datasets held out (at least one).
+    random_state : int, numpy Generator or None
+        Seed of the shuffle.
+
+    Returns
+    -------
+    tuning : tuple of str
+        The datasets tuned on, sorted.
+    heldout : tuple of str
+        The datasets held out, sorted.
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than four datasets have results of two or more algorithms.
+    """
     usable = [d for d in rec.datasets_ if rec.present_[rec.dataset_index_[d]].sum() >= 2]
     if len(usable) < 4:
         raise InvalidInputError("tuning needs at least 4 datasets with results of 2+ algorithms")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from metarec.automl._select import Z80, choose, posterior_scores, tied_with
+from metarec.automl._select import Z80, posterior_scores, selection_order, tied_with
 
 
 def test_posterior_by_hand():
@@ -28,7 +28,7 @@ def test_a_confident_prior_overturns_a_lucky_fold_win():
     tau = 0.01
     out = posterior_scores(folds, prior, prior - tau * Z80, prior + tau * Z80)
     assert out[1] > out[0]
-    assert list(choose(out, np.array([1.0, 1.0]))) == [1, 0]
+    assert list(selection_order(out, np.array([1.0, 1.0]))) == [1, 0]
 
 
 def test_without_priors_or_noise_the_cv_mean_decides():
@@ -49,11 +49,11 @@ def test_an_algorithm_without_prior_keeps_its_mean():
 
 
 def test_ties_go_to_the_faster_fit_and_nan_goes_last():
-    order = choose(np.array([0.9, np.nan, 0.9, 0.8]), np.array([2.0, 0.1, 0.5, 0.1]))
+    order = selection_order(np.array([0.9, np.nan, 0.9, 0.8]), np.array([2.0, 0.1, 0.5, 0.1]))
     assert list(order) == [2, 0, 3, 1]
     # equal scores and times (or no time): the first name, whatever the input order
     names = ["svc", "knn", "lda"]
-    assert list(choose(np.array([0.9, 0.9, 0.9]), np.full(3, np.nan), names)) == [1, 2, 0]
+    assert list(selection_order(np.array([0.9, 0.9, 0.9]), np.full(3, np.nan), names)) == [1, 2, 0]
 
 
 def _calibrated(expected_and_walls):

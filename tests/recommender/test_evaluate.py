@@ -222,7 +222,7 @@ def test_time_figures_on_a_persons_axis_by_hand():
 
 
 def test_gap_closed_by_hand():
-    from metarec.recommender._evaluate import gap_closed
+    from metarec.recommender import gap_closed
 
     assert gap_closed(2.0, 4.0) == pytest.approx(0.5)  # half-way from SBS to the oracle
     assert gap_closed(6.0, 4.0) == pytest.approx(-0.5)  # worse than the single best
@@ -241,7 +241,7 @@ def _losses(method_losses, sbs_losses):
 
 
 def test_gap_closed_interval_by_hand():
-    from metarec.recommender._evaluate import gap_closed_interval
+    from metarec.recommender import gap_closed_interval
 
     # every dataset closes half of its gap: every resample does too
     low, high = gap_closed_interval(_losses([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]), "metarec")
@@ -267,7 +267,7 @@ def test_gap_closed_interval_by_hand():
 
 
 def test_difference_interval_by_hand():
-    from metarec.recommender._evaluate import difference_interval
+    from metarec.recommender import difference_interval
 
     # the same difference on every dataset: the interval is that point
     per_dataset = _losses([1.0, 2.0, 3.0], [2.0, 3.0, 4.0])
