@@ -99,12 +99,30 @@ def coerce_numeric_strings(frame: pd.DataFrame) -> pd.DataFrame:
         present = column.dropna()
         if present.empty or not all(isinstance(v, str) for v in present.iloc[:50]):
             continue
+        if not _sample_parses(present):
+            continue
         converted = pd.to_numeric(column, errors="coerce")
         if converted.notna().sum() == present.shape[0]:
             if out is frame:
                 out = frame.copy()
             out.isetitem(i, converted.astype("float64"))
     return out
+
+
+#: Values of a text column parsed first: one that is not a number settles that the column is
+#: not numeric without parsing the others (the whole column is parsed only when these are).
+PARSE_SAMPLE = 1000
+
+
+def _sample_parses(present: pd.Series) -> bool:
+    """Whether the first and a spread of :data:`PARSE_SAMPLE` non-missing values all parse as
+    numbers (a necessary condition of the whole column parsing; cheap on a million rows)."""
+    n = len(present)
+    if n <= PARSE_SAMPLE:
+        return True  # the column is small: parse it whole
+    positions = np.unique(np.linspace(0, n - 1, PARSE_SAMPLE).astype(np.int64))
+    sample = present.iloc[positions]
+    return bool(pd.to_numeric(sample, errors="coerce").notna().all())
 
 
 def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -282,16 +300,18 @@ def _column_bytes(series: pd.Series) -> bytes:
     """Canonical bytes of a column: numbers as float64, everything else as text."""
     numeric = series
     if not is_numeric_column(series) and not pd.api.types.is_bool_dtype(series.dtype):
-        converted = pd.to_numeric(series, errors="coerce")
-        if converted.notna().sum() == series.notna().sum():
-            numeric = converted
+        if _sample_parses(series.dropna()):
+            converted = pd.to_numeric(series, errors="coerce")
+            if converted.notna().sum() == series.notna().sum():
+                numeric = converted
     if is_numeric_column(numeric):
         values = numeric.to_numpy(dtype="float64", na_value=np.nan).copy()
         values[np.isnan(values)] = np.nan  # one NaN bit pattern
         values[values == 0] = 0.0  # -0.0 and 0.0 alike
         return b"f" + values.tobytes()
-    text = series.astype(object).where(series.notna(), None)
-    return b"s" + "\x1f".join("\x00" if v is None else str(v) for v in text).encode()
+    text = series.astype(object).astype(str)  # str(v) of every value, in one pass
+    text[series.isna().to_numpy()] = "\x00"
+    return b"s" + "\x1f".join(text.tolist()).encode()
 
 
 def fingerprint(X: pd.DataFrame, y: pd.Series) -> str:
