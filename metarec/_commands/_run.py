@@ -112,11 +112,17 @@ COLUMNS = (
     "selection: greedy ensemble selection over the out-of-fold predictions, weights = counts "
     "(on small data it can fit the folds' noise).",
 )
+@click.option(
+    "--portfolio",
+    "portfolio_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="JSON file of extra algorithms, added to the default portfolio and its configurations.",
+)
 @format_option()
 @click.pass_context
 def run(
     ctx, data, target, task, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
-    scheduler, no_store, ensemble_size, ensemble_method, fmt,
+    scheduler, no_store, ensemble_size, ensemble_method, portfolio_file, fmt,
 ):  # fmt: skip
     """Choose, evaluate and fit a classifier or regressor for DATA within a time budget.
 
@@ -164,9 +170,8 @@ def run(
     from metarec.data import load_dataset
     from metarec.exceptions import BenchmarkError
 
-    start = time.perf_counter()
-    start_up = start - command_start()  # the interpreter and metarec's imports
-    deadline = command_start() + budget
+    origin = command_start()  # the budget's start: the interpreter's (in-process: now)
+    start_up = time.perf_counter() - origin  # the interpreter and metarec's imports
     if n_jobs == 0:
         raise click.BadParameter(
             "0 workers cannot run anything; use a positive number or -1 (all cores)",
@@ -180,11 +185,12 @@ def run(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
         random_state=seed, store=not no_store, scheduler=scheduler,
         ensemble_size=ensemble_size or "auto", ensemble_method=ensemble_method,
+        portfolio=portfolio_file,
     )  # fmt: skip
     stopped = failed = None
     try:
         with progress("run") as advance:
-            auto.fit_dataset(ds, start=start, deadline=deadline, progress=advance)
+            auto.fit_dataset(ds, start=origin, progress=advance)
     except BenchmarkInterrupted as stop:
         stopped = stop
         if not hasattr(auto, "search_"):  # before the search began: nothing to show
@@ -236,7 +242,12 @@ def _show(auto, ds, output, figure, fmt, *, interrupted: bool, startup: float) -
         "budget": result.settings.budget,
         "runs_stored": result.runs_stored,
         "notes": list(result.notes),
-        "phases": {"start-up": startup, **result.phases},
+        # the fit's phases count from the budget's start: the start-up is the first of them
+        "phases": {
+            "start-up": startup,
+            **result.phases,
+            "before the search": result.phases["before the search"] - startup,
+        },
     }
     if output and hasattr(auto, "best_estimator_"):
         model_path, sidecar = auto.save(output)

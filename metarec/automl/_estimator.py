@@ -131,6 +131,7 @@ class _AutoSearch(BaseEstimator):
         scheduler: str | None = None,
         ensemble_size: int | str = "auto",
         ensemble_method: str = "average",
+        portfolio=None,
     ) -> None:
         self.budget = budget
         self.kb = kb
@@ -142,6 +143,7 @@ class _AutoSearch(BaseEstimator):
         self.scheduler = scheduler
         self.ensemble_size = ensemble_size
         self.ensemble_method = ensemble_method
+        self.portfolio = portfolio
 
     def _ensemble_size(self) -> int | None:
         size = self.ensemble_size
@@ -162,18 +164,34 @@ class _AutoSearch(BaseEstimator):
             )
         return int(size)
 
-    def _settings(self, store: bool) -> RunSettings:
+    def _settings(self) -> RunSettings:
+        """The parameters checked, as a search's settings (the budget parsed here, once)."""
         return RunSettings(
             budget=parse_budget(self.budget),
             protocol=self.protocol,
             metric=self.metric,
             n_jobs=self.n_jobs,
             random_state=_seed(self.random_state),
-            store=store,
+            store=bool(self.store),
             scheduler=self.scheduler or None,
             ensemble_size=self._ensemble_size(),
             ensemble_method=self.ensemble_method,
         )
+
+    def _portfolio(self, ds):
+        """The algorithms to choose from (:func:`~metarec.automl._search.search_portfolio`)."""
+        from metarec.benchmark import Portfolio, default_portfolio, load_portfolio
+
+        portfolio = self.portfolio
+        if isinstance(portfolio, (str, os.PathLike)):
+            extra = load_portfolio(portfolio, include_default=False)
+            portfolio = default_portfolio(task="all", configurations=True) + extra
+        elif portfolio is not None and not isinstance(portfolio, Portfolio):
+            raise InvalidInputError(
+                "portfolio must be a Portfolio, the path of a portfolio file or None; got "
+                f"{type(portfolio).__name__}"
+            )
+        return search_portfolio(ds, portfolio)
 
     def fit(self, X, y) -> AutoClassifier:
         """Search within ``budget`` seconds from now and fit the best algorithm on ``X, y``.
@@ -186,9 +204,7 @@ class _AutoSearch(BaseEstimator):
             second.
         """
         start = time.perf_counter()
-        ds = self._dataset(X, y)
-        budget = parse_budget(self.budget)
-        return self.fit_dataset(ds, start=start, deadline=start + budget)
+        return self.fit_dataset(self._dataset(X, y), start=start)
 
     def _dataset(self, X, y):
         """``X, y`` as a dataset.  A named ``y`` (a Series, ``frame["Survived"]``) keeps its
@@ -238,8 +254,8 @@ class _AutoSearch(BaseEstimator):
             message = str(exc).replace(f"target column {TARGET!r}", "y")
             raise DataError(message.removeprefix("frame: ")) from None
 
-    def fit_dataset(self, dataset, *, start=None, deadline=None, progress=None):
-        """Search on a loaded dataset and fit the answer, by a deadline.
+    def fit_dataset(self, dataset, *, start=None, progress=None):
+        """Search on a loaded dataset and fit the answer, by ``start`` plus ``budget``.
 
         What :meth:`fit` does with ``X, y``, for a :class:`~metarec.data.Dataset` (a file,
         ``openml:ID``, ``sklearn:NAME`` loaded by :func:`metarec.data.load_dataset`), with
@@ -250,11 +266,9 @@ class _AutoSearch(BaseEstimator):
         dataset : Dataset
             The data; its task must be this estimator's.
         start : float, optional
-            ``time.perf_counter()`` when the work began (default: now).
-        deadline : float, optional
-            ``time.perf_counter()`` by which everything must be done (default: ``start``
-            plus ``budget``).  Filling an empty knowledge base with the built-in one is not
-            counted: the deadline moves by the seconds it takes (said in :attr:`notes_`).
+            ``time.perf_counter()`` when the budget began (default: now): everything is
+            done by ``start + budget``, the one deadline of the fit (the command line
+            counts from the interpreter's start).
         progress : callable, optional
             ``progress(n=1, total=None)``, called as algorithms finish.
 
@@ -271,10 +285,9 @@ class _AutoSearch(BaseEstimator):
             set (:attr:`search_`, :attr:`leaderboard_`) when it ran.
         """
         start = time.perf_counter() if start is None else start
-        deadline = start + parse_budget(self.budget) if deadline is None else deadline
         notes: list[str] = []
         try:
-            return self._search_dataset(dataset, start, deadline, progress, notes)
+            return self._search_dataset(dataset, start, progress, notes)
         finally:
             self.notes_ = tuple(notes)
 
@@ -301,7 +314,7 @@ class _AutoSearch(BaseEstimator):
                 + (", or class labels: y.astype(str))" if ds.task == "regression" else ")")
             )
 
-    def _search_dataset(self, ds, start, deadline, progress, notes):
+    def _search_dataset(self, ds, start, progress, notes):
         from dataclasses import replace
 
         from metarec.exceptions import BenchmarkInterrupted
@@ -309,9 +322,10 @@ class _AutoSearch(BaseEstimator):
 
         began = time.perf_counter()
         self._check_task(ds)
-        requested = self._settings(self.store)
+        requested = self._settings()
+        deadline = start + requested.budget
         check_dataset(ds, requested)  # before anything is written
-        portfolio = search_portfolio(ds)
+        portfolio = self._portfolio(ds)
         # the workers start first: their imports overlap the opening (and filling) of the KB
         with open_pool(requested, portfolio) as pool:
             note = None if requested.scheduler else workers_note(requested.n_jobs, pool.n_workers)
@@ -320,7 +334,7 @@ class _AutoSearch(BaseEstimator):
             kb = self._open_kb()
             name, renamed = run_name(ds, kb.datasets())  # a changed file: refused before work
             store = self.store and not getattr(kb, "is_builtin", False) and not kb.read_only
-            settings = self._settings(store)
+            settings = replace(requested, store=store)
             if renamed:
                 notes.append(renamed)
             opened = time.perf_counter()
@@ -432,11 +446,10 @@ class _AutoSearch(BaseEstimator):
         from importlib import metadata
 
         from metarec._version import __version__
-        from metarec.benchmark import default_portfolio
 
         result = self.search_
         trial = result.trial(result.best) if result.best else None
-        portfolio = default_portfolio(task="all", configurations=True)
+        portfolio = result.portfolio
         algorithm = portfolio[result.best] if result.best else None
         versions = {"metarec": __version__}
         for package in ("scikit-learn", "numpy", "pandas", "scipy"):
@@ -497,10 +510,11 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     protocol (the same folds for all, single-threaded worker processes), each result
     re-ranks the rest, and an algorithm whose expected time does not fit what is left of the
     budget is skipped; a fit still running when the budget runs out is stopped.  The answer
-    is the best CV score shrunk toward the knowledge base's expectation (ties go to the
-    faster fit), refitted on every row and averaged with the next best ones
-    (``ensemble_size``: their mean class probabilities decide).  Every evaluated fold is
-    stored in the knowledge base, and a later fit on the same data reuses the stored folds.
+    averages the best ones (by CV score shrunk toward the knowledge base's expectation, ties
+    to the faster fit) and the knowledge base's single best algorithm, each refitted on
+    every row (their mean class probabilities decide; ``ensemble_method``,
+    ``ensemble_size``).  Every evaluated fold is stored in the knowledge base, and a later
+    fit on the same data reuses the stored folds.
 
     Parameters
     ----------
@@ -541,6 +555,14 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         was measured more accurate on small data: on 20 datasets of under 1,000 rows
         outside the knowledge base (outer 5-fold), selection over the default algorithms
         fitted the out-of-fold predictions' noise (``docs/benchmarks/run-ensemble.md``).
+    portfolio : Portfolio, str, path or None, default=None
+        The algorithms to choose from: a :class:`~metarec.benchmark.Portfolio`, the path of
+        a portfolio file whose algorithms join the default ones
+        (:func:`~metarec.benchmark.load_portfolio`), or None: the default portfolio with
+        the configurations of its main families.  Those of the data's task that are
+        installed here are evaluated: the ones the knowledge base has results of in the
+        recommended order, the others after them (a configuration it has none of is left
+        out).
 
     Attributes
     ----------
@@ -605,9 +627,10 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
     protocol (the same folds for all, single-threaded worker processes), each result
     re-ranks the rest, and an algorithm whose expected time does not fit what is left of the
     budget is skipped; a fit still running when the budget runs out is stopped.  The answer
-    is the best CV score shrunk toward the knowledge base's expectation (ties go to the
-    faster fit), refitted on every row.  Every evaluated fold is stored in the knowledge
-    base, and a later fit on the same data reuses the stored folds.
+    averages the best ones (by CV score shrunk toward the knowledge base's expectation, ties
+    to the faster fit) and the knowledge base's single best algorithm, each refitted on
+    every row (``ensemble_method``, ``ensemble_size``).  Every evaluated fold is stored in
+    the knowledge base, and a later fit on the same data reuses the stored folds.
 
     Parameters
     ----------
@@ -650,6 +673,14 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         was measured more accurate on small data: on 20 datasets of under 1,000 rows
         outside the knowledge base (outer 5-fold), selection over the default algorithms
         fitted the out-of-fold predictions' noise (``docs/benchmarks/run-ensemble.md``).
+    portfolio : Portfolio, str, path or None, default=None
+        The algorithms to choose from: a :class:`~metarec.benchmark.Portfolio`, the path of
+        a portfolio file whose algorithms join the default ones
+        (:func:`~metarec.benchmark.load_portfolio`), or None: the default portfolio with
+        the configurations of its main families.  Those of the data's task that are
+        installed here are evaluated: the ones the knowledge base has results of in the
+        recommended order, the others after them (a configuration it has none of is left
+        out).
 
     Attributes
     ----------

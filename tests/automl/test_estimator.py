@@ -154,6 +154,8 @@ def test_clone_and_params():
         ({"ensemble_size": "many"}, "ensemble_size"),
         ({"random_state": None}, "random_state must be a whole number"),
         ({"random_state": np.random.RandomState(0)}, "random_state must be a whole number"),
+        ({"portfolio": ["knn"]}, "portfolio must be a Portfolio"),
+        ({"portfolio": "missing.json"}, "portfolio file not found"),
     ],
 )
 def test_bad_settings_are_refused_before_any_work(tmp_path, params, message):
@@ -344,3 +346,47 @@ def test_a_classifier_takes_many_whole_numbers_as_classes_without_a_note():
         warnings.simplefilter("error")  # the estimator was chosen: no advice to regress
         ds = AutoClassifier(budget=5, kb=None)._dataset(X, rng.integers(0, 26, 2000))
     assert ds.task == "multiclass" and ds.y.nunique() == 26
+
+
+def test_an_algorithm_outside_the_default_portfolio_goes_from_the_kb_to_a_fitted_model(
+    tmp_path, monkeypatch
+):
+    """An algorithm of a portfolio file, benchmarked into a small knowledge base, is
+    searched, refitted and stored by a search given that portfolio: the model is its own
+    (the refit and the storing build it from the search's portfolio, not the default one).
+    A file's path as ``portfolio`` adds its algorithms to the default ones."""
+    import json
+
+    from metarec.benchmark import load_portfolio, run_benchmark
+
+    monkeypatch.setenv("METAREC_HOME", str(tmp_path / "home"))
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps({"algorithms": [
+        {"name": "nearest_centroid", "estimator": "sklearn.neighbors:NearestCentroid",
+         "family": "neighbors", "scale": True}]}))  # fmt: skip
+    assert "nearest_centroid" not in default_portfolio(task="all", configurations=True).names
+    portfolio = load_portfolio(extra)  # the default portfolio and the file's algorithm
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    datasets = []
+    for seed in range(5):
+        X, y = toy_frame(120, seed=seed)
+        datasets.append(load_dataset(X.assign(target=y), target="target", name=f"toy{seed}"))
+    run_benchmark(
+        datasets, kb, portfolio=portfolio, algorithms=["nearest_centroid", "majority"],
+        protocol="cv5", cache_dir=tmp_path / "cache",
+    )  # fmt: skip
+    X, y = toy_frame(200, seed=9)
+    auto = AutoClassifier(
+        budget=120, kb=kb, portfolio=portfolio.select(["nearest_centroid"]), ensemble_size=1
+    ).fit(X, y)
+    assert auto.best_algorithm_ == "nearest_centroid" and auto.ensemble_ == ("nearest_centroid",)
+    assert auto.search_.trial("nearest_centroid").status == "ok"
+    assert (auto.predict(X) == y).mean() > 0.6
+    assert auto.describe()["estimator"] == "sklearn.neighbors:NearestCentroid"
+    stored = kb.runs(aggregate=False, datasets=[auto.search_.dataset])
+    assert set(stored["algorithm"]) == {"nearest_centroid"} and len(stored) == 5
+    # a path: the file's algorithms join the default ones (and their configurations)
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    chosen = AutoClassifier(portfolio=str(extra))._portfolio(ds)
+    assert {"nearest_centroid", "logistic_regression", "lightgbm_c01"} <= set(chosen.names)
+    assert {a.task for a in chosen} == {"classification"}  # the data's task only

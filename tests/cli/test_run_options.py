@@ -111,6 +111,26 @@ def test_no_store_leaves_the_knowledge_base_unchanged(seeded_kb, tmp_path):
     assert doc["runs_stored"] == 0 and doc["best"] and not missing.exists()
 
 
+# --------------------------------------------------------------------------- --portfolio
+def test_portfolio_adds_an_algorithm_the_search_evaluates_and_stores(seeded_kb, tmp_path):
+    """The file's algorithm joins the default ones: evaluated (after those the knowledge base
+    knows), stored under its own estimator, and described when it is a member."""
+    url, _ = seeded_kb
+    data = _labels(tmp_path / "toy.csv")
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps({"algorithms": [
+        {"name": "nearest_centroid", "estimator": "sklearn.neighbors:NearestCentroid",
+         "family": "neighbors", "scale": True}]}))  # fmt: skip
+    doc = _search(url, data, *QUICK, "--portfolio", extra)
+    assert "nearest_centroid" in _complete(doc)
+    runs = KnowledgeBase(url).runs(aggregate=False, datasets=["toy"])
+    assert "nearest_centroid" in set(runs["algorithm"])
+    algorithms = KnowledgeBase(url).algorithms().set_index("name")
+    assert "NearestCentroid" in str(algorithms.loc["nearest_centroid"].to_dict())
+    result = _run("--db", url, "run", data, "--target", "label", "--portfolio", tmp_path / "no")
+    assert result.exit_code == 2 and "--portfolio" in result.output
+
+
 # --------------------------------------------------------------------------- --task, --as-classes
 def _codes(path):
     """Whole numbers 1 to 8: class labels unless told otherwise."""
