@@ -26,7 +26,7 @@ from metarec._commands._types import (
 )
 from metarec.automl import ENSEMBLE_METHODS
 
-PROTOCOL_CHOICES = ("cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
+PROTOCOL_CHOICES = ("auto", "cv10", "cv5", "holdout", "cv10x10", "bootstrap632", "loo")
 METRIC_CHOICES = ("accuracy", "balanced_accuracy", "roc_auc", "tau", "r2")
 DEFAULT_BUDGET = "5m"
 MODEL = OutputFile((".joblib", ".pkl"), companion=".json")
@@ -63,9 +63,11 @@ COLUMNS = (
 @click.option(
     "--protocol",
     type=SuggestingChoice(PROTOCOL_CHOICES),
-    default="cv5",
+    default="auto",
     show_default=True,
-    help="Evaluation protocol of each algorithm (the same folds for all).",
+    help="Evaluation protocol of each algorithm (the same folds for all); auto: cv5 below "
+    "50,000 rows, from there a validation part of 10,000 rows and growing samples (every "
+    "candidate that fits on 10,000 training rows, the best 3 on 4 times more, ..., on all).",
 )
 @click.option(
     "--metric",

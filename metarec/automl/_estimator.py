@@ -123,7 +123,7 @@ class _AutoSearch(BaseEstimator):
         budget: float | str = 300,
         *,
         kb=None,
-        protocol: str = "cv5",
+        protocol: str = "auto",
         metric: str = "accuracy",
         n_jobs: int = 1,
         random_state: int = 0,
@@ -524,8 +524,10 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
     kb : KnowledgeBase, str or None, default=None
         Knowledge base (object, URL or SQLite path); None is the default one.  An empty one
         is first filled with the built-in knowledge base.
-    protocol : str, default="cv5"
-        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...).
+    protocol : str, default="auto"
+        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...); ``"auto"``: five
+        folds below 50,000 rows, from there one validation part and the candidates
+        evaluated on growing samples of the rows, the best on every row.
     metric : {"accuracy", "balanced_accuracy", "roc_auc", "tau"}, default="accuracy"
         Score that chooses the answer.
     n_jobs : int, default=1
@@ -640,8 +642,10 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
     kb : KnowledgeBase, str or None, default=None
         Knowledge base (object, URL or SQLite path); None is the default one.  An empty one
         is first filled with the built-in knowledge base.
-    protocol : str, default="cv5"
-        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...).
+    protocol : str, default="auto"
+        Evaluation protocol (``"cv5"``, ``"cv10"``, ``"holdout"``...); ``"auto"``: five
+        folds below 50,000 rows, from there one validation part and the candidates
+        evaluated on growing samples of the rows, the best on every row.
     metric : {"accuracy", "r2"}, default="accuracy"
         Score that chooses the answer: ``"accuracy"`` is the success rate of regressors, R²
         clipped at 0 (:func:`metarec.evaluation.regression_success_score`); ``"r2"`` the

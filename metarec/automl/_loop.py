@@ -47,7 +47,11 @@ from metarec.automl._storing import result_cache, store_seconds
 from metarec.automl._trials import SearchState, Trial, record_job, record_stored
 
 __all__ = [
+    "AUTO",
+    "SMALL_PROTOCOL",
     "SearchLoop",
+    "TIED_EXPECTATION",
+    "best_first_order",
     "END_MARGIN",
     "FOLD_SLACK",
     "MIN_FOLD_LIMIT",
@@ -68,6 +72,37 @@ MIN_FOLD_LIMIT = 2.0
 PORTFOLIO_SIZE = 20
 
 
+#: The protocol of ``run`` by default: :data:`SMALL_PROTOCOL` below
+#: :data:`~metarec.automl._rungs.LARGE_ROWS` rows, the rungs of a large dataset from there.
+AUTO = "auto"
+#: The folds of a search of ``AUTO`` below that size.
+SMALL_PROTOCOL = "cv5"
+#: Expected accuracies within this of the best remaining one count as tied for the order of
+#: a rung (:func:`best_first_order`): the quickest of them runs first.
+TIED_EXPECTATION = 0.005
+
+
+def best_first_order(rows) -> list:
+    """Ranking rows in the order a rung of a large dataset tries them.
+
+    The best expected accuracy first; among the rows whose expectation is within
+    :data:`TIED_EXPECTATION` (half a point) of the best one left, the quickest expected
+    first: those are not told apart by the knowledge base, and the quicker leaves time for
+    the others (on 200,000 rows a forest's refit takes ten times a boosting model's).
+    """
+    left = list(rows)
+    order = []
+    while left:
+        accuracy = np.array([np.nan_to_num(r.expected_accuracy, nan=-1.0) for r in left])
+        tied = [
+            r for r, a in zip(left, accuracy, strict=True) if a >= accuracy.max() - TIED_EXPECTATION
+        ]
+        pick = min(tied, key=lambda r: np.nan_to_num(r.expected_time, nan=np.inf))
+        order.append(pick)
+        left.remove(pick)
+    return order
+
+
 class SearchLoop:
     """One search's plan and the callbacks of the worker pool: what to run next, each result.
 
@@ -77,6 +112,13 @@ class SearchLoop:
     whose every fold is stored already.  :meth:`run` hands the pool :meth:`next_task` (what
     to run next, re-planned after each result, skipping what does not fit the time left) and
     :meth:`on_job` (recording a finished job's folds in :attr:`state`).
+
+    ``splits`` and ``protocol`` (keyword-only) replace the protocol's folds by the given
+    ``(train, test)`` pairs, recorded under that protocol's name, and ``best_first`` plans
+    the expected best first (:func:`best_first_order`, each only when it fits) and
+    ``reserve_refit=False`` admits a candidate without keeping time for its own refit on
+    every row (the best so far keeps its refit): a rung of a large dataset's search
+    (:mod:`metarec.automl._rungs`) before the last.
 
     Attributes
     ----------
@@ -97,13 +139,17 @@ class SearchLoop:
 
     def __init__(
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
-        deadline, start, tick, n_workers,
+        deadline, start, tick, n_workers, *, splits=None, protocol=None, best_first=False,
+        reserve_refit=True,
     ) -> None:  # fmt: skip
         from metarec.execution import JobSpec, fold_splits
 
+        if settings.protocol == AUTO:  # one loop over folds: those of small data
+            settings = replace(settings, protocol=SMALL_PROTOCOL)
         self.settings, self.portfolio, self.recommender = settings, portfolio, recommender
         self.metafeatures, self.stored, self.codes = metafeatures, stored, codes
         self.deadline, self.start, self.tick, self.n_workers = deadline, start, tick, n_workers
+        self.best_first, self.reserve_refit = best_first, reserve_refit
         self.n_classes = 0 if labels is None else len(labels)
         self.base_spec = JobSpec(
             name,
@@ -113,10 +159,12 @@ class SearchLoop:
             self.n_classes,
             tuple(ds.numeric_columns),
             tuple(ds.categorical_columns),
-            settings.protocol,
+            protocol or settings.protocol,
             settings.random_state,
         )
-        self.splits = fold_splits(self.base_spec)
+        # the protocol's folds, or the given ones (a large dataset's rung: one sample of the
+        # rows and the validation rows, see metarec.automl._rungs)
+        self.splits = fold_splits(self.base_spec) if splits is None else list(splits)
         rows = np.array([len(test) for _, test in self.splits], dtype=float)
         self.store_cost = store_seconds(rows, self.n_classes)  # each fold's, at the end
         self.n_folds = len(self.splits)
@@ -208,6 +256,8 @@ class SearchLoop:
         recommend, metafeatures = self.recommender.recommend, self.metafeatures
         ranking = recommend(metafeatures=metafeatures, tried=tried or None)
         by_name = {row.algorithm: row for row in ranking}
+        if self.best_first:  # a rung of a large dataset: the expected best first, what fits
+            return best_first_order([r for r in ranking if r.algorithm in self.names])
         rows = [by_name[a] for a in ranking.run_sequence if a in self.names]
         if self.chosen:  # the portfolio chosen for this dataset first, in its greedy order
             head = [by_name[a] for a in self.chosen if a in by_name]
@@ -295,9 +345,14 @@ class SearchLoop:
             need = state.times.job_seconds(trial.expected_time_high, n_folds - first_missing)
             own = float(self.store_cost[first_missing:].sum()) if self.settings.store else 0.0
             need += own  # storing its folds at the end
-            # and its own refit, should it become the best, beyond the one kept already
-            refit = planned_refit_seconds(
-                state.times.fold_seconds(trial.expected_time), self.refit_scale
+            # and its own refit, should it become the best, beyond the one kept already (not
+            # on a rung before the last: the rungs after it decide, and keep their refit)
+            refit = (
+                0.0
+                if not self.reserve_refit
+                else planned_refit_seconds(
+                    state.times.fold_seconds(trial.expected_time), self.refit_scale
+                )
             )
             refit = max(refit - self.kept_refit(), 0.0) if np.isfinite(refit) else 0.0
             if need + refit > left:

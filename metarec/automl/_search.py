@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ import numpy as np
 from metarec.automl._answer import final_answer
 from metarec.automl._loop import END_MARGIN, SearchLoop
 from metarec.automl._refit import RefitData
+from metarec.automl._rungs import AUTO, LARGE_ROWS, SMALL_PROTOCOL, run_rungs
 from metarec.automl._storing import store_search, stored_search_folds
 from metarec.automl._trials import Trial, leaderboard_key
 from metarec.exceptions import BenchmarkError, UnknownNameError
@@ -76,7 +77,9 @@ class RunSettings:
     budget : float
         Wall-clock seconds for the whole search, the final refit included.
     protocol : str
-        Evaluation protocol of the benchmark runner (``"cv5"``, ``"cv10"``...).
+        Evaluation protocol of the benchmark runner (``"cv5"``, ``"cv10"``...), or
+        ``"auto"``: five folds below 50,000 rows, from there a holdout and growing samples
+        of the rows (:mod:`metarec.automl._rungs`).
     metric : str
         Score that chooses the answer, one of :data:`METRICS`.
     n_jobs : int
@@ -96,7 +99,7 @@ class RunSettings:
     """
 
     budget: float
-    protocol: str = "cv5"
+    protocol: str = AUTO
     metric: str = "accuracy"
     n_jobs: int = 1
     random_state: int = 0
@@ -355,14 +358,26 @@ def _search(
             recommender = fitted_recommender(
                 kb, Recommender(task=task_family(ds.task)), tolerance=RECOMMENDER_TOLERANCE
             )
-        loop = SearchLoop(
-            ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
-            stored_search_folds(kb, name, settings), deadline, start, tick, n_workers,
-        )  # fmt: skip
-    if critical is not None:
-        loop.critical = critical
+        large = settings.protocol == AUTO and len(codes) >= LARGE_ROWS
+        if not large:
+            if settings.protocol == AUTO:
+                settings = replace(settings, protocol=SMALL_PROTOCOL)
+            loop = SearchLoop(
+                ds, name, codes, labels, settings, portfolio, recommender, metafeatures,
+                stored_search_folds(kb, name, settings), deadline, start, tick, n_workers,
+            )  # fmt: skip
+            if critical is not None:
+                loop.critical = critical
+    earlier: dict = {}
     with _phase(phases, "evaluation"):
-        interrupted = loop.run(pool, check)
+        if large:  # a holdout, and growing samples of the rows (metarec.automl._rungs)
+            loop, interrupted, earlier = run_rungs(
+                ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
+                deadline, start, tick, n_workers, pool, check, critical,
+            )  # fmt: skip
+            settings = loop.settings
+        else:
+            interrupted = loop.run(pool, check)
     with _phase(phases, "answer and refit"):
         answer = final_answer(
             loop.state,
@@ -387,7 +402,7 @@ def _search(
         fingerprint=ds.fingerprint,
         settings=settings,
         n_folds=loop.n_folds,
-        trials=tuple(sorted(loop.state.trials.values(), key=leaderboard_key)),
+        trials=tuple(sorted([*loop.state.trials.values(), *earlier.values()], key=leaderboard_key)),
         best=answer.best,
         model=answer.model,
         seconds=time.perf_counter() - start,
@@ -427,9 +442,9 @@ def check_dataset(ds, settings: RunSettings) -> None:
     from metarec.evaluation import PROTOCOLS
     from metarec.execution import unsplittable
 
-    if settings.protocol not in PROTOCOLS:
+    if settings.protocol not in (AUTO, *PROTOCOLS):
         raise BenchmarkError(
-            f"unknown protocol {settings.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
+            f"unknown protocol {settings.protocol!r}; choose one of {', '.join((AUTO, *PROTOCOLS))}"
         )
     regression = ds.task == "regression"
     metrics = REGRESSION_METRICS if regression else METRICS
@@ -442,6 +457,11 @@ def check_dataset(ds, settings: RunSettings) -> None:
     labels, codes = _codes(ds)
     if labels is not None and len(np.unique(codes)) < 2:
         raise BenchmarkError(f"dataset {ds.name!r} has a single class in {ds.target!r}")
-    problem = unsplittable(ds.X, codes, settings.protocol, settings.random_state)
+    protocol = settings.protocol
+    if protocol == AUTO:
+        if len(codes) >= LARGE_ROWS:
+            return  # one stratified validation part: any class with a row can be split
+        protocol = SMALL_PROTOCOL
+    problem = unsplittable(ds.X, codes, protocol, settings.random_state)
     if problem is not None:
         raise BenchmarkError(f"dataset {ds.name!r}: {problem}")

@@ -222,6 +222,13 @@ def extract(
     -------
     MetafeatureSet
 
+    Raises
+    ------
+    InvalidInputError
+        Lengths differ, no rows, or the target is entirely missing.
+    UnknownNameError
+        An unknown group name.
+
     Notes
     -----
     The general and imbalance groups (sizes, kinds, missing values, classes) are exact on
@@ -232,13 +239,6 @@ def extract(
     that the recommender's neighbours tell apart, and they then take a fixed time, so a
     million rows are characterised in seconds.
         Mapping name -> float plus ``timings`` (seconds per group) and ``reasons``.
-
-    Raises
-    ------
-    InvalidInputError
-        Lengths differ, no rows, or the target is entirely missing.
-    UnknownNameError
-        An unknown group name.
 
     References
     ----------

@@ -1,0 +1,258 @@
+"""Large data: a holdout, and the candidates evaluated on a little data before more.
+
+On large data cross-validation of every candidate on every row does not fit a budget
+counted in seconds or minutes: five folds of a boosting model on 262,000 rows take about
+as long as a person is willing to wait for the whole answer.  From :data:`LARGE_ROWS` rows
+on, a search therefore
+
+1. holds out one validation part (:data:`VALIDATION_ROWS` rows, at most a fifth of the
+   data, stratified by class) instead of k folds: with 10,000 rows an accuracy's standard
+   error is at most half a point, the size of the differences worth choosing on;
+2. evaluates the candidates on **growing samples** of the other rows (successive halving
+   over the data, Jamieson and Talwalkar 2016; FLAML's growing sample): the first *rung*
+   trains every candidate that fits on :data:`FIRST_RUNG` rows, each next rung on
+   :data:`GROWTH` times more (the last on every training row), and only the best
+   :data:`PROMOTE` of a rung go on to the next.  The samples are nested (each rung's rows
+   contain the previous one's) and stratified, and every rung is scored on the same
+   validation rows, so scores compare across candidates and rungs; a candidate a rung had
+   no time to start waits for the next one;
+3. answers with the complete trials of the largest rung any candidate reached, refitted on
+   every row (the refit's time is the rung's fit scaled to all rows).
+
+The first rung takes at most :data:`FIRST_RUNG_SHARE` of the budget, so that the rungs
+that decide, on more data, have time.  A rung's expected times are the recommender's for a
+dataset of the rung's size (its size metafeatures replaced), calibrated on the folds
+measured (as on small data, and carried from one rung to the next); within a rung the
+candidates start in the order of their expected accuracy, each only when its expected time
+fits what is left (on a sample, the best expected models are quick to try, and trying them
+first is what the growing samples are for).
+
+Only the folds of the last rung (every training row) are stored in the knowledge base,
+under the protocol :data:`LARGE_PROTOCOL`: a fold of a sample is a result on other data
+than the dataset's, and would teach the runtime model a wrong size.
+
+References
+----------
+.. [1] Jamieson, K. and Talwalkar, A. (2016). Non-stochastic best arm identification and
+   hyperparameter optimization. AISTATS.
+.. [2] Wang, C., Wu, Q., Weimer, M. and Zhu, E. (2021). FLAML: a fast and lightweight
+   AutoML library. MLSys.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from metarec.automl._loop import AUTO, END_MARGIN, SMALL_PROTOCOL, SearchLoop
+
+__all__ = [
+    "AUTO",
+    "FIRST_RUNG",
+    "FIRST_RUNG_SHARE",
+    "GROWTH",
+    "LARGE_PROTOCOL",
+    "LARGE_ROWS",
+    "PROMOTE",
+    "RungPlan",
+    "SMALL_PROTOCOL",
+    "run_rungs",
+    "VALIDATION_ROWS",
+    "promoted",
+    "rung_metafeatures",
+    "rung_plan",
+]
+
+#: From this many rows on, a search holds out one validation part and grows its samples.
+LARGE_ROWS = 50_000
+#: Rows of the validation part (at most a fifth of the data).
+VALIDATION_ROWS = 10_000
+#: Training rows of the first rung.
+FIRST_RUNG = 10_000
+#: Each rung trains on this many times the rows of the one before (the last on all).
+GROWTH = 4
+#: Candidates promoted from one rung to the next.
+PROMOTE = 3
+#: The first rung ends at this share of the budget (what it has not started is skipped).
+FIRST_RUNG_SHARE = 0.35
+#: The knowledge base's times are of folds training on about this share of a dataset (cv10
+#: 0.9, cv5 0.8): a rung training on ``s`` rows is read as a dataset of ``s / FOLD_SHARE``.
+FOLD_SHARE = 0.85
+#: The protocol name of the last rung's folds (one holdout fold on every training row).
+LARGE_PROTOCOL = "holdout-large"
+
+
+@dataclass(frozen=True)
+class RungPlan:
+    """The splits of a large-data search.
+
+    Attributes
+    ----------
+    validation : ndarray
+        The rows every rung is scored on (sorted).
+    sizes : tuple of int
+        Training rows of each rung, growing; the last is every training row.
+    splits : tuple of (ndarray, ndarray)
+        Each rung's ``(train, validation)`` rows (sorted positions).
+    """
+
+    validation: np.ndarray
+    sizes: tuple[int, ...]
+    splits: tuple
+
+    @property
+    def n_rungs(self) -> int:
+        return len(self.sizes)
+
+
+def _stratified_order(codes: np.ndarray | None, n: int, rng) -> np.ndarray:
+    """A permutation of ``range(n)`` each of whose prefixes holds every class in about its
+    share (the rows of a class spread evenly over the order); uniform without classes."""
+    if codes is None:
+        return rng.permutation(n)
+    key = np.empty(n)
+    for k in np.unique(codes):
+        rows = np.flatnonzero(codes == k)
+        # the i-th row of the class (in random order) at (i + u) / count: evenly spread
+        key[rng.permutation(rows)] = (np.arange(rows.size) + rng.random(rows.size)) / rows.size
+    return np.argsort(key, kind="stable")
+
+
+def rung_plan(codes, *, classification: bool, random_state: int = 0) -> RungPlan:
+    """The validation rows and the nested, stratified training samples of a large dataset.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows,)
+        Class codes (classification) or the target (regression).
+    classification : bool
+        Stratify by ``codes``.
+    random_state : int, default=0
+
+    Returns
+    -------
+    RungPlan
+        ``sizes`` are :data:`FIRST_RUNG` times powers of :data:`GROWTH` below the training
+        rows, then every training row.
+
+    Examples
+    --------
+    >>> plan = rung_plan(np.arange(262_000) % 2, classification=True)
+    >>> plan.sizes, plan.validation.size
+    ((10000, 40000, 160000, 252000), 10000)
+    """
+    codes = np.asarray(codes)
+    n = codes.size
+    rng = np.random.default_rng(random_state)
+    strata = codes if classification else None
+    order = _stratified_order(strata, n, rng)
+    n_validation = min(VALIDATION_ROWS, n // 5)
+    validation = np.sort(order[:n_validation])
+    rest = order[n_validation:]
+    # the training rows in a stratified order of their own: each prefix a stratified sample
+    rest = rest[_stratified_order(None if strata is None else strata[rest], rest.size, rng)]
+    sizes = []
+    size = FIRST_RUNG
+    while size < rest.size:
+        sizes.append(size)
+        size *= GROWTH
+    sizes.append(int(rest.size))
+    splits = tuple((np.sort(rest[:s]), validation) for s in sizes)
+    return RungPlan(validation=validation, sizes=tuple(sizes), splits=splits)
+
+
+def rung_metafeatures(metafeatures: dict, rows: int) -> dict:
+    """The dataset's metafeatures with its size as a dataset of ``rows`` rows: what the
+    recommender's expected times and accuracies for a rung are read from."""
+    out = dict(metafeatures)
+    out["n_instances"] = float(rows)
+    out["log_n_instances"] = math.log(max(rows, 1))
+    features = out.get("n_features")
+    if features is not None and np.isfinite(features):
+        out["dimensionality"] = float(features) / max(rows, 1)
+    return out
+
+
+def promoted(trials, limit: int = PROMOTE) -> list[str]:
+    """The algorithms a rung promotes: the complete trials' best ``limit`` by validation
+    score (ties: the first planned)."""
+    complete = [t for t in trials if t.complete and t.fold_scores]
+    complete.sort(key=lambda t: (-t.cv_score, t.planned))
+    return [t.algorithm for t in complete[:limit]]
+
+
+def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
+              deadline, start, tick, n_workers, pool, check, critical=None):  # fmt: skip
+    """Run a large dataset's search rung by rung (see the module documentation).
+
+    Returns
+    -------
+    (SearchLoop, int or None, dict of str to Trial)
+        The loop of the largest rung with a complete trial (else the first rung's), the
+        signal that stopped the search (None), and the trials of the earlier rungs of
+        algorithms that loop did not evaluate, for the leaderboard.
+    """
+    import copy
+    import time
+    from dataclasses import replace
+
+    from metarec.automl._storing import stored_search_folds
+
+    plan = rung_plan(codes, classification=labels is not None, random_state=settings.random_state)
+    candidates, chosen, earlier, times = portfolio, None, {}, None
+    tried: set[str] = set()  # evaluated (or failed) on some rung
+    interrupted = None
+    for index, (size, split) in enumerate(zip(plan.sizes, plan.splits, strict=True)):
+        last = index == plan.n_rungs - 1
+        if last:
+            rung_settings = replace(settings, protocol=LARGE_PROTOCOL)
+        else:  # a sample's folds are not the dataset's: not stored
+            rung_settings = replace(settings, protocol=f"{LARGE_PROTOCOL}@{size}", store=False)
+        rung_deadline = deadline
+        if index == 0 and plan.n_rungs > 1:
+            now = time.perf_counter()
+            rung_deadline = now + FIRST_RUNG_SHARE * max(deadline - now, 0.0)
+        stored = stored_search_folds(kb, name, rung_settings) if last else {}
+        loop = SearchLoop(
+            ds, name, codes, labels, rung_settings, candidates, recommender,
+            rung_metafeatures(metafeatures, round(size / FOLD_SHARE)), stored,
+            rung_deadline, start, tick, n_workers, splits=[split], best_first=True,
+            reserve_refit=last,
+        )  # fmt: skip
+        if times is not None:  # the calibration of the expected times measured so far
+            loop.state.times = times
+        if critical is not None:
+            loop.critical = critical
+        interrupted = loop.run(pool, check)
+        times = copy.deepcopy(loop.state.times)
+        trials = loop.state.trials.values()
+        if chosen is None or any(t.complete for t in trials):
+            if chosen is not None:
+                for trial in chosen.state.trials.values():
+                    earlier[trial.algorithm] = replace(
+                        trial, message=_rung_note(trial, chosen.splits[0][0].size)
+                    )
+            chosen = loop
+        if interrupted is not None or last:
+            break
+        ahead = promoted(trials)
+        if not ahead or time.perf_counter() >= deadline - END_MARGIN:
+            break
+        # the best of this rung, and those no rung has had the time to try yet
+        waiting = [t.algorithm for t in trials if t.status in ("skipped", "not run")]
+        untried = [a for a in waiting if a not in ahead and a not in tried]
+        tried.update(t.algorithm for t in trials if t.status not in ("skipped", "not run"))
+        candidates = portfolio.select(ahead + untried)
+    for algorithm in list(earlier):
+        if algorithm in chosen.state.trials and chosen.state.trials[algorithm].status != "not run":
+            del earlier[algorithm]
+    return chosen, interrupted, earlier
+
+
+def _rung_note(trial, rows: int) -> str:
+    """A trial of an earlier rung, as the leaderboard says it."""
+    if trial.complete:
+        return f"validated on a sample of {rows:,} training rows, not promoted"
+    return trial.message or "not run"

@@ -1,0 +1,133 @@
+"""Large data: the validation part, the nested samples, promotion and the order of a rung."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from metarec.automl._loop import TIED_EXPECTATION, best_first_order
+from metarec.automl._rungs import (
+    FIRST_RUNG,
+    GROWTH,
+    LARGE_ROWS,
+    VALIDATION_ROWS,
+    promoted,
+    rung_metafeatures,
+    rung_plan,
+)
+from metarec.automl._trials import Trial
+
+
+def test_the_plan_of_262000_rows():
+    codes = (np.arange(262_000) % 10 == 0).astype(int)  # 10 % positives
+    plan = rung_plan(codes, classification=True, random_state=0)
+    assert plan.sizes == (10_000, 40_000, 160_000, 252_000)
+    assert plan.validation.size == VALIDATION_ROWS
+    previous = set()
+    for (train, validation), size in zip(plan.splits, plan.sizes, strict=True):
+        assert train.size == size and np.array_equal(validation, plan.validation)
+        assert not np.intersect1d(train, validation).size
+        assert previous <= set(train.tolist())  # nested: each rung holds the one before
+        previous = set(train.tolist())
+        # stratified: every sample has the positives' share within a tenth of a point
+        assert abs(codes[train].mean() - 0.1) < 0.001
+    assert abs(codes[plan.validation].mean() - 0.1) < 0.001
+    # every row is used: the last rung's training rows and the validation part
+    assert plan.sizes[-1] + plan.validation.size == codes.size
+
+
+def test_a_dataset_just_large_has_two_rungs_and_a_fifth_held_out_at_most():
+    n = LARGE_ROWS
+    plan = rung_plan(np.zeros(n), classification=False)
+    assert plan.validation.size == VALIDATION_ROWS == n // 5
+    assert plan.sizes == (FIRST_RUNG, n - VALIDATION_ROWS)
+    assert plan.sizes[0] * GROWTH >= plan.sizes[-1]  # the next would reach every row
+
+
+def test_a_rare_class_is_in_every_sample_in_proportion():
+    codes = np.zeros(100_000, dtype=int)
+    codes[:200] = 1  # 0.2 %
+    plan = rung_plan(codes, classification=True, random_state=3)
+    first = plan.splits[0][0]
+    assert codes[first].sum() == pytest.approx(200 * 10_000 / 100_000, abs=2)
+    assert codes[plan.validation].sum() == pytest.approx(200 * 10_000 / 100_000, abs=2)
+
+
+def test_a_rung_is_read_as_a_dataset_of_its_size():
+    metafeatures = {"n_instances": 262_000.0, "log_n_instances": math.log(262_000),
+                    "n_features": 10.0, "dimensionality": 10 / 262_000, "snr": 1.5}  # fmt: skip
+    rung = rung_metafeatures(metafeatures, 12_000)
+    assert rung["n_instances"] == 12_000 and rung["log_n_instances"] == math.log(12_000)
+    assert rung["dimensionality"] == 10 / 12_000 and rung["snr"] == 1.5
+    assert metafeatures["n_instances"] == 262_000  # the dataset's own are left as they were
+
+
+def _trial(name, scores, planned, status="ok"):
+    return Trial(name, planned, status=status, fold_scores=tuple(scores))
+
+
+def test_promotion_takes_the_best_complete_trials():
+    trials = [
+        _trial("a", [0.70], 1),
+        _trial("b", [0.80], 2),
+        _trial("c", [0.80], 3),  # tied with b: the first planned goes first
+        _trial("d", [0.90], 4, status="timeout"),  # not complete
+        _trial("e", [], 5, status="skipped"),
+        _trial("f", [0.75], 6),
+    ]
+    assert promoted(trials, 3) == ["b", "c", "f"]
+    assert promoted(trials, 10) == ["b", "c", "f", "a"]
+    assert promoted([_trial("x", [], 1, status="skipped")]) == []
+
+
+def _row(name, accuracy, seconds):
+    return SimpleNamespace(algorithm=name, expected_accuracy=accuracy, expected_time=seconds)
+
+
+def test_a_rung_tries_the_expected_best_first_the_quickest_of_those_tied():
+    rows = [
+        _row("forest", 0.801, 2.0),
+        _row("boosting", 0.801 - TIED_EXPECTATION, 0.5),  # tied (half a point): quicker
+        _row("slow_boosting", 0.799, 9.0),
+        _row("linear", 0.70, 0.01),
+        _row("unknown", float("nan"), 0.1),
+    ]
+    order = [r.algorithm for r in best_first_order(rows)]
+    assert order == ["boosting", "forest", "slow_boosting", "linear", "unknown"]
+    # beyond the tie, the better expectation first however slow
+    rows = [_row("fast", 0.79, 0.1), _row("best", 0.80, 50.0)]
+    assert [r.algorithm for r in best_first_order(rows)] == ["best", "fast"]
+
+
+@pytest.mark.slow
+def test_a_large_dataset_is_searched_on_samples_within_its_budget(tmp_path):
+    """60,000 rows: one validation part, the first rung on 10,000 rows, the answer refitted
+    on every row, inside the budget; only the last rung's folds are stored."""
+    import time
+
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    from metarec import AutoClassifier
+    from metarec.automl._rungs import LARGE_PROTOCOL
+    from metarec.storage import KnowledgeBase
+
+    X, y = make_classification(n_samples=60_000, n_features=6, n_informative=4, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(6)])
+    url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
+    budget = 25
+    begun = time.perf_counter()
+    model = AutoClassifier(budget=budget, kb=url, random_state=0).fit(frame, y)
+    assert time.perf_counter() - begun <= budget * 1.1 + 3
+    result = model.search_
+    assert result.n_folds == 1 and result.settings.protocol.startswith(LARGE_PROTOCOL)
+    evaluated = [t for t in result.trials if t.fold_scores]
+    assert evaluated, "no candidate was evaluated on a sample"
+    assert model.predict(frame.iloc[:100]).shape == (100,)
+    assert (model.predict(frame) == y).mean() > 0.8  # refitted on every row: it learned
+    stored = KnowledgeBase(url).runs(aggregate=False)
+    mine = stored[stored["origin"] == "user"]  # not the built-in part's
+    assert set(mine["protocol"]) <= {LARGE_PROTOCOL}
