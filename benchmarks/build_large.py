@@ -76,7 +76,9 @@ def extrapolated(history: list[tuple[int, float]], n: int) -> float:
     return t1 * (n / n1) ** exponent
 
 
-def _kb(db: str, out: Path):
+def open_build_kb(db: str, out: Path):
+    """The build's knowledge base at ``db``; a new one is first filled from the result files
+    in ``out`` (the resumption on another machine)."""
     from metarec.storage import KnowledgeBase
 
     path = Path(db.removeprefix("sqlite:///"))
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or args.out / ".work"
     work.mkdir(parents=True, exist_ok=True)
     db = f"sqlite:///{work / 'build.sqlite'}"
-    kb = _kb(db, args.out)
+    kb = open_build_kb(db, args.out)
     manifest = pd.read_csv(args.data / "manifest.csv")
     if args.only:
         manifest = manifest[manifest["name"].isin(args.only.split(","))]
@@ -191,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                 return done.returncode
             continue
         kb.close()
-        kb = _kb(db, args.out)
+        kb = open_build_kb(db, args.out)
         export_builtin(kb, args.out)
         elapsed = time.perf_counter() - began
         total = (time.perf_counter() - start) / 60
