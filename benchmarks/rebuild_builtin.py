@@ -27,6 +27,9 @@ Steps:
 4. :func:`metarec.benchmark.export_builtin` of DB into ``--out`` (four zstd Parquet files),
    then prints what the KB holds (datasets, algorithms, runs by status, failed pairs by
    algorithm) and the size of every resource file, for the README.
+``--merge BUILD...`` instead adds the result files of long builds (``benchmarks/builds/
+large``: the defaults along a ladder of sizes of the large datasets) to the shipped ones.
+
 5. The default recommenders fitted on the new built-in knowledge base, written into
    ``metarec/_resources/recommenders`` (:func:`metarec.recommender.ship_recommenders`): a
    new installation's first call reads them instead of fitting.  After a change of the
@@ -133,9 +136,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="fill an empty DB with the shipped built-in KB first")  # fmt: skip
     parser.add_argument("--recommenders-only", action="store_true",
                         help="only write the shipped fitted recommenders again")  # fmt: skip
+    parser.add_argument("--merge", nargs="+", type=Path, default=None, metavar="BUILD",
+                        help="only add the result files of these builds (benchmarks/builds/"
+                        "large ...) to the shipped resource files")  # fmt: skip
     args = parser.parse_args(argv)
     if args.recommenders_only:
         return _ship_recommenders()
+    if args.merge:
+        return _merge(args.merge, Path(args.out))
 
     from metarec.benchmark import default_portfolio, export_builtin
     from metarec.storage import KnowledgeBase
@@ -189,6 +197,28 @@ def main(argv: list[str] | None = None) -> int:
         total += size
         print(f"{path}  {size / 1e6:.2f} MB ({name})")
     print(f"resources in all: {total / 1e6:.2f} MB")
+    return _ship_recommenders()
+
+
+def _merge(builds: list[Path], out: Path) -> int:
+    """The shipped resource files and those of ``builds`` (the four built-in files each, as
+    benchmarks/build_large.py writes them) into one knowledge base, written to ``out``."""
+    import tempfile
+
+    import pandas as pd
+
+    from metarec.benchmark import export_builtin
+    from metarec.storage import KnowledgeBase
+
+    kb = KnowledgeBase(f"sqlite:///{tempfile.mkdtemp()}/merged.sqlite")
+    for folder in [out, *builds]:
+        kb.add_datasets(pd.read_parquet(folder / "builtin_datasets.parquet"))
+        kb.add_algorithms(pd.read_parquet(folder / "builtin_algorithms.parquet"))
+        report = kb.import_runs(pd.read_parquet(folder / "builtin_runs.parquet"))
+        kb.import_metafeatures(pd.read_parquet(folder / "builtin_metafeatures.parquet"))
+        print(f"{folder}: {report.added} runs added", flush=True)
+    for name, path in export_builtin(kb, out).items():
+        print(f"{path}  {path.stat().st_size / 1e6:.2f} MB ({name})")
     return _ship_recommenders()
 
 
