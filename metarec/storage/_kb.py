@@ -583,21 +583,20 @@ class KnowledgeBase(Writes):
             raise KnowledgeBaseError(
                 f"cannot export to {directory}: {', '.join(taken)} is a folder, not a file"
             )
-        partial = {
-            name: path.with_name(f".{path.name}.{os.getpid()}.partial")
-            for name, path in written.items()
-        }
-        try:
+        from contextlib import ExitStack
+
+        from metarec._files import atomic_path
+
+        # every file beside its place first; all four put in place when all are written
+        with ExitStack() as stack:
+            partial = {
+                name: stack.enter_context(atomic_path(path)) for name, path in written.items()
+            }
             for name, frame in frames.items():
                 if format == "csv":
                     frame.to_csv(partial[name], index=False)
                 else:
                     frame.to_parquet(partial[name], index=False)
-            for name, path in written.items():  # all four written: put them in place
-                os.replace(partial[name], path)
-        finally:
-            for path in partial.values():
-                path.unlink(missing_ok=True)
         return written
 
 

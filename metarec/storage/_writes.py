@@ -342,7 +342,8 @@ class Writes:
         new = frame.loc[frame["task"].notna(), ["name", "task"]].set_index("name")["task"]
         old = before["task"].reindex(new.index)
         changed = new.index[
-            old.notna().to_numpy() & (regression(new) != regression(old)).to_numpy()
+            old.notna().to_numpy(dtype=bool)
+            & (regression(new) != regression(old)).to_numpy(dtype=bool, na_value=False)
         ]
         if len(changed) == 0:
             return
