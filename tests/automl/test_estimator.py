@@ -10,12 +10,22 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from metarec.automl import AutoClassifier, AveragedClassifier, LabelledClassifier, RunSettings
+from metarec.automl import (
+    AutoClassifier,
+    AutoRegressor,
+    AveragedClassifier,
+    LabelledClassifier,
+    RunSettings,
+)
 from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
+from metarec.recommender import PerformanceMatrix
 from metarec.storage import KnowledgeBase
 from tests.automl._fakes import FixedRecommender, regression_dataset, toy_frame, toy_search
+
+#: Seconds of the fitted fixture's search (far more than it needs).
+FIT_BUDGET = 240
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +35,10 @@ def fitted(tmp_path_factory):
         patch.setenv("METAREC_HOME", str(home))
         X, y = toy_frame(300, seed=1)
         url = f"sqlite:///{home / 'kb.sqlite'}"
-        # a budget far beyond what 300 rows need (about 15 s): every algorithm runs
-        auto = AutoClassifier(budget=600, kb=url, random_state=0, ensemble_method="selection").fit(
-            X, y
-        )
+        # a budget far beyond what 300 rows need (about 15 s): every algorithm runs; the
+        # default answer (an average).  It stays below pytest's timeout of a test (300 s in
+        # pyproject.toml), which counts this fixture in its first test.
+        auto = AutoClassifier(budget=FIT_BUDGET, kb=url, random_state=0).fit(X, y)
         yield auto, url, X, y
 
 
@@ -56,18 +66,21 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     np.testing.assert_allclose(results["std_test_score"][done], folds[done].std(axis=1))
     kb = KnowledgeBase(url)
     assert kb.count("runs") > 38650  # the built-in runs it started from, and this search's
-    # the answer is an ensemble selected on the out-of-fold predictions: its members, the
-    # heaviest first, weighted by their counts, each refitted on every row
+    # the default answer: an equal-weight average of the three best of the leaderboard and
+    # the knowledge base's single best algorithm (on 300 rows every one joins), each
+    # refitted on every row
     result = auto.search_
-    assert auto.ensemble_ == result.members and len(result.weights) == len(result.members)
-    assert sum(result.weights) == pytest.approx(1.0)
-    assert list(result.weights) == sorted(result.weights, reverse=True)
-    assert set(result.members) <= set(eligible["algorithm"])
+    top = list(eligible["algorithm"][:3])
+    anchor = PerformanceMatrix.from_kb(kb, task="classification").single_best(
+        exclude=[result.dataset]
+    )
+    assert anchor is not None
+    joins = anchor in set(eligible["algorithm"]) and anchor not in top
+    assert list(result.members) == top + [anchor] * joins
+    assert result.weights == pytest.approx([1 / len(result.members)] * len(result.members))
+    assert result.answer == "average" and auto.ensemble_ == result.members
     model = auto.best_estimator_
-    if len(result.members) == 1:
-        assert result.answer == "best" and isinstance(model, LabelledClassifier)
-        return
-    assert result.answer == "selection" and isinstance(model, AveragedClassifier)
+    assert isinstance(model, AveragedClassifier) and list(model.classes_) == ["no", "yes"]
     members = [
         LabelledClassifier.from_fitted(m, model.classes_, X.columns) for m in model.estimators_
     ]
@@ -75,8 +88,7 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
         m.predict_proba(X) if hasattr(m, "predict_proba") else np.eye(2)[m.pipeline_.predict(X)]
         for m in members
     ]
-    expected = np.sum([w * v for w, v in zip(result.weights, votes, strict=True)], axis=0)
-    np.testing.assert_allclose(auto.predict_proba(X), expected)
+    np.testing.assert_allclose(auto.predict_proba(X), np.mean(votes, axis=0))
     in_answer = board["message"].str.startswith("in the answer, weight")
     assert in_answer.sum() == len(auto.ensemble_)
 
@@ -337,15 +349,31 @@ def test_a_named_y_is_the_same_content_as_the_file_with_that_target(tmp_path):
     assert clash.target == "__metarec_target__"
 
 
-def test_a_classifier_takes_many_whole_numbers_as_classes_without_a_note():
+def test_the_estimator_chosen_decides_what_whole_numbers_are():
+    """25 ages of 3 rows each are a quantity by the loader's rule (a median of 3 rows per
+    value), but classes to an AutoClassifier (its user chose), without a note; an
+    AutoRegressor takes five codes as a quantity; a fraction is a quantity to either."""
     import warnings
 
+    from metarec.data import infer_task
+
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": rng.normal(size=2000)})
+    ages = rng.permutation(np.repeat(np.arange(20, 45), 3))
+    assert infer_task(pd.Series(ages)) == "regression"
+    X = pd.DataFrame({"a": rng.normal(size=ages.size)})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the estimator was chosen: no advice to regress
-        ds = AutoClassifier(budget=5, kb=None)._dataset(X, rng.integers(0, 26, 2000))
-    assert ds.task == "multiclass" and ds.y.nunique() == 26
+        ds = AutoClassifier(budget=5, kb=None)._dataset(X, ages)
+    assert ds.task == "multiclass" and ds.y.nunique() == 25
+    codes = rng.permutation(np.repeat(np.arange(1, 6), 10))
+    assert infer_task(pd.Series(codes)) == "multiclass"
+    X = pd.DataFrame({"a": rng.normal(size=codes.size)})
+    assert AutoRegressor(kb=None)._dataset(X, codes).task == "regression"
+    assert AutoClassifier(kb=None)._dataset(X, codes).task == "multiclass"
+    fractions = codes + 0.5 * (codes == 5)
+    assert AutoClassifier(kb=None)._dataset(X, fractions).task == "regression"
+    words = np.where(codes > 2, "high", "low")  # labels as text: detected as they are
+    assert AutoClassifier(kb=None)._dataset(X, words).task == "binary"
 
 
 def test_an_algorithm_outside_the_default_portfolio_goes_from_the_kb_to_a_fitted_model(
