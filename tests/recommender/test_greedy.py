@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.recommender import A3RRanker, PerformanceMatrix
+from metarec.exceptions import InvalidInputError
+from metarec.recommender import A3RRanker, PerformanceMatrix, Recommender
 from metarec.recommender._greedy import dataset_ranks, greedy_portfolio
 
 #: d1 prefers a, d2 b, d3 c (success rates by hand).
@@ -28,6 +29,8 @@ def test_greedy_by_hand_and_the_weights_choose_for_the_dataset():
     # equal weights: b first (ranks 2, 1, 2: mean 5/3), then a and c tie (4/3): a, the first
     order, losses = greedy_portfolio(ranks, np.ones(3), size=2)
     assert order == [1, 0] and losses == pytest.approx([5 / 3, 4 / 3])
+    # only the weights' ratios matter (a weighted mean): a tenth each, the same
+    assert greedy_portfolio(ranks, np.full(3, 0.1), size=2) == (order, pytest.approx(losses))
     # d3 weighs five: c first ((3 + 5 x 1) / 6 against b's 2 and a's 16 / 6)
     order, losses = greedy_portfolio(ranks, np.array([1.0, 0.0, 5.0]), size=1)
     assert order == [2] and losses == pytest.approx([8 / 6])
@@ -68,12 +71,151 @@ def test_the_portfolio_is_chosen_for_the_dataset_and_fits_the_budget():
     ranker = A3RRanker(k=5, normalize=False).fit(_matrix())
     near_low = {"mf1": 0.1, "n_instances": 1000.0, "mf2": 0.5}
     near_high = {"mf1": 0.9, "n_instances": 1000.0, "mf2": 0.5}
-    assert ranker.portfolio(near_low, size=1) == ["low"]
-    assert ranker.portfolio(near_high, size=1) == ["high"]
+    # the winner of the neighbours first; then 'high' or 'low' (each dataset is then at rank
+    # 1) and 'middle' last, the tie of the three going to the first column
+    assert ranker.portfolio(near_low, size=3) == ["low", "high", "middle"]
+    assert ranker.portfolio(near_high, size=3) == ["high", "low", "middle"]
     # the collection's own portfolio: the same whatever the data (here 'low', 'high' and
     # 'middle' all have a mean rank of 2: the first by name)
     uniform = ranker.portfolio(near_low, size=1, weighting="uniform")
     assert uniform == ranker.portfolio(near_high, size=1, weighting="uniform") == ["high"]
     # 'middle' takes about 100 s: not with 50 s for 1 fold, nor among the candidates named
-    assert "middle" not in ranker.portfolio(near_low, size=3, budget=50.0)
+    assert ranker.portfolio(near_low, size=3, budget=50.0) == ["low", "high"]
     assert ranker.portfolio(near_low, size=3, candidates=["high", "middle"]) == ["middle", "high"]
+    with pytest.raises(InvalidInputError, match="weighting must be 'similarity' or 'uniform'"):
+        ranker.portfolio(near_low, weighting="nearest")
+
+
+def test_the_budget_holds_the_top_of_each_expected_time_interval_for_every_fold():
+    """A configuration is a candidate exactly when the top of its expected time's interval
+    (the ranking's ``expected_time_high``), times the folds, is within the budget."""
+    ranker = A3RRanker(k=5, normalize=False).fit(_matrix())
+    near_low = {"mf1": 0.1, "n_instances": 1000.0, "mf2": 0.5}
+    high = {e.algorithm: e.expected_time_high for e in ranker.rank(near_low).entries}
+    assert 90 < high["middle"] < 200 and high["low"] < 2  # 'middle' takes about 100 s
+    every, quick = ["low", "high", "middle"], ["low", "high"]
+    for folds in (1, 3):
+        budget = high["middle"] * folds
+        assert ranker.portfolio(near_low, size=3, budget=budget, n_folds=folds) == every
+        below = np.nextafter(budget, 0.0)
+        assert ranker.portfolio(near_low, size=3, budget=below, n_folds=folds) == quick
+    # one fold by default; no fold counts as one; a budget no configuration fits: none
+    assert ranker.portfolio(near_low, size=3, budget=high["middle"]) == every
+    assert ranker.portfolio(near_low, size=3, budget=0.75 * high["middle"], n_folds=0) == quick
+    assert ranker.portfolio(near_low, size=3, budget=high["low"] / 2) == []
+
+
+def test_a_portfolio_holds_twenty_configurations_by_default():
+    rng = np.random.default_rng(0)
+    names = [f"c{j:02d}" for j in range(25)]
+    runs = pd.DataFrame(
+        [{"dataset": f"d{d}", "algorithm": name, "accuracy": rng.random(), "fit_time": 1.0}
+         for d in range(6) for name in names]
+    )  # fmt: skip
+    meta = pd.DataFrame({"dataset": [f"d{d}" for d in range(6)], "mf1": np.arange(6.0)})
+    matrix = PerformanceMatrix.from_frames(runs, meta)
+    query = {"mf1": 2.0}
+    chosen = A3RRanker(k=3).fit(matrix).portfolio(query)
+    assert len(chosen) == 20 == len(set(chosen)) and set(chosen) < set(names)
+    assert Recommender(A3RRanker(k=3)).fit(matrix).portfolio(metafeatures=query) == chosen
+
+
+def _two_kinds(n_others: int, nearest: dict[str, float], others: dict[str, float]):
+    """Dataset d0 (mf1 = 0) with the accuracies ``nearest``, and ``n_others`` datasets far
+    from it (mf1 = 1) with the accuracies ``others``."""
+    rows, names = [], [f"d{i}" for i in range(n_others + 1)]
+    for i, name in enumerate(names):
+        for algorithm, accuracy in (nearest if i == 0 else others).items():
+            rows.append({"dataset": name, "algorithm": algorithm, "accuracy": accuracy,
+                         "fit_time": 1.0})  # fmt: skip
+    meta = pd.DataFrame({"dataset": names, "mf1": [0.0] + [1.0] * n_others})
+    return PerformanceMatrix.from_frames(pd.DataFrame(rows), meta)
+
+
+def test_the_collection_counts_as_four_nearest_neighbours_by_hand():
+    """One neighbour (k = 1, weight 1) plus the prior weight P = 4 spread over the N
+    datasets.  'a' is first on the nearest dataset d0 and second elsewhere; 'b' is first
+    elsewhere and ranks r_b on d0, behind fillers.  Their weighted mean ranks are
+
+    ``L(a) = (1 + P/N + (P/N) M 2) / (1 + P)``,  ``L(b) = (r_b (1 + P/N) + (P/N) M) / (1 + P)``
+
+    with M = N - 1 other datasets."""
+    query = {"mf1": 0.0}
+    # N = 7, r_b = 3: L(a) = 59/35 > L(b) = 57/35 with P = 4: 'b' (with P = 3, 'a': 46/28
+    # against 48/28, and more so with less)
+    matrix = _two_kinds(
+        6, nearest={"a": 0.9, "f": 0.8, "b": 0.7}, others={"a": 0.8, "f": 0.5, "b": 0.9}
+    )
+    ranker = A3RRanker(k=1, normalize=False).fit(matrix)
+    assert ranker.portfolio(query, size=3) == ["b", "a", "f"]
+    ranks = dataset_ranks(matrix.accuracy, matrix.present)
+    weights = np.array([1 + 4 / 7] + [4 / 7] * 6)
+    assert greedy_portfolio(ranks, weights, size=1)[1] == pytest.approx([57 / 35])
+    # N = 11, r_b = 4: L(a) = 95/55 < L(b) = 100/55 with P = 4: 'a' (with P = 5, 'b':
+    # 114/66 against 116/66, and more so with more)
+    matrix = _two_kinds(
+        10,
+        nearest={"a": 0.9, "f1": 0.8, "f2": 0.7, "b": 0.6},
+        others={"a": 0.8, "f1": 0.5, "f2": 0.4, "b": 0.9},
+    )
+    ranker = A3RRanker(k=1, normalize=False).fit(matrix)
+    assert ranker.portfolio(query, size=2) == ["a", "b"]
+    # without the nearest dataset, or with every dataset weighing the same: 'b'
+    assert ranker.portfolio(query, size=1, exclude=["d0"]) == ["b"]
+    assert ranker.portfolio(query, size=1, weighting="uniform") == ["b"]
+
+
+def test_a_dataset_loses_at_most_the_clipped_rank():
+    """One configuration ranked 1st on one dataset and 25th on the other: a loss of
+    (1 + 20) / 2, the rank clipped at 20."""
+    order, losses = greedy_portfolio(np.array([[1.0], [25.0]]), np.ones(2), size=1)
+    assert order == [0] and losses == [10.5]
+    # below the clip a rank counts in full
+    assert greedy_portfolio(np.array([[1.0], [19.0]]), np.ones(2), size=1)[1] == [10.0]
+    # the clip decides between a specialist and an all-rounder: ranks 1 and 30 (loss 10.5)
+    # against 10 and 12 (loss 11)
+    ranks = np.array([[1.0, 10.0], [30.0, 12.0]])
+    assert greedy_portfolio(ranks, np.ones(2), size=1) == ([0], [10.5])
+    assert greedy_portfolio(ranks, np.ones(2), size=1, clip=40.0) == ([1], [11.0])
+
+
+def _dataset(n_rows: int, n_features: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n_rows, n_features)),
+                     columns=[f"x{i}" for i in range(n_features)])  # fmt: skip
+    y = pd.Series(np.where(X["x0"] + rng.normal(size=n_rows) > 0, "yes", "no"), name="label")
+    return X, y
+
+
+def test_the_recommenders_portfolio_for_a_dataset_from_its_rows():
+    """Two datasets, each won by its own configuration; the portfolio for the rows of one of
+    them starts with its winner (its weight 1 + 4/2 against the other's 4/2: mean ranks 7/5
+    and 8/5)."""
+    from metarec.metafeatures import extract
+
+    small, wide = _dataset(40, 2, seed=1), _dataset(200, 8, seed=2)
+    of_small, of_wide = extract(*small, random_state=0), extract(*wide, random_state=0)
+    meta = pd.concat([of_small.to_frame("small"), of_wide.to_frame("wide")], ignore_index=True)
+    runs = pd.DataFrame(
+        {"dataset": ["small", "small", "wide", "wide"], "algorithm": ["x_c01", "y_c01"] * 2,
+         "accuracy": [0.9, 0.8, 0.7, 0.95], "fit_time": [1.0, 100.0, 1.0, 100.0]}
+    )  # fmt: skip
+    rec = Recommender(A3RRanker(k=1, normalize=False)).fit(
+        PerformanceMatrix.from_frames(runs, meta)
+    )
+    # from the rows (their metafeatures computed), or from the metafeatures
+    assert rec.portfolio(*small) == ["x_c01", "y_c01"]
+    assert rec.portfolio(*wide) == ["y_c01", "x_c01"]
+    query = dict(of_small)
+    assert rec.portfolio(metafeatures=query) == rec.ranker_.portfolio(query) == ["x_c01", "y_c01"]
+    # each argument goes through to the ranker
+    assert rec.portfolio(metafeatures=query, size=1) == ["x_c01"]
+    assert rec.portfolio(metafeatures=query, candidates=["y_c01"]) == ["y_c01"]
+    assert rec.portfolio(metafeatures=query, exclude=["small"]) == ["y_c01", "x_c01"]
+    uniform = rec.portfolio(metafeatures=dict(of_wide), weighting="uniform")
+    assert uniform == ["x_c01", "y_c01"]  # a tie: the first
+    high = {e.algorithm: e.expected_time_high for e in rec.recommend(metafeatures=query)}
+    assert rec.portfolio(metafeatures=query, budget=high["y_c01"]) == ["x_c01", "y_c01"]
+    assert rec.portfolio(metafeatures=query, budget=high["y_c01"], n_folds=2) == ["x_c01"]
+    with pytest.raises(InvalidInputError, match="either X, y or metafeatures"):
+        rec.portfolio(*small, metafeatures=query)
