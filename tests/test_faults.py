@@ -258,7 +258,7 @@ BENCHMARK_RUNS = 3 * 20 * 5
 
 
 def _sklearn_algorithms() -> list[str]:
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     names = [a.name for a in default_portfolio() if a.extra is None]  # the classifiers
     assert len(names) == 20
@@ -793,8 +793,8 @@ def test_leave_out_prediction_key_is_exact_and_does_not_overflow():
         warnings.simplefilter("error")
         rec.recommend(metafeatures={"f1": 0.25}, exclude=[d])
         rec.recommend(metafeatures={"f1": 0.25 + 1e-13}, exclude=[d])
-    assert len(rec.predictions_) == 2
-    assert all(key[0] == (d,) for key in rec.predictions_)
+    assert len(rec.ranker_.predictions_) == 2
+    assert all(key[0] == (d,) for key in rec.ranker_.predictions_)
 
 
 def test_recommend_never_fits_the_model_lazily():

@@ -245,13 +245,13 @@ def test_cache_returns_the_same_fit_and_is_rebuilt_when_the_kb_changes(tmp_path,
     assert first.recommend(metafeatures=query).algorithms == (
         second.recommend(metafeatures=query).algorithms
     )
-    np.testing.assert_array_equal(first.accuracy_, second.accuracy_)
+    np.testing.assert_array_equal(first.ranker_.accuracy_, second.ranker_.accuracy_)
     _fitted(kb, k=3)  # other parameters: another entry
     assert len(fits) == 2
     kb.import_runs(_runs(20, 9).assign(fold=lambda f: f["fold"] + 5000))
     third = _fitted(kb, k=2)
     assert len(fits) == 3
-    assert third.accuracy_.shape == first.accuracy_.shape
+    assert third.ranker_.accuracy_.shape == first.ranker_.accuracy_.shape
     assert len(list(cache_dir().glob("recommender-*.pkl"))) == 3
 
 
@@ -273,7 +273,7 @@ def test_a_tolerance_reuses_a_fit_of_an_earlier_state_while_the_kb_grows_a_littl
     kb.import_runs(extra)
     stale = fitted(0.2)
     assert len(fits) == 1 and "d7" not in list(stale.datasets_)  # the earlier fit
-    np.testing.assert_array_equal(stale.accuracy_, first.accuracy_)
+    np.testing.assert_array_equal(stale.ranker_.accuracy_, first.ranker_.accuracy_)
     assert "d7" in list(fitted(0.1).datasets_)  # 14 % > 10 %: fitted again
     assert len(fits) == 2
     assert fitted(0.0) is not None and len(fits) == 2  # now cached for this very state
@@ -297,10 +297,10 @@ def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path):
     (path,) = cache_dir().glob("recommender-*.pkl")
     path.write_bytes(b"\x80\x05 not a pickle")
     model = _fitted(kb, k=2)
-    assert hasattr(model, "present_")
+    assert hasattr(model, "ranker_")
     assert isinstance(pickle.loads(path.read_bytes()), type(model))  # rewritten
     path.write_bytes(pickle.dumps({"something": "else"}))
-    assert hasattr(_fitted(kb, k=2), "present_")
+    assert hasattr(_fitted(kb, k=2), "ranker_")
 
 
 def test_a_cache_file_that_cannot_be_written_leaves_no_file(tmp_path, monkeypatch):
