@@ -45,7 +45,7 @@ def in_process(dataset: str, protocol: str):
     from sklearn.base import clone
     from sklearn.model_selection import cross_validate
 
-    from metarec.benchmark import build_pipeline, default_portfolio
+    from metarec.algorithms import build_pipeline, default_portfolio
     from metarec.data import load_dataset
     from metarec.evaluation import get_protocol
 

@@ -17,7 +17,7 @@ Steps:
    five folds (the regression part has several datasets of 10,000-33,000 rows where ten folds
    of every regressor would take hours on two cores).
 3. The configurations (``metarec/_resources/default_configurations.json``, see
-   :mod:`metarec.benchmark._configurations`) of both tasks, and for classification the
+   :mod:`metarec.algorithms._configurations`) of both tasks, and for classification the
    defaults of their families again: ``benchmark FILES --portfolio CONFIGURATIONS
    --algorithms NAMES --protocol cv5 --seed 0``, five folds, so that every configuration of a
    family is compared with its default on the same folds (``--no-configurations`` leaves
@@ -109,7 +109,7 @@ def _benchmark(args, files: list[Path], protocol: str, task: str, extra=()) -> i
 def _configuration_options(task: str) -> list[str]:
     """``--portfolio`` and ``--algorithms`` of the configurations of ``task`` (with their
     families' defaults for classification, whose defaults were run with ten folds)."""
-    from metarec.benchmark import default_configurations, default_portfolio
+    from metarec.algorithms import default_configurations, default_portfolio
 
     configurations = default_configurations(task=task)
     names = [a.name for a in configurations]
@@ -145,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge:
         return _merge(args.merge, Path(args.out))
 
-    from metarec.benchmark import default_portfolio, export_builtin
+    from metarec.algorithms import default_portfolio
+    from metarec.benchmark import export_builtin
     from metarec.storage import KnowledgeBase
 
     missing = default_portfolio(task="all").missing()

@@ -54,8 +54,8 @@ def one(name: str, fold: int) -> dict:
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
 
+    from metarec.algorithms import default_portfolio
     from metarec.automl import ensemble_selection
-    from metarec.benchmark import default_portfolio
 
     warnings.simplefilter("ignore")
     ds = load(name, "classification")

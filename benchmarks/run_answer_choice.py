@@ -72,8 +72,8 @@ def record(name: str, fold: int) -> dict:
     from threadpoolctl import threadpool_limits
 
     from metarec import AutoClassifier
+    from metarec.algorithms import build_pipeline, default_portfolio
     from metarec.automl import AveragedClassifier
-    from metarec.benchmark import build_pipeline, default_portfolio
 
     warnings.simplefilter("ignore")
     ds = load(name)

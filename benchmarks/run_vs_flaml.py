@@ -137,7 +137,7 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
     path = TEMPLATES / name
     if path.exists():
         return path
-    from metarec.benchmark import default_configurations
+    from metarec.algorithms import default_configurations
     from metarec.storage import KnowledgeBase, open_builtin
 
     TEMPLATES.mkdir(parents=True, exist_ok=True)
@@ -164,7 +164,7 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
 
 # --------------------------------------------------------------------------- the methods
 def _portfolio_fit(name: str, ds, seed: int = 0):
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     return default_portfolio(task="all", configurations=True)[name].build_pipeline(
         numeric_columns=tuple(ds.numeric_columns),
@@ -186,7 +186,7 @@ def run_blind(ds, train, test) -> dict:
     from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
     from threadpoolctl import threadpool_limits
 
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     warnings.simplefilter("ignore")
     classes, codes = _target(ds)

@@ -87,7 +87,7 @@ TABZILLA_TREES = ("CatBoost", "DecisionTree", "LightGBM", "RandomForest", "XGBoo
 @functools.cache
 def _families() -> dict[str, str]:
     """The family of every algorithm of metarec's portfolio (read once)."""
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     return {a.name: a.family for a in default_portfolio(task="all")}
 

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/write_configurations.py
 
-The design (:func:`metarec.benchmark._configurations.design_configurations`: a scrambled
+The design (:func:`metarec.algorithms._configurations.design_configurations`: a scrambled
 Sobol design per family, seeded) is data shipped beside the default portfolio, so that the
 configurations' names stay stable; a test checks that the file is the design.  Run this
 after changing a space, then ``python benchmarks/rebuild_builtin.py`` to measure them.
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PATH = ROOT / "metarec" / "_resources" / "default_configurations.json"
 DESCRIPTION = (
     "Configurations of the default portfolio's main families: for each, the first points of "
-    "a scrambled Sobol design over its configuration space (metarec.benchmark._configurations: "
+    "a scrambled Sobol design over its configuration space (metarec.algorithms._configurations: "
     "SPACES, DESIGN_SEED). A configuration of the algorithm A is named A_cNN; A itself (the "
     "library's defaults) is the family's default configuration. Names are stable."
 )
@@ -27,8 +27,7 @@ DESCRIPTION = (
 
 def document() -> dict:
     """The file's content: the description and the design's entries."""
-    from metarec.benchmark import default_portfolio
-    from metarec.benchmark._configurations import design_configurations
+    from metarec.algorithms import default_portfolio, design_configurations
 
     entries = design_configurations(default_portfolio(task="all"))
     return {"description": DESCRIPTION, "algorithms": entries}

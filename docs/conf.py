@@ -72,8 +72,10 @@ PUBLIC = {
     "metarec.storage": "The knowledge base.",
     "metarec.recommender": "Rankings of algorithms and their evaluation.",
     "metarec.automl": "From a ranking to a fitted model within a time budget.",
-    "metarec.benchmark": "Filling the knowledge base with metarec's own runs.",
+    "metarec.benchmark": "Filling the knowledge base with metarec's own runs (the portfolio's "
+    "names are ``metarec.algorithms``'s, importable from here too).",
     "metarec.execution": "Running jobs: folds, the warm worker pool, Dask, the run store.",
+    "metarec.algorithms": "The algorithms: portfolios, configurations, the pipelines they run in.",
     "metarec.ingest": "Filling the knowledge base from OpenML and ASlib.",
     "metarec.evaluation": "Metrics, protocols and the evaluation science.",
     "metarec.evaluation.plots": "Figures of the evaluation science.",
@@ -81,6 +83,16 @@ PUBLIC = {
     "metarec.automl.plots": "Figures of a search.",
     "metarec.exceptions": "The exceptions metarec raises.",
 }
+
+
+def _listed_elsewhere(package: str, obj) -> bool:
+    """Whether ``obj`` is another public package's name, re-exported by ``package``."""
+    home = getattr(obj, "__module__", None) or ""
+
+    def within(where: str) -> bool:
+        return home == where or home.startswith(f"{where}.")
+
+    return not within(package) and any(within(other) for other in PUBLIC if other != package)
 
 
 def _write_api_reference() -> None:
@@ -110,7 +122,7 @@ def _write_api_reference() -> None:
             "",
         ]
         for public in module.__all__:
-            if public.startswith("__"):
+            if public.startswith("__") or _listed_elsewhere(name, getattr(module, public)):
                 continue
             lines.append(f"   {public}")
         lines.append("")

@@ -16,13 +16,29 @@ from metarec.exceptions import UnknownNameError
 __all__ = ["closest", "unknown_name", "check_names", "CONFIGURATION_NAME", "configuration_base"]
 
 #: How a configuration of an algorithm is named: the algorithm's name, ``_c`` and two digits
-#: (``lightgbm_c07``; see :mod:`metarec.benchmark._configurations`).
+#: (``lightgbm_c07``; see :mod:`metarec.algorithms._configurations`).
 CONFIGURATION_NAME = re.compile(r"^(?P<base>.+)_c(?P<number>\d{2})$")
 
 
 def configuration_base(name: str) -> str | None:
-    """The default algorithm a configuration's name varies (``"lightgbm_c07"`` ->
-    ``"lightgbm"``), or None for a name that is not a configuration's."""
+    """The default algorithm whose configuration ``name`` is.
+
+    Parameters
+    ----------
+    name : str
+        An algorithm's name: a configuration's is ``<default algorithm>_cNN``.
+
+    Returns
+    -------
+    str or None
+        The default algorithm (``"lightgbm"`` for ``"lightgbm_c07"``), or None for a name
+        that is not a configuration's.
+
+    Examples
+    --------
+    >>> configuration_base("lightgbm_c07"), configuration_base("lightgbm")
+    ('lightgbm', None)
+    """
     found = CONFIGURATION_NAME.match(str(name))
     return found.group("base") if found else None
 

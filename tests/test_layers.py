@@ -6,7 +6,7 @@ cycle through a function-level import is still a cycle, it only fails later).  T
 top to bottom::
 
     cli > _commands > automl > recommender > {benchmark, storage, ingest} > execution
-        > metafeatures > {data, evaluation} > the ground (exceptions, _text, _config, ...)
+        > {algorithms, metafeatures} > {data, evaluation} > the ground (exceptions, _text, ...)
 
 A module imports its own subpackage or a lower layer, never a higher one; the packages of
 one layer do not import each other.  A subpackage is used from outside only through its
@@ -37,6 +37,7 @@ LAYERS = {
     "storage": 4,
     "ingest": 4,
     "execution": 3,
+    "algorithms": 2,
     "metafeatures": 2,
     "data": 1,
     "evaluation": 1,

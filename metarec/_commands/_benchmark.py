@@ -164,7 +164,8 @@ def benchmark(
       metarec benchmark data/ --algorithm knn --algorithm lightgbm --timeout 300
       metarec benchmark --list
     """
-    from metarec.benchmark import BenchmarkInterrupted, load_portfolio, run_benchmark
+    from metarec.algorithms import load_portfolio
+    from metarec.benchmark import BenchmarkInterrupted, run_benchmark
 
     if not data and not list_only:
         raise click.UsageError("Missing argument 'DATA...'.", ctx=ctx)

@@ -193,7 +193,7 @@ def _with_library(frame, kb):
 
 def _not_installed(names) -> dict[str, str]:
     """Algorithms of the default portfolio among ``names`` that cannot run here -> install hint."""
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     portfolio = {a.name: a for a in default_portfolio(task="all")}
     return {

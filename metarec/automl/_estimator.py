@@ -180,7 +180,7 @@ class _AutoSearch(BaseEstimator):
 
     def _portfolio(self, ds):
         """The algorithms to choose from (:func:`~metarec.automl._search.search_portfolio`)."""
-        from metarec.benchmark import Portfolio, default_portfolio, load_portfolio
+        from metarec.algorithms import Portfolio, default_portfolio, load_portfolio
 
         portfolio = self.portfolio
         if isinstance(portfolio, (str, os.PathLike)):
@@ -558,9 +558,9 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         outside the knowledge base (outer 5-fold), selection over the default algorithms
         fitted the out-of-fold predictions' noise (``docs/benchmarks/run-ensemble.md``).
     portfolio : Portfolio, str, path or None, default=None
-        The algorithms to choose from: a :class:`~metarec.benchmark.Portfolio`, the path of
+        The algorithms to choose from: a :class:`~metarec.algorithms.Portfolio`, the path of
         a portfolio file whose algorithms join the default ones
-        (:func:`~metarec.benchmark.load_portfolio`), or None: the default portfolio with
+        (:func:`~metarec.algorithms.load_portfolio`), or None: the default portfolio with
         the configurations of its main families.  Those of the data's task that are
         installed here are evaluated: the ones the knowledge base has results of in the
         recommended order, the others after them (a configuration it has none of is left
@@ -678,9 +678,9 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         outside the knowledge base (outer 5-fold), selection over the default algorithms
         fitted the out-of-fold predictions' noise (``docs/benchmarks/run-ensemble.md``).
     portfolio : Portfolio, str, path or None, default=None
-        The algorithms to choose from: a :class:`~metarec.benchmark.Portfolio`, the path of
+        The algorithms to choose from: a :class:`~metarec.algorithms.Portfolio`, the path of
         a portfolio file whose algorithms join the default ones
-        (:func:`~metarec.benchmark.load_portfolio`), or None: the default portfolio with
+        (:func:`~metarec.algorithms.load_portfolio`), or None: the default portfolio with
         the configurations of its main families.  Those of the data's task that are
         installed here are evaluated: the ones the knowledge base has results of in the
         recommended order, the others after them (a configuration it has none of is left

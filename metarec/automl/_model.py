@@ -105,7 +105,7 @@ class LabelledClassifier(ClassifierMixin, BaseEstimator):
     ----------
     pipeline : estimator
         A scikit-learn pipeline (encoders, imputers, scaler and the classifier), as built by
-        :func:`metarec.benchmark.build_pipeline`; fitted or not.
+        :func:`metarec.algorithms.build_pipeline`; fitted or not.
     classes : array-like, optional
         The labels, in the order of their codes; required with a fitted ``pipeline``.
 

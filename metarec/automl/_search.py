@@ -282,7 +282,7 @@ def search_portfolio(ds, portfolio=None):
     ``portfolio`` (by default the default portfolio with the configurations of its main
     families), restricted to ``ds``'s task and to the installed algorithms.
     """
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     portfolio = portfolio or default_portfolio(task="all", configurations=True)
     portfolio = portfolio.for_task(ds.task)
@@ -297,10 +297,10 @@ def open_pool(settings: RunSettings, portfolio):
     the workers' imports overlap the parent's own start (filling an empty knowledge base,
     metafeatures, the recommender).  The caller closes the pool.
     """
-    from metarec.benchmark import preload_modules, warm_up
-    from metarec.execution import DaskPool, WorkerPool, worker_count
+    from metarec.algorithms import preload_modules, warm_up
+    from metarec.execution import JOB_MODULES, DaskPool, WorkerPool, worker_count
 
-    modules = preload_modules(portfolio)
+    modules = [*preload_modules(portfolio), *JOB_MODULES]
     if settings.scheduler:
         return DaskPool(settings.scheduler, settings.n_jobs, modules, warm_up=warm_up)
     # never more workers than cores, nor than algorithms to evaluate
@@ -333,7 +333,7 @@ def _codes(ds) -> tuple[np.ndarray | None, np.ndarray]:
 
 
 def run_name(ds, stored) -> tuple[str, str | None]:
-    """The name a search stores ``ds`` under (:func:`metarec.benchmark.stored_name`; a frame
+    """The name a search stores ``ds`` under (:func:`metarec.execution.stored_name`; a frame
     is named ``frame-`` and its content's fingerprint)."""
     from metarec.execution import stored_name
 

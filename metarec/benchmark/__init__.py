@@ -1,7 +1,10 @@
-"""The benchmark runner: evaluate a portfolio of algorithms on datasets, into the KB."""
+"""The benchmark runner: evaluate a portfolio of algorithms on datasets, into the KB.
 
-from metarec.benchmark._builtin import export_builtin
-from metarec.benchmark._portfolio import (
+The portfolio's names (:class:`Algorithm`, :class:`Portfolio`, :func:`default_portfolio`,
+...) are :mod:`metarec.algorithms`'s, imported here too.
+"""
+
+from metarec.algorithms import (
     Algorithm,
     Portfolio,
     build_pipeline,
@@ -11,6 +14,7 @@ from metarec.benchmark._portfolio import (
     preload_modules,
     warm_up,
 )
+from metarec.benchmark._builtin import export_builtin
 from metarec.benchmark._runner import (
     BenchmarkInterrupted,
     BenchmarkReport,

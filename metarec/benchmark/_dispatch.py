@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from metarec.benchmark._portfolio import Portfolio, preload_modules, warm_up
+from metarec.algorithms import Portfolio, preload_modules, warm_up
 from metarec.benchmark._report import Failure
-from metarec.execution import CallTask, DaskPool, JobResult, WorkerPool, job_task
+from metarec.execution import (
+    JOB_MODULES,
+    CallTask,
+    DaskPool,
+    JobResult,
+    WorkerPool,
+    job_task,
+)
 
 __all__ = ["open_pool", "run_jobs", "extract_metafeatures"]
 
@@ -22,7 +29,7 @@ def open_pool(scheduler: str | None, n_jobs: int, n_workers: int, portfolio: Por
     """The pool a benchmark's jobs run on: ``n_workers`` warm local workers (``start`` of them
     at once), or the Dask cluster at ``scheduler`` (``n_jobs`` tasks at once; 1: every
     worker thread), whose workers keep warm processes of their own."""
-    modules = [*preload_modules(portfolio), "metarec.metafeatures"]
+    modules = [*preload_modules(portfolio), *JOB_MODULES, "metarec.metafeatures"]
     if scheduler:
         return DaskPool(scheduler, n_jobs, modules, warm_up=warm_up)
     return WorkerPool(n_workers, modules, start=start, warm_up=warm_up)

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from metarec.algorithms import Portfolio, default_portfolio
 from metarec.benchmark._dispatch import open_pool, run_jobs
-from metarec.benchmark._portfolio import Portfolio, default_portfolio
 from metarec.benchmark._report import BenchmarkReport, Failure
 from metarec.data import task_family
 from metarec.evaluation import PROTOCOLS

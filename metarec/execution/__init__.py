@@ -16,6 +16,7 @@ The layer below both :mod:`metarec.benchmark` (which plans a grid of jobs and re
 
 from metarec.execution._dask import DaskPool, connect_scheduler
 from metarec.execution._jobs import (
+    JOB_MODULES,
     FoldRecord,
     JobResult,
     JobSpec,
@@ -54,6 +55,7 @@ from metarec.execution._store import (
 )
 
 __all__ = [
+    "JOB_MODULES",
     "JobSpec",
     "FoldRecord",
     "JobResult",

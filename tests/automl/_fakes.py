@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pandas as pd
 
+from metarec.algorithms import default_portfolio
 from metarec.automl import RunSettings
 from metarec.automl._search import search
-from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.recommender import RankedAlgorithm, Ranking
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
+from metarec.algorithms import default_portfolio
 from metarec.automl import (
     AutoClassifier,
     AutoRegressor,
@@ -17,7 +18,6 @@ from metarec.automl import (
     LabelledClassifier,
     RunSettings,
 )
-from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError, InvalidInputError, NotFittedError
 from metarec.recommender import PerformanceMatrix
@@ -385,7 +385,8 @@ def test_an_algorithm_outside_the_default_portfolio_goes_from_the_kb_to_a_fitted
     A file's path as ``portfolio`` adds its algorithms to the default ones."""
     import json
 
-    from metarec.benchmark import load_portfolio, run_benchmark
+    from metarec.algorithms import load_portfolio
+    from metarec.benchmark import run_benchmark
 
     monkeypatch.setenv("METAREC_HOME", str(tmp_path / "home"))
     extra = tmp_path / "extra.json"

@@ -4,8 +4,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError as ScikitLearnNotFittedError
 
+from metarec.algorithms import build_pipeline, default_portfolio
 from metarec.automl import AveragedClassifier, AveragedRegressor, LabelledClassifier
-from metarec.benchmark import build_pipeline, default_portfolio
 from metarec.exceptions import NotFittedError
 
 

@@ -6,10 +6,10 @@ import time
 
 import numpy as np
 
+from metarec.algorithms import default_portfolio
 from metarec.automl import AveragedClassifier, LabelledClassifier, Trial
 from metarec.automl._answer import AnswerPolicy
 from metarec.automl._refit import RefitData, refit_answer
-from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from tests.automl._fakes import toy_frame
 

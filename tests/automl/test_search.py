@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from metarec.algorithms import default_portfolio
 from metarec.automl import RunSettings
 from metarec.automl._search import search
-from metarec.benchmark import default_portfolio
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError, UnknownNameError
 from metarec.storage import KnowledgeBase

@@ -6,8 +6,8 @@ import json
 import math
 from collections import Counter
 
-from metarec.benchmark import default_configurations, default_portfolio
-from metarec.benchmark._configurations import (
+from metarec.algorithms import default_configurations, default_portfolio
+from metarec.algorithms._configurations import (
     SPACES,
     Dimension,
     configuration_base,

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.benchmark import load_portfolio, run_benchmark
+from metarec.algorithms import load_portfolio
+from metarec.benchmark import run_benchmark
 from metarec.data import load_dataset
 from metarec.exceptions import BenchmarkError
 from metarec.storage import KnowledgeBase

@@ -7,7 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from metarec.benchmark import build_pipeline, default_portfolio, run_benchmark
+from metarec.algorithms import build_pipeline, default_portfolio
+from metarec.benchmark import run_benchmark
 from metarec.data import load_dataset
 from metarec.evaluation import get_protocol
 from metarec.storage import KnowledgeBase

@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 
-from metarec.benchmark import default_portfolio
+from metarec.algorithms import default_portfolio
 from metarec.cli import cli
 
 

@@ -98,7 +98,7 @@ def test_run_chooses_a_regressor_and_saves_it(mixed_kb, tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["task"] == "regression"
-    from metarec.benchmark import default_portfolio
+    from metarec.algorithms import default_portfolio
 
     regressors = set(default_portfolio(task="regression").names)
     assert doc["best"] in regressors

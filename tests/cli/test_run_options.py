@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 from sklearn.base import is_classifier, is_regressor
 
-from metarec.benchmark import default_portfolio
+from metarec.algorithms import default_portfolio
 from metarec.cli import cli
 from metarec.storage import KnowledgeBase
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.benchmark import Algorithm
+from metarec.algorithms import Algorithm
 from metarec.execution import (
     BUDGET_STOP,
     NOT_RUN,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.benchmark import Algorithm
+from metarec.algorithms import Algorithm
 from metarec.execution import CallTask, JobSpec, WorkerPool, fold_splits, job_task, run_tasks
 
 

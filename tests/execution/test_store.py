@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from metarec.benchmark import Algorithm
+from metarec.algorithms import Algorithm
 from metarec.execution import ResultCache
 
 

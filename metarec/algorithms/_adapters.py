@@ -40,13 +40,38 @@ class EncodedLabels(ClassifierMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y, **fit_params):
-        """Fit the wrapped estimator on the class codes of ``y``."""
+        """Fit the wrapped estimator on the class codes of ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training data.
+        y : array-like of shape (n_samples,)
+            Class labels of any type.
+        **fit_params : dict
+            Passed to the wrapped estimator's ``fit``.
+
+        Returns
+        -------
+        self
+        """
         self.classes_, codes = np.unique(np.asarray(y), return_inverse=True)
         self.estimator_ = clone(self.estimator).fit(X, codes.reshape(-1), **fit_params)
         return self
 
     def predict(self, X):
-        """One label per row of ``X``."""
+        """Predict one label per row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of :attr:`classes_`.
+        """
         codes = np.asarray(self.estimator_.predict(X)).reshape(-1)
         return self.classes_[codes.astype(np.intp)]
 

@@ -3,8 +3,7 @@ import pandas as pd
 import pytest
 from sklearn.impute import SimpleImputer
 
-from metarec.benchmark import build_pipeline, default_portfolio
-from metarec.benchmark._impute import MedianImputer
+from metarec.algorithms import MedianImputer, build_pipeline, default_portfolio
 
 
 def test_medians_by_hand():

@@ -1,4 +1,4 @@
-"""Algorithm portfolios: which estimators the benchmark runner evaluates.
+"""The catalogue of algorithms: portfolios of named estimators and their parameters.
 
 A portfolio is data, not code: a JSON document listing algorithms by a stable name, the import
 path of a scikit-learn compatible estimator class and its parameters.  metarec ships a default
@@ -17,8 +17,11 @@ An algorithm whose library is not installed stays in the portfolio (names are st
 knowledge bases) but cannot run here: :meth:`Portfolio.select` leaves it out of the whole
 portfolio and refuses it, naming the extra to install, when it is asked for by name.
 
-Every algorithm is wrapped in a pipeline that handles missing values and categorical columns
-(:func:`build_pipeline`), so any estimator can run on any tabular dataset.
+A :class:`Portfolio` is the one lookup of its algorithms: the benchmark runner and ``metarec
+run``'s search, refit and storing all build and register an algorithm from the portfolio they
+were given (:meth:`Algorithm.build_pipeline`: a pipeline that handles missing values and
+categorical columns, :mod:`metarec.algorithms._pipeline`, so any estimator can run on any
+tabular dataset).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from metarec._names import unknown_name
+from metarec._names import configuration_base, unknown_name
 from metarec.data import task_family
 from metarec.exceptions import BenchmarkError
 
@@ -46,7 +49,6 @@ __all__ = [
     "load_portfolio",
     "default_portfolio",
     "default_configurations",
-    "build_pipeline",
     "preload_modules",
     "warm_up",
 ]
@@ -123,9 +125,7 @@ class Algorithm:
     @property
     def configuration_of(self) -> str | None:
         """The default algorithm this one is a configuration of (``"lightgbm"`` for
-        ``"lightgbm_c07"``; see :mod:`metarec.benchmark._configurations`), or None."""
-        from metarec.benchmark._configurations import configuration_base
-
+        ``"lightgbm_c07"``; see :mod:`metarec.algorithms._configurations`), or None."""
         return configuration_base(self.name)
 
     @property
@@ -220,7 +220,9 @@ class Algorithm:
         categorical_columns: Sequence[str],
         random_state: int | None = None,
     ):
-        """This algorithm in a pipeline that accepts any tabular data (:func:`build_pipeline`).
+        """This algorithm in a pipeline that accepts any tabular data.
+
+        See :func:`~metarec.algorithms.build_pipeline`.
 
         Parameters
         ----------
@@ -234,6 +236,8 @@ class Algorithm:
         Pipeline
             Unfitted.
         """
+        from metarec.algorithms._pipeline import build_pipeline
+
         return build_pipeline(
             self,
             numeric_columns=numeric_columns,
@@ -457,7 +461,7 @@ def default_configurations(*, task: str | None = "classification") -> Portfolio:
 
     Each is named ``<default algorithm>_cNN`` and differs from its default algorithm in the
     hyper-parameters of its family's configuration space (see
-    :mod:`metarec.benchmark._configurations`).
+    :mod:`metarec.algorithms._configurations`).
 
     Parameters
     ----------
@@ -480,7 +484,7 @@ def _default_portfolio() -> Portfolio:
 
 @functools.cache
 def _default_configurations() -> Portfolio:
-    from metarec.benchmark._configurations import load_configurations_document
+    from metarec.algorithms._configurations import load_configurations_document
 
     return _parse(load_configurations_document(), "default configurations")
 
@@ -520,73 +524,6 @@ def load_portfolio(path: str | Path | None = None, *, include_default: bool = Tr
     return default_portfolio(task="all") + portfolio if include_default else portfolio
 
 
-def build_pipeline(
-    algorithm: Algorithm,
-    *,
-    numeric_columns: Sequence[str],
-    categorical_columns: Sequence[str],
-    random_state: int | None = None,
-):
-    """Wrap an algorithm's estimator in a pipeline that accepts any tabular data.
-
-    Numeric columns: median imputation (:class:`~metarec.benchmark._impute.MedianImputer`,
-    linear in the rows; plus standardisation when ``algorithm.scale``).
-    Categorical columns: :class:`~metarec.benchmark._categorical.CategoricalEncoder`
-    (most-frequent imputation, one-hot encoding of at most 50 columns per column, levels
-    rarer than 1% of the training rows and unknown ones grouped, and a cross-fitted target
-    encoding of the columns of more than 50 levels, so that a column of 100,000 distinct
-    strings stays affordable and still says what its levels mean).  Output is dense so that every estimator
-    (LDA, QDA, naive Bayes, histogram boosting) accepts it.  Estimators from outside
-    scikit-learn are wrapped in ``EncodedLabels`` (``metarec/benchmark/_adapters.py``) (contiguous class codes in, one label
-    per row out), the contract LightGBM, XGBoost and CatBoost need to behave like scikit-learn's.
-    A regressor with ``scale_target`` has its target standardised (``TransformedTargetRegressor``;
-    predictions are back in the target's unit).
-
-    Parameters
-    ----------
-    algorithm : Algorithm
-        The estimator and its preprocessing options (``scale``, ``scale_target``).
-    numeric_columns, categorical_columns : sequence of str
-        The feature columns of each kind (:attr:`metarec.data.Dataset.numeric_columns`);
-        any other column is dropped.
-    random_state : int, optional
-        Seed of the estimator (see :meth:`Algorithm.make_estimator`).
-
-    Returns
-    -------
-    Pipeline
-        Unfitted: a ``"prepare"`` column transformer and the ``"model"`` step, which takes
-        a DataFrame with those columns.
-    """
-    from sklearn.compose import ColumnTransformer
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    from metarec.benchmark._adapters import EncodedLabels
-    from metarec.benchmark._categorical import CategoricalEncoder
-    from metarec.benchmark._impute import MedianImputer
-
-    numeric_steps: list[tuple[str, Any]] = [("impute", MedianImputer())]
-    if algorithm.scale:
-        numeric_steps.append(("scale", StandardScaler()))
-    transformers = []
-    if numeric_columns:
-        transformers.append(("numeric", Pipeline(numeric_steps), list(numeric_columns)))
-    if categorical_columns:
-        target_type = "continuous" if algorithm.task == "regression" else "auto"
-        encoder = CategoricalEncoder(target_type=target_type, random_state=random_state)
-        transformers.append(("categorical", encoder, list(categorical_columns)))
-    prepare = ColumnTransformer(transformers, remainder="drop", sparse_threshold=0.0)
-    model = algorithm.make_estimator(random_state=random_state)
-    if algorithm.library != "sklearn" and algorithm.task == "classification":
-        model = EncodedLabels(model)
-    if algorithm.task == "regression" and algorithm.scale_target:
-        from sklearn.compose import TransformedTargetRegressor
-
-        model = TransformedTargetRegressor(model, transformer=StandardScaler())
-    return Pipeline([("prepare", prepare), ("model", model)])
-
-
 def warm_up() -> None:
     """Fit a trivial pipeline once, so that no first-call cost lands in a measured time.
 
@@ -617,9 +554,10 @@ def preload_modules(portfolio: Portfolio) -> list[str]:
     Returns
     -------
     list of str
-        The modules of scikit-learn's pipelines, of each algorithm and of metarec's
-        evaluation.
+        The modules of scikit-learn's pipelines, of each algorithm and of metarec's own
+        transformers (the worker pool adds those of the folds' scoring,
+        :data:`metarec.execution.JOB_MODULES`).
     """
     modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
     modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
-    return [*modules, "metarec.evaluation", "metarec.execution"]
+    return [*modules, "metarec.algorithms"]

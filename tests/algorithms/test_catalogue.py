@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metarec.benchmark import build_pipeline, default_portfolio, load_portfolio
+from metarec.algorithms import build_pipeline, default_portfolio, load_portfolio
 from metarec.exceptions import BenchmarkError, UnknownNameError
 
 EXPECTED = {
@@ -119,7 +119,7 @@ class _ColumnPredictor:
 
 
 def test_encoded_labels_gives_the_scikit_learn_contract():
-    from metarec.benchmark._adapters import EncodedLabels
+    from metarec.algorithms import EncodedLabels
 
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([2, 2, 7, 7])  # classes 0..6 absent, as in a fold that lacks a class
@@ -353,7 +353,8 @@ def test_unknown_name_lists_the_portfolio():
 
 
 def test_run_benchmark_leaves_out_what_cannot_run_and_stores_nothing_for_it(tmp_path, monkeypatch):
-    from metarec.benchmark import Portfolio, run_benchmark
+    from metarec.algorithms import Portfolio
+    from metarec.benchmark import run_benchmark
     from metarec.data import load_dataset
     from metarec.storage import KnowledgeBase
 
@@ -378,12 +379,12 @@ def test_run_benchmark_leaves_out_what_cannot_run_and_stores_nothing_for_it(tmp_
 def test_library_version_scans_installed_distributions_only_when_the_name_differs(monkeypatch):
     """Scanning every distribution's files took seconds per call: it must not run for a
     library whose import name is its distribution's name."""
-    from metarec.benchmark import _portfolio
+    from metarec.algorithms import _catalogue
 
     def scan():
         raise AssertionError("scanned every installed distribution")
 
-    monkeypatch.setattr(_portfolio, "_packages_distributions", scan)
+    monkeypatch.setattr(_catalogue, "_packages_distributions", scan)
     portfolio = load_portfolio()
     assert portfolio["knn"].library_version().startswith("scikit-learn==")
     assert portfolio["random_forest"].library_version().startswith("scikit-learn==")

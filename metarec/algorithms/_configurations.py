@@ -80,7 +80,20 @@ class Dimension:
     choices: tuple = ()
 
     def value(self, u: float) -> Any:
-        """The parameter's value at ``u`` in [0, 1)."""
+        """The parameter's value at a point of the unit interval.
+
+        Parameters
+        ----------
+        u : float
+            A point in [0, 1): its share of the range (on a log scale with ``log``), or of
+            the choices.
+
+        Returns
+        -------
+        object
+            A choice, a whole number (``integer``), or a number to three significant
+            digits.
+        """
         if self.choices:
             return self.choices[min(int(u * len(self.choices)), len(self.choices) - 1)]
         if self.log:
@@ -201,8 +214,8 @@ def design_configurations(defaults, *, seed: int = DESIGN_SEED) -> list[dict[str
     defaults : Portfolio
         The default portfolio (both tasks): each configuration copies its default
         algorithm's estimator, preprocessing, task and fixed parameters.
-    seed : int, default=DESIGN_SEED
-        Seed of the scrambled Sobol design (one sequence per family).
+    seed : int, default=20261127
+        Seed of the scrambled Sobol design (one sequence per family; :data:`DESIGN_SEED`).
 
     Returns
     -------
