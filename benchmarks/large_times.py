@@ -16,8 +16,12 @@ fitted
 * **after**: on the built-in knowledge base and every ladder point of the *other* large
   datasets (the dataset's whole ladder is held out, its small points included),
 
-and predicts the fit time of every algorithm with an ok time at the dataset's points of
-50,000 rows and more.  Reported: the share of those times within a factor 2 of the
+(and, for the record, **before, raw width**: the built-in knowledge base alone with a
+dataset's width its raw number of columns, the runtime model as it was before the encoded
+width) and predicts the fit time of every algorithm with an ok time at the dataset's points of
+50,000 rows and more.  A dataset's size is its rows, its classes and its encoded width (the
+numeric columns and each categorical one as its one-hot columns, as the recommender reads
+it: :func:`metarec.recommender.encoded_width`).  Reported: the share of those times within a factor 2 of the
 prediction (target at least 80 %), within a factor 3, and inside the 80 % interval, and
 the median absolute error in decades, by task and in all.
 """
@@ -37,11 +41,13 @@ from _pages import markdown_table, write_page
 
 ROOT = Path(__file__).resolve().parents[1]
 LARGE = 50_000
+WIDTH = ("n_features", "n_numeric_features", "n_categorical_features",
+         "categorical_cardinality_mean")  # fmt: skip
 
 
-def _matrix(kb):
+def _matrix(kb, *, encoded=True):
     """(dataset names, size features, fit times with NaN where not ok, algorithms, tasks)."""
-    from metarec.recommender import size_features
+    from metarec.recommender import encoded_width, size_features
 
     runs = kb.runs()
     times = runs.pivot(index="dataset", columns="algorithm", values="fit_time")
@@ -49,7 +55,10 @@ def _matrix(kb):
     times = times.where(status == "ok")
     mf = kb.metafeatures().set_index("dataset").reindex(times.index)
     classes = mf["n_classes"] if "n_classes" in mf else np.ones(len(mf))
-    X = size_features(mf["n_instances"], mf["n_features"], classes)
+    width = encoded_width(
+        *(mf[c] if c in mf else np.full(len(mf), np.nan) for c in WIDTH)
+    )  # the recommender's width of a dataset (metarec.recommender.encoded_width)
+    X = size_features(mf["n_instances"], width if encoded else mf["n_features"], classes)
     tasks = kb.datasets().set_index("name")["task"].reindex(times.index).fillna("")
     return list(times.index), X, times, tasks.to_numpy()
 
@@ -86,13 +95,16 @@ def main(argv=None) -> None:
     parser.add_argument("--build", type=Path, default=ROOT / "benchmarks" / "builds" / "large")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
-    names_b, X_b, T_b, tasks_b = _matrix(open_builtin())
-    names_l, X_l, T_l, tasks_l = _matrix(_build_kb(args.build))
+    builtin, build = open_builtin(), _build_kb(args.build)
+    names_b, X_b, T_b, tasks_b = _matrix(builtin)
+    names_l, X_l, T_l, tasks_l = _matrix(build)
+    _, X_b0, _, _ = _matrix(builtin, encoded=False)  # the raw number of columns as width
+    _, X_l0, _, _ = _matrix(build, encoded=False)
     algorithms = sorted(set(T_b.columns) & set(T_l.columns))
     T_b, T_l = T_b[algorithms].to_numpy(float), T_l[algorithms].to_numpy(float)
     groups = np.array([n.split("@")[0] for n in names_l])
     rows = np.exp(X_l[:, 1])
-    out = {"before": {}, "after": {}}
+    out = {"before, raw width": {}, "before": {}, "after": {}}
     for group in sorted(set(groups)):
         held = groups == group
         test = np.flatnonzero(held & (rows >= LARGE - 0.5))
@@ -100,12 +112,14 @@ def main(argv=None) -> None:
             continue
         task = "regression" if tasks_l[test[0]] == "regression" else "classification"
         fits = {
+            "before, raw width": (X_b0, T_b),
             "before": (X_b, T_b),
             "after": (np.vstack([X_b, X_l[~held]]), np.vstack([T_b, T_l[~held]])),
         }
         for when, (X, T) in fits.items():
             model = RuntimeModel(coverage=0.8).fit(X, T)
-            expected, low, high = model.predict(X_l[test], interval=True)
+            query = X_l0[test] if when == "before, raw width" else X_l[test]
+            expected, low, high = model.predict(query, interval=True)
             truth = T_l[test]
             seen = np.isfinite(truth) & (truth > 0)
             for key in (task, "all"):
@@ -114,7 +128,7 @@ def main(argv=None) -> None:
                     part.append(values[seen])
     table = []
     for key in ("classification", "regression", "all"):
-        for when in ("before", "after"):
+        for when in out:
             if key not in out[when]:
                 continue
             truth, expected, low, high = (np.concatenate(p) for p in out[when][key])

@@ -43,6 +43,7 @@ _LAZY = {
     "split_datasets": "metarec.recommender._tune",
     "DEFAULT_GRID": "metarec.recommender._tune",
     "RuntimeModel": "metarec.recommender._runtime",
+    "encoded_width": "metarec.recommender._runtime",
     "size_features": "metarec.recommender._runtime",
 }
 

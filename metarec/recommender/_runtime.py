@@ -80,6 +80,7 @@ __all__ = [
     "size_features",
     "conformal_widths",
     "dataset_sizes",
+    "encoded_width",
     "expect_times",
     "extrapolation_note",
     "runtime_without",
@@ -462,14 +463,62 @@ def conformal_widths(residuals, coverage: float) -> np.ndarray:
 EXTRAPOLATION_FACTOR = 2.0
 
 
+#: A categorical column counts as at most this many columns in :func:`encoded_width` (the
+#: one-hot columns of the pipelines' encoder, :data:`metarec.algorithms.MAX_ONE_HOT`).
+MAX_ENCODED = 50
+
+
+def encoded_width(n_features, n_numeric, n_categorical, cardinality_mean) -> np.ndarray:
+    """The columns a model is fitted on: numeric ones, and each categorical one as its
+    one-hot columns.
+
+    ``n_numeric + n_categorical * clip(cardinality_mean, 1, MAX_ENCODED)``: the pipelines
+    one-hot encode a categorical column into at most :data:`MAX_ENCODED` columns, and a
+    linear model, a kernel or a network pays for each of them (on the large datasets the
+    raw count of columns put half the expected times more than a factor 2 off, the
+    encoded width a quarter; ``benchmarks/large_times.py``).  Where the kinds are unknown
+    (NaN), ``n_features``.
+
+    Parameters
+    ----------
+    n_features, n_numeric, n_categorical, cardinality_mean : array-like of shape (n,)
+        The metafeatures of those names.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> encoded_width([5, 5, 5], [3, 3, np.nan], [2, 2, np.nan], [120, 4, np.nan]).tolist()
+    [103.0, 11.0, 5.0]
+    """
+    n_features = np.asarray(n_features, dtype=float).reshape(-1)
+    numeric = np.asarray(n_numeric, dtype=float).reshape(-1)
+    categorical = np.nan_to_num(np.asarray(n_categorical, dtype=float).reshape(-1), nan=0.0)
+    cardinality = np.asarray(cardinality_mean, dtype=float).reshape(-1)
+    levels = np.clip(np.nan_to_num(cardinality, nan=1.0), 1.0, MAX_ENCODED)
+    width = numeric + categorical * levels
+    return np.where(np.isfinite(numeric), width, n_features)
+
+
+#: The metafeatures :func:`encoded_width` reads.
+WIDTH_METAFEATURES = (
+    "n_features", "n_numeric_features", "n_categorical_features", "categorical_cardinality_mean",
+)  # fmt: skip
+
+
 def dataset_sizes(ranker, rows=None) -> np.ndarray:
-    """:func:`size_features` of a fitted ranker's datasets ``rows`` (every one by default)."""
+    """:func:`size_features` of a fitted ranker's datasets ``rows`` (every one by default),
+    their width the :func:`encoded_width`."""
     raw = ranker.raw_metafeatures_
 
-    def column(name):
-        return raw[name].to_numpy(float) if name in raw.columns else np.ones(len(raw))
+    def column(name, default=1.0):
+        return raw[name].to_numpy(float) if name in raw.columns else np.full(len(raw), default)
 
-    sizes = size_features(column("n_instances"), column("n_features"), column("n_classes"))
+    width = encoded_width(*(column(n, np.nan) for n in WIDTH_METAFEATURES))
+    width = np.where(np.isfinite(width), width, column("n_features"))
+    sizes = size_features(column("n_instances"), width, column("n_classes"))
     return sizes if rows is None else sizes[rows]
 
 
@@ -516,7 +565,8 @@ def expect_times(ranker, query, excluded, evidence) -> None:
     fallback = evidence.expected_time
     width = model.width_
     if rows > 0:
-        x = size_features([rows], [value("n_features")], [value("n_classes")])
+        width = encoded_width(*([value(n)] for n in WIDTH_METAFEATURES))
+        x = size_features([rows], width, [value("n_classes")])
         predicted = model.predict(x)[0]
         expected = np.where(has, predicted, fallback)
         width = model.interval_width(x)[0]  # wider beyond the sizes the KB has times of
