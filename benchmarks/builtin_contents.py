@@ -27,13 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _family(name: str) -> str:
-    from metarec._names import configuration_base
+    from metarec.algorithms import configuration_base
 
     return configuration_base(name) or name
 
 
 def _task_part(kb, task: str) -> tuple[str, str]:
-    from metarec._names import configuration_base
+    from metarec.algorithms import configuration_base
     from metarec.data import task_family
 
     datasets = kb.datasets()

@@ -99,7 +99,7 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
 
 
 def main(argv=None) -> None:
-    from metarec._names import configuration_base
+    from metarec.algorithms import configuration_base
     from metarec.recommender import Recommender
     from metarec.storage import KnowledgeBase, open_builtin
 

@@ -212,7 +212,7 @@ def _linear(matrix) -> tuple[str, str]:
     import numpy as np
     from scipy.stats import mannwhitneyu
 
-    from metarec._names import configuration_base
+    from metarec.algorithms import configuration_base
 
     names = [str(a) for a in matrix.algorithms]
     linear = np.array([(configuration_base(a) or a) in LINEAR for a in names])

@@ -9,14 +9,22 @@ top to bottom::
         > {algorithms, metafeatures} > {data, evaluation} > the ground (exceptions, _text, ...)
 
 A module imports its own subpackage or a lower layer, never a higher one; the packages of
-one layer do not import each other.  A subpackage is used from outside only through its
-public names (its ``__init__``), never through a private ``_module``.  The checks read the
-source with :mod:`ast` (nothing is imported), so they also see imports that never run.
+one layer do not import each other; a subpackage missing from the table fails (it would
+otherwise count as the ground).  A subpackage is used from outside only through its public
+names (its ``__init__``), never through a private ``_module``.  The checks read the source
+with :mod:`ast` (nothing is imported), so they also see imports that never run, and the
+imports made by name: a string that names a metarec module (``importlib.import_module``'s
+argument, the lazy name tables of ``__init__`` files and of the command line, a
+``"module:Class"`` entry) imports it, and the ``estimator`` of every entry of the shipped
+portfolio files is imported by the catalogue that reads them.  The scripts of
+``benchmarks/`` use only metarec's public names.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "metarec"
 
 #: Layer of each subpackage (higher imports lower); modules directly in metarec/ are the
-#: ground (0) except the command line.
+#: ground (0) except the command line.  Every subpackage is in the table.
 LAYERS = {
     "__main__": 9,
     "cli": 8,
@@ -42,6 +50,17 @@ LAYERS = {
     "data": 1,
     "evaluation": 1,
 }
+#: The package's own ``__init__``: its names are imported from every layer when first used,
+#: and nothing imports it.
+FACADE = 10
+#: Private modules of another subpackage a module may name: the command table names each
+#: command's module of the command line's own private package, loaded when it runs.
+PRIVATE_ALLOWED = {("cli", "_commands")}
+#: The module that reads the shipped portfolio files (``metarec/_resources/*.json``): a
+#: ``"module:Class"`` estimator of metarec there is its import.
+CATALOGUE = "metarec.algorithms._catalogue"
+#: A string naming a metarec module, or an attribute of one (``"module:Class"``).
+MODULE_NAME = re.compile(r"^metarec(\.[A-Za-z_]\w*)+(:[A-Za-z_][\w.]*)?$")
 #: Functions allowed beyond :data:`MAX_FUNCTION_LINES`, each justified on the development
 #: page (docs/development.md, "Long functions").
 LONG_FUNCTIONS = {"metarec.execution._pool:_schedule"}
@@ -83,16 +102,78 @@ def _targets(module: str, path: Path, node, modules) -> list[str]:
     return out
 
 
+def _named(text: str, modules) -> str | None:
+    """The metarec module a string names (``"metarec.x._y"``, ``"metarec.x._y:Name"``,
+    ``"metarec.x.Name"``), or None: not a name, or none below the package itself."""
+    if not MODULE_NAME.match(text):
+        return None
+    name = text.partition(":")[0]
+    while name not in modules and name.count(".") > 1:
+        name = name.rpartition(".")[0]
+    return name if name in modules and name != "metarec" else None
+
+
+def _names_imported(tree) -> list[str]:
+    """The strings a module imports by: ``import_module``'s literal argument anywhere, and
+    every string of a module-level assignment (the lazy tables ``name -> "module"`` or
+    ``"module:Class"``).  A string elsewhere (a command line to start, a list of modules for
+    another process to load) is no import of this module's."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            first = node.args[0]
+            if name == "import_module" and isinstance(first, ast.Constant):
+                out.append(str(first.value))
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            out += [
+                n.value
+                for n in ast.walk(statement.value)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            ]
+    return out
+
+
+def _resource_imports(root: Path, modules) -> set[str]:
+    """The metarec modules of the estimators of the shipped portfolio files."""
+    out = set()
+    for path in sorted((root / "_resources").glob("*.json")):
+        document = json.loads(path.read_text())
+        entries = document.get("algorithms", []) if isinstance(document, dict) else []
+        for entry in entries:
+            target = _named(str(entry.get("estimator", "")), modules)
+            if target is not None:
+                out.add(target)
+    return out
+
+
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """``module -> modules it imports`` over every import statement of the package."""
+    """``module -> modules it imports``: every import statement of the package, every string
+    that names a metarec module, and the shipped portfolios' estimators (the catalogue's)."""
     modules = _modules(root)
     graph: dict[str, set[str]] = defaultdict(set)
     for module, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 graph[module].update(_targets(module, path, node, modules))
+        for text in _names_imported(tree):
+            target = _named(text, modules)
+            if target is not None and target != module:
+                graph[module].add(target)
         graph.setdefault(module, set())
+    resources = _resource_imports(root, modules)
+    if resources:
+        assert CATALOGUE in modules, f"{CATALOGUE} reads the portfolio files: not found"
+        graph[CATALOGUE].update(resources - {CATALOGUE})
     return dict(graph)
+
+
+def subpackages(root: Path = PACKAGE) -> set[str]:
+    """The subpackages of the package: its folders with an ``__init__.py``."""
+    return {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 
 
 def subpackage(module: str) -> str:
@@ -101,8 +182,20 @@ def subpackage(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-def layer(module: str, modules) -> int:
+def layer(module: str, packages: set[str]) -> int:
+    """The layer of ``module``: its subpackage's (:data:`LAYERS`), the facade's for the
+    package itself, 0 for a module directly in metarec/ (the ground).
+
+    Raises
+    ------
+    KeyError
+        A subpackage missing from :data:`LAYERS`.
+    """
     name = subpackage(module)
+    if module == "metarec":
+        return FACADE
+    if name in packages:
+        return LAYERS[name]
     return LAYERS.get(name, 0)
 
 
@@ -112,19 +205,22 @@ def private_across(graph) -> list[tuple[str, str]]:
     for source, targets in graph.items():
         for target in targets:
             inner = target.split(".")[2:]
-            if subpackage(source) != subpackage(target) and any(p.startswith("_") for p in inner):
+            outside = subpackage(source) != subpackage(target)
+            allowed = (subpackage(source), subpackage(target)) in PRIVATE_ALLOWED
+            if outside and not allowed and any(p.startswith("_") for p in inner):
                 bad.append((source, target))
     return sorted(bad)
 
 
-def upward(graph) -> list[tuple[str, str]]:
+def upward(graph, root: Path = PACKAGE) -> list[tuple[str, str]]:
     """Imports of a higher layer, or of another package of the same layer."""
+    packages = subpackages(root)
     bad = []
     for source, targets in graph.items():
         for target in targets:
-            if subpackage(source) == subpackage(target):
+            if subpackage(source) == subpackage(target) and "metarec" not in (source, target):
                 continue
-            low, high = layer(source, graph), layer(target, graph)
+            low, high = layer(source, packages), layer(target, packages)
             if high > low or (high == low and high > 0):
                 bad.append((source, target))
     return sorted(bad)
@@ -213,16 +309,28 @@ def library_private_names(root: Path = PACKAGE) -> list[tuple[str, str]]:
     """``(module, dotted name)`` of every private name of :data:`PUBLIC_ONLY` a module
     imports (``from sklearn.utils._x import y``, ``from pandas.io.common import _z``) or
     reaches by attribute (``click.decorators._param_memo``, ``pd.core``'s private parts)."""
+    return _private_uses(_modules(root), PUBLIC_ONLY, INTERNAL)
+
+
+def benchmark_private_names(folder: Path = ROOT / "benchmarks") -> list[tuple[str, str]]:
+    """``(script, dotted name)`` of every private name of metarec a benchmark script
+    imports or reaches by attribute (``metarec.automl._select``, ``metarec._names``): the
+    scripts are the library's users, and read only its public names."""
+    return _private_uses({p.stem: p for p in sorted(folder.glob("*.py"))}, ("metarec",), ())
+
+
+def _private_uses(files: dict[str, Path], libraries, internal) -> list[tuple[str, str]]:
+    """``(file's name, dotted name)`` of the private names of ``libraries`` the files use."""
 
     def private(dotted: str) -> bool:
         parts = dotted.split(".")
-        internal = any(dotted == m or dotted.startswith(f"{m}.") for m in INTERNAL)
-        return parts[0] in PUBLIC_ONLY and (
-            internal or any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
+        inside = any(dotted == m or dotted.startswith(f"{m}.") for m in internal)
+        return parts[0] in libraries and (
+            inside or any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
         )
 
     out = []
-    for module, path in _modules(root).items():
+    for module, path in files.items():
         tree = ast.parse(path.read_text(), str(path))
         aliases = {}  # local name -> library module (import pandas as pd)
         for node in ast.walk(tree):
@@ -269,6 +377,16 @@ def test_the_library_check_finds_private_imports_and_attributes(tmp_path, toy):
         ("metarec.data._load", "sklearn.utils._available_if.available_if"),
         ("metarec.data._load", "sklearn.utils.metaestimators._private"),
     ]
+
+
+def test_the_benchmark_scripts_use_only_public_names_of_metarec():
+    found = benchmark_private_names()
+    assert not found, "private names of metarec:\n" + "\n".join(f"{m}: {n}" for m, n in found)
+
+
+def test_every_subpackage_has_a_layer():
+    missing = subpackages() - set(LAYERS)
+    assert not missing, f"subpackages missing from LAYERS: {sorted(missing)}"
 
 
 def test_no_module_imports_upward_or_a_sibling_package():
@@ -362,3 +480,55 @@ def test_the_long_function_check_counts_the_docstring_not_the_decorators(tmp_pat
     toy["data/_load.py"] = f'@staticmethod\ndef load():\n    """Doc."""\n{body}\n'
     root = _package(tmp_path, toy)
     assert long_functions(root) == [("metarec.data._load:load", 1 + 1 + 99)]
+
+
+def test_a_subpackage_missing_from_the_layers_fails_not_grounds(tmp_path, toy):
+    toy["plugins/__init__.py"] = "from metarec.automl import _search\n"
+    root = _package(tmp_path, toy)
+    assert "plugins" in subpackages(root) - set(LAYERS)
+    with pytest.raises(KeyError, match="plugins"):
+        upward(import_graph(root), root)
+
+
+def test_the_checks_see_imports_by_name_and_the_portfolio_files(tmp_path, toy):
+    """A module named in a string (importlib's argument, a lazy table, ``module:Class``)
+    is imported; a shipped portfolio's estimator is the catalogue's import."""
+    toy["data/_load.py"] = (
+        "import importlib\n"
+        "def load():\n    return importlib.import_module('metarec.recommender._rank')\n"
+    )
+    toy["algorithms/__init__.py"] = ""
+    toy["algorithms/_catalogue.py"] = ""
+    toy["metafeatures/__init__.py"] = "TABLE = {'rank': 'metarec.automl._search:search'}\n"
+    root = _package(tmp_path, toy)
+    (root / "_resources").mkdir()
+    (root / "_resources" / "default_portfolio.json").write_text(json.dumps(
+        {"algorithms": [{"name": "x", "estimator": "metarec.recommender._rank:Ranker"},
+                        {"name": "y", "estimator": "sklearn.dummy:DummyClassifier"}]}
+    ))  # fmt: skip
+    graph = import_graph(root)
+    assert graph["metarec.data._load"] == {"metarec.recommender._rank"}
+    assert graph["metarec.metafeatures"] == {"metarec.automl._search"}
+    assert graph[CATALOGUE] == {"metarec.recommender._rank"}
+    assert ("metarec.data._load", "metarec.recommender._rank") in upward(graph, root)
+    assert (CATALOGUE, "metarec.recommender._rank") in private_across(graph)
+    assert ("metarec.metafeatures", "metarec.automl._search") in private_across(graph)
+
+
+def test_the_benchmark_check_finds_private_names_of_metarec(tmp_path):
+    (tmp_path / "fine.py").write_text(
+        "import metarec\nfrom metarec.automl import tied_with\nfrom _pages import page\n"
+        "print(metarec.__version__)\n"
+    )
+    (tmp_path / "bad.py").write_text(
+        "import metarec.recommender\nfrom metarec._names import configuration_base\n"
+        "from metarec.automl import _select\nimport metarec.automl._ensemble as ensemble\n"
+        "def f():\n    return metarec.recommender._evaluate.gap_closed\n"
+    )
+    assert benchmark_private_names(tmp_path) == [
+        ("bad", "metarec._names.configuration_base"),
+        ("bad", "metarec.automl._ensemble"),
+        ("bad", "metarec.automl._select"),
+        ("bad", "metarec.recommender._evaluate"),
+        ("bad", "metarec.recommender._evaluate.gap_closed"),
+    ]

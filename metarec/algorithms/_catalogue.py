@@ -554,10 +554,9 @@ def preload_modules(portfolio: Portfolio) -> list[str]:
     Returns
     -------
     list of str
-        The modules of scikit-learn's pipelines, of each algorithm and of metarec's own
-        transformers (the worker pool adds those of the folds' scoring,
-        :data:`metarec.execution.JOB_MODULES`).
+        The modules of scikit-learn's pipelines and of each algorithm (metarec's own
+        transformers come with :func:`warm_up`; the worker pool's callers add the modules
+        of the folds' scoring, :data:`metarec.execution.JOB_MODULES`).
     """
     modules = ["sklearn.pipeline", "sklearn.compose", "sklearn.impute", "sklearn.preprocessing"]
-    modules += sorted({a.estimator.partition(":")[0] for a in portfolio})
-    return [*modules, "metarec.algorithms"]
+    return modules + sorted({a.estimator.partition(":")[0] for a in portfolio})

@@ -41,9 +41,9 @@ __all__ = [
     "ok_fold",
 ]
 
-#: What a worker imports before its first job besides the algorithms' modules: what fits and
-#: scores the folds (so that no import lands in a measured time).
-JOB_MODULES = ("metarec.execution", "metarec.evaluation")
+#: What a worker imports before its first job besides the algorithms' modules: what scores
+#: the folds (so that no import lands in a measured time; the worker runs in this package).
+JOB_MODULES = ("metarec.evaluation",)
 
 
 @dataclass(frozen=True)
