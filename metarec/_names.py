@@ -13,7 +13,15 @@ from collections.abc import Iterable
 
 from metarec.exceptions import UnknownNameError
 
-__all__ = ["closest", "unknown_name", "check_names", "CONFIGURATION_NAME", "configuration_base"]
+__all__ = [
+    "closest",
+    "unknown_name",
+    "check_names",
+    "CONFIGURATION_NAME",
+    "SAMPLE_NAME",
+    "configuration_base",
+    "sample_base",
+]
 
 #: How a configuration of an algorithm is named: the algorithm's name, ``_c`` and two digits
 #: (``lightgbm_c07``; see :mod:`metarec.algorithms._configurations`).
@@ -41,6 +49,35 @@ def configuration_base(name: str) -> str | None:
     """
     found = CONFIGURATION_NAME.match(str(name))
     return found.group("base") if found else None
+
+
+#: How a subsample of a dataset is named: the dataset's name, ``@`` and its rows
+#: (``mortgages_home@16000``; the long builds in ``benchmarks/`` store them).
+SAMPLE_NAME = re.compile(r"^(?P<base>.+)@(?P<rows>\d+)$")
+
+
+def sample_base(name: str) -> str:
+    """The dataset a dataset's name says it is a subsample of (the name itself otherwise).
+
+    A subsample and the dataset it was drawn from are the same data: leaving one out of a
+    knowledge base leaves out the others too (``exclude=`` of the rankers).
+
+    Parameters
+    ----------
+    name : str
+        A dataset's name: a subsample's is ``<dataset>@<rows>``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sample_base("mortgages_home@16000"), sample_base("mortgages_home"), sample_base("a@b")
+    ('mortgages_home', 'mortgages_home', 'a@b')
+    """
+    found = SAMPLE_NAME.match(str(name))
+    return found.group("base") if found else str(name)
 
 
 #: Known names listed in a message at most.

@@ -34,7 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from metarec._duration import parse_duration
-from metarec._names import check_names, unknown_name
+from metarec._names import check_names, sample_base, unknown_name
 from metarec._sklearn_errors import NotFittedError
 from metarec.exceptions import InvalidInputError, UnknownNameError
 from metarec.recommender._matrix import well_compared
@@ -347,6 +347,7 @@ class BaseRanker(BaseEstimator):
         self.present_ = usable
         self.failed_ = matrix.failed
         self.dataset_index_ = {name: i for i, name in enumerate(self.datasets_)}
+        self.sample_bases_ = np.array([sample_base(n) for n in self.datasets_], dtype=object)
         self.algorithm_index_ = {name: j for j, name in enumerate(self.algorithms_)}
         self.baseline_ = matrix.baseline
         self.row_time_ = np.nansum(np.where(usable, matrix.time, np.nan), axis=1)
@@ -391,15 +392,12 @@ class BaseRanker(BaseEstimator):
         """
         rows = self._calibration_rows()
         residuals = np.full((rows.size, self.algorithms_.size), np.nan)
-        excluded = np.zeros(self.datasets_.size, dtype=bool)
         for r, i in enumerate(rows):
-            excluded[i] = True
+            excluded = self.sample_bases_ == self.sample_bases_[i]  # and its subsamples
             try:
                 idx, _, _, w = self._neighbours_of(self.metafeatures_[i], excluded)
             except InvalidInputError:
-                excluded[i] = False
                 continue
-            excluded[i] = False
             predicted = self._evidence(idx, w).expected_accuracy
             residuals[r] = np.where(self.present_[i], self.accuracy_[i] - predicted, np.nan)
         return residuals
@@ -596,7 +594,8 @@ class BaseRanker(BaseEstimator):
         return [str(self.algorithms_[j]) for j in order]
 
     def _excluded(self, exclude) -> np.ndarray:
-        """Mask of the datasets named in ``exclude`` (one name or an iterable of names).
+        """Mask of the datasets named in ``exclude`` (one name or an iterable of names), and
+        of every subsample of the same data (``name@rows``, :func:`metarec._names.sample_base`).
 
         An unknown name is refused: a misspelt held-out dataset would silently stay in.
         """
@@ -613,7 +612,9 @@ class BaseRanker(BaseEstimator):
             )
         excluded = np.zeros(self.datasets_.size, dtype=bool)
         excluded[[index[name] for name in names]] = True
-        return excluded
+        # a subsample and the dataset it was drawn from are the same data: out together
+        bases = {sample_base(name) for name in names}
+        return excluded | np.isin(self.sample_bases_, list(bases))
 
     def _score_name(self, tried: bool) -> str:
         """What the ``score`` of a ranking of this strategy is (the table's column name)."""

@@ -603,12 +603,18 @@ class LearnedRanker(BaseRanker):
         residuals = np.full((rows.size, self.algorithms_.size), np.nan)
         if rows.size < 2:
             return residuals
-        folds = np.arange(rows.size) % min(CALIBRATION_FOLDS, rows.size)
+        # a dataset and its subsamples (name@rows) in one fold, out of the model together;
+        # the groups numbered in their order (without subsamples: every row its own)
+        _, first, group = np.unique(
+            self.sample_bases_[rows], return_index=True, return_inverse=True
+        )
+        rank = np.empty(first.size, dtype=int)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        folds = rank[group] % min(CALIBRATION_FOLDS, first.size)
         trees = max(10, int(self.n_estimators) // CALIBRATION_FOLDS)
         for fold in np.unique(folds):
             held = rows[folds == fold]
-            train = np.ones(self.datasets_.size, dtype=bool)
-            train[held] = False
+            train = ~np.isin(self.sample_bases_, self.sample_bases_[held])
             model = fit_model(self, train, n_estimators=trees)
             pred = model.predict(
                 np.where(np.isfinite(self.model_X_[held]), self.model_X_[held], np.nan)
