@@ -417,5 +417,5 @@ def test_an_algorithm_outside_the_default_portfolio_goes_from_the_kb_to_a_fitted
     # a path: the file's algorithms join the default ones (and their configurations)
     ds = load_dataset(X.assign(target=y), target="target", name="toy")
     chosen = AutoClassifier(portfolio=str(extra))._portfolio(ds)
-    assert {"nearest_centroid", "logistic_regression", "lightgbm_c01"} <= set(chosen.names)
+    assert {"nearest_centroid", "logistic_regression", "knn_c01"} <= set(chosen.names)
     assert {a.task for a in chosen} == {"classification"}  # the data's task only

@@ -176,6 +176,10 @@ def test_integer_column_labels_and_a_nullable_boolean_with_a_gap_are_learned(tmp
 
 @pytest.mark.slow
 def test_the_search_runs_on_a_dask_cluster(tmp_path):
+    pytest.importorskip(
+        "distributed",
+        reason="the Dask executor's extra is not installed: pip install 'metarec[dask]'",
+    )
     from distributed import LocalCluster
 
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-import distributed
 import pytest
 
 from metarec.benchmark import run_benchmark
 from metarec.storage import KnowledgeBase
+
+distributed = pytest.importorskip(
+    "distributed", reason="the Dask executor's extra is not installed: pip install 'metarec[dask]'"
+)
 
 
 @pytest.mark.slow

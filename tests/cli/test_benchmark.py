@@ -122,7 +122,11 @@ def test_zero_jobs_is_refused_before_any_work(tmp_path):
     assert not (tmp_path / "kb.sqlite").exists()  # refused before the KB was opened
 
 
-def test_a_benchmark_whose_only_dataset_cannot_be_split_adds_nothing(tmp_path):
+def test_a_benchmark_whose_only_dataset_cannot_be_split_adds_nothing(tmp_path, monkeypatch):
+    import sys
+
+    for library in ("lightgbm", "xgboost", "catboost"):  # the same note wherever it runs
+        monkeypatch.setitem(sys.modules, library, None)
     data = tmp_path / "many.csv"
     rows = ["x,label"] + [f"{i},c{i % 1000}" for i in range(2000)]  # 1000 classes of 2
     data.write_text("\n".join(rows) + "\n")
@@ -132,7 +136,8 @@ def test_a_benchmark_whose_only_dataset_cannot_be_split_adds_nothing(tmp_path):
         ["--db", str(db), "benchmark", str(data), "--target", "label", "--protocol", "cv5"],
     )
     assert result.exit_code == 1
-    lines = result.output.strip().splitlines()
+    note, *lines = result.output.strip().splitlines()
+    assert note.startswith("skipping lightgbm, xgboost, catboost") and "not installed" in note
     assert len(lines) == 1 and lines[0].startswith("Error: nothing to benchmark")
     assert "'many' skipped" in lines[0] and "unexpected" not in lines[0]
     assert _kb_counts(db) == (0, 0, 0)

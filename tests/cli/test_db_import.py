@@ -87,10 +87,20 @@ def test_import_metafeatures_and_db_info_and_export(tmp_path):
     assert KnowledgeBase(other).runs().equals(KnowledgeBase(db).runs())
 
 
-def test_db_info_hides_the_password_and_reports_unreachable_servers():
+def test_db_info_hides_the_password():
+    """Whether the server cannot be reached or its driver is not installed, the error
+    names the URL without its password."""
     result = _invoke("postgresql+psycopg://me:s3cret@127.0.0.1:1/kb", "db", "info")
     assert result.exit_code == 1 and "s3cret" not in result.output
-    assert result.output.startswith("Error: cannot open")
+    assert "postgresql+psycopg://me:***@127.0.0.1:1/kb" in result.output
+
+
+def test_db_info_reports_unreachable_servers():
+    pytest.importorskip(
+        "psycopg", reason="the PostgreSQL driver is not installed: pip install 'metarec[postgres]'"
+    )
+    result = _invoke("postgresql+psycopg://me:s3cret@127.0.0.1:1/kb", "db", "info")
+    assert result.exit_code == 1 and result.output.startswith("Error: cannot open")
 
 
 def test_not_a_kb_file_is_one_error_line(tmp_path):

@@ -350,6 +350,9 @@ def test_password_never_shown(tmp_path):
 
 
 def test_unreachable_server_is_a_clear_error():
+    pytest.importorskip(
+        "psycopg", reason="the PostgreSQL driver is not installed: pip install 'metarec[postgres]'"
+    )
     start = time.perf_counter()
     with pytest.raises(KnowledgeBaseError, match="cannot open"):
         KnowledgeBase("postgresql+psycopg://nobody:pw@127.0.0.1:1/kb")
