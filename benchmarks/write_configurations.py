@@ -6,8 +6,9 @@ Usage::
 
 The design (:func:`metarec.algorithms._configurations.design_configurations`: a scrambled
 Sobol design per family, seeded) is data shipped beside the default portfolio, so that the
-configurations' names stay stable; a test checks that the file is the design.  Run this
-after changing a space, then ``python benchmarks/rebuild_builtin.py`` to measure them.
+configurations' names stay stable; a test checks that the file is such a design (the same
+names and fixed parameters, stratified in every dimension).  Run this after changing a space,
+then ``python benchmarks/rebuild_builtin.py`` to measure them.
 """
 
 from __future__ import annotations

@@ -31,11 +31,70 @@ def test_a_dimension_maps_the_unit_interval_by_hand():
     ]  # fmt: skip
 
 
-def test_the_shipped_file_is_the_seeded_design():
-    design = design_configurations(default_portfolio(task="all"))
+def _unit(dimension: Dimension, value: float) -> float:
+    """Where ``value`` lies in the dimension's range, from 0 to 1 (on its scale)."""
+    if dimension.log:
+        low, high, value = map(math.log, (dimension.low, dimension.high, value))
+    else:
+        low, high = dimension.low, dimension.high
+    return (value - low) / (high - low)
+
+
+def _check_design(entries: list[dict]) -> None:
+    """Each family's configurations are a stratified design of its space: the first points
+    of a scrambled Sobol sequence have one point in each eighth of every dimension (eight
+    points), or at most one (six), and four of each of two choices."""
+    defaults = default_portfolio(task="all")
+    for base, (dimensions, size) in SPACES.items():
+        family = [e for e in entries if configuration_base(e["name"]) == base]
+        assert [e["name"] for e in family] == [f"{base}_c{i:02d}" for i in range(1, size + 1)]
+        for entry in family:
+            assert entry["estimator"] == defaults[base].estimator
+            assert entry["task"] == defaults[base].task and entry["scale"] == defaults[base].scale
+            for dimension in dimensions:
+                value = entry["params"][dimension.name]
+                if dimension.choices:
+                    assert value in json.loads(json.dumps(list(dimension.choices)))
+                else:
+                    assert dimension.low <= value <= dimension.high
+                    assert isinstance(value, int) == dimension.integer
+        for dimension in dimensions:
+            values = [e["params"][dimension.name] for e in family]
+            if dimension.choices and len(dimension.choices) == 2 and size == 8:
+                assert sorted(Counter(map(str, values)).values()) == [4, 4], base
+            if dimension.choices or dimension.integer:
+                continue
+            units = sorted(_unit(dimension, v) for v in values)  # (values to 3 digits)
+            eighths = [min(int(u * 8), 7) for u in units]
+            if size == 8:
+                for k, u in enumerate(units):
+                    assert k / 8 - 1e-3 <= u <= (k + 1) / 8 + 1e-3, (base, dimension.name)
+            else:
+                assert len(set(eighths)) >= size - 1, (base, dimension.name)
+
+
+def test_the_shipped_file_is_a_seeded_design_of_each_space():
+    """The shipped configurations and the design computed here are each a stratified design
+    of the spaces, with the same names, estimators and fixed parameters; the values are not
+    compared with each other (scipy's scrambled Sobol sequence is its own, and may change
+    between its releases).  The design is reproducible: the same seed, the same design."""
+    design = json.loads(json.dumps(design_configurations(default_portfolio(task="all"))))
     shipped = load_configurations_document()["algorithms"]
-    assert json.loads(json.dumps(design)) == shipped  # the same names, the same values
-    assert design_configurations(default_portfolio(task="all"), seed=1) != design
+    for entries in (shipped, design):
+        _check_design(entries)
+    fixed = [{k: v for k, v in e.items() if k != "params"} for e in shipped]
+    assert fixed == [{k: v for k, v in e.items() if k != "params"} for e in design]
+    for mine, theirs in zip(shipped, design, strict=True):
+        assert mine["params"].keys() == theirs["params"].keys()
+        base = configuration_base(mine["name"])
+        sampled = {d.name for d in SPACES[base][0]}
+        assert {k: v for k, v in mine["params"].items() if k not in sampled} == {
+            k: v for k, v in theirs["params"].items() if k not in sampled
+        }
+    again = json.loads(json.dumps(design_configurations(default_portfolio(task="all"))))
+    assert again == design
+    other = design_configurations(default_portfolio(task="all"), seed=1)
+    assert json.loads(json.dumps(other)) != design
 
 
 def test_every_family_has_its_design_named_after_its_default():
