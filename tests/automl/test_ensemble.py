@@ -32,6 +32,9 @@ def test_selection_by_hand_finds_the_pair_no_single_model_reaches():
     # at most one distinct member: A again and again
     alone = ensemble_selection([a, b, c], y, rounds=2, max_members=1)
     assert alone.counts.tolist() == [3, 0, 0] and alone.score == 4 / 6
+    # 50 rounds by default (auto-sklearn's): 51 members counted, a score after each
+    default = ensemble_selection([a, b, c], y)
+    assert len(default.trajectory) == 51 and default.counts.sum() == 51
 
 
 def test_a_constant_model_never_wins_a_tie_of_auc():
@@ -61,6 +64,22 @@ def test_the_metrics_of_an_averaged_prediction_by_hand():
     assert ensemble_score(y, p, "roc_auc") == 1.0  # the positive row scores highest
     assert ensemble_score(np.array([1.0, 2.0, 3.0]), np.array([3.0, 3.0, 3.0]), "r2") == -1.5
     assert ensemble_score(np.array([1.0, 2.0, 3.0]), np.array([3.0, 3.0, 3.0]), "success") == 0
+
+
+def test_the_auc_of_more_classes_is_the_mean_over_the_classes_present():
+    """Three classes, class 1 absent from y (left out: no AUC without a positive).  Class
+    0: rows 0, 1 (.6, .3) against rows 2, 3 (.2, .5): 3 of 4 pairs; class 2: rows 2, 3
+    (.6, .4) against rows 0, 1 (.1, .4): 3 pairs and a tie of 4.  The mean: 0.8125."""
+    y = np.array([0, 0, 2, 2])
+    p = np.array([[0.6, 0.3, 0.1], [0.3, 0.3, 0.4], [0.2, 0.2, 0.6], [0.5, 0.1, 0.4]])
+    assert ensemble_score(y, p, "roc_auc") == 0.8125
+    # two rows: class 0 ranked wrong (0), class 2 right (1); never class 1's column alone
+    y = np.array([0, 2])
+    p = np.array([[0.2, 0.7, 0.1], [0.5, 0.1, 0.4]])
+    assert ensemble_score(y, p, "roc_auc") == 0.5
+    # four classes, each ranked first where it is true: 1
+    y = np.array([0, 1, 2, 3, 3])
+    assert ensemble_score(y, np.eye(4)[y] * 0.7 + 0.075, "roc_auc") == 1.0
 
 
 def test_bad_candidates_are_refused():

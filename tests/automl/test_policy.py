@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from metarec.automl._answer import Answer, AnswerPolicy
+from metarec.exceptions import InvalidInputError
 
 FLAT = {name: (0.8,) for name in ("gaussian_nb", "majority", "knn", "lda")}
 #: Five folds each: lda trails the best by 6 points on every fold (clearly below), knn by 1
@@ -46,7 +50,7 @@ def test_an_average_takes_the_best_ones_and_the_anchor_with_equal_weights():
         order, FLAT, 60
     )
     assert again.members == ("gaussian_nb", "majority") and again.weights == (0.5, 0.5)
-    assert again.spares == ("knn",)
+    assert again.spares == ("knn",) and again.method == "average"
 
 
 def test_on_large_data_members_clearly_below_the_best_are_left_out_and_keep_their_place():
@@ -66,7 +70,7 @@ def test_on_large_data_members_clearly_below_the_best_are_left_out_and_keep_thei
     two = AnswerPolicy(method="average", ensemble_size=2, tie_min_rows=3000).choose(
         order, FOLDS, n_rows=3000
     )
-    assert two.members == ("gaussian_nb",) and two.left_out == ("lda",)
+    assert two.members == ("gaussian_nb",) and two.left_out == ("lda",) and two.method == "best"
     assert two.spares == ("knn",)  # only when gaussian_nb's refit does not fit the time
 
 
@@ -79,7 +83,6 @@ def test_nothing_complete_is_no_answer():
 def test_selection_chooses_members_and_weights_from_out_of_fold_predictions():
     """The ensemble of tests/automl/test_ensemble.py: 2 x A + B; the members by weight,
     the rest spares; a capped selection and one wanted take the best."""
-    import numpy as np
 
     def binary(p1):
         return np.column_stack([1 - np.asarray(p1), np.asarray(p1)])
@@ -105,8 +108,64 @@ def test_selection_chooses_members_and_weights_from_out_of_fold_predictions():
     )
     assert one.members == ("a",) and one.weights == (1.0,)
     # no predictions at all (every fold reused): the best alone
-    assert AnswerPolicy(method="selection").choose(order, scores, 6).members == ("a",)
+    assert AnswerPolicy(method="selection").choose(order, scores, 6) == Answer(
+        ("a",), (1.0,), spares=("b", "c", "stored")
+    )
     # the default is the average: the best three, equal weights
     default = AnswerPolicy().choose(order, scores, 6, predictions=predictions, y=y)
     assert default.method == "average" and default.members == ("a", "b", "c")
     assert default.weights == (1 / 3, 1 / 3, 1 / 3)
+
+
+def test_from_three_thousand_rows_by_default_members_below_the_best_are_left_out():
+    order = list(FOLDS)
+    policy = AnswerPolicy(method="average", ensemble_size=3, anchor="majority")
+    small = policy.choose(order, FOLDS, n_rows=2999)
+    assert small.members == ("gaussian_nb", "lda", "knn") and small.left_out == ()
+    assert small.notes("gaussian_nb") == []
+    assert small.anchor == "majority" and small.anchor_weight == 0.25
+    large = policy.choose(order, FOLDS, n_rows=3000)
+    assert large.members == ("gaussian_nb", "knn") and large.left_out == ("lda", "majority")
+    assert large.weights == (0.5, 0.5) and large.anchor_weight == 0.0
+    # an anchor among the members left out is named once
+    lda = AnswerPolicy(method="average", ensemble_size=3, anchor="lda").choose(order, FOLDS, 3000)
+    assert lda.left_out == ("lda",) and lda.anchor is None
+
+
+def test_what_an_average_is_called_by_its_number_of_members():
+    order = list(FOLDS)
+    # two members, no anchor: an average
+    pair = AnswerPolicy(method="average", ensemble_size=2).choose(order, FOLDS, n_rows=60)
+    assert pair == Answer(
+        ("gaussian_nb", "lda"), (0.5, 0.5), spares=("knn", "majority"), method="average"
+    )
+    # one left after the tie test, no anchor: the best alone
+    one = AnswerPolicy(method="average", ensemble_size=2).choose(order, FOLDS, n_rows=3000)
+    assert one.members == ("gaussian_nb",) and one.method == "best" and one.weights == (1.0,)
+    # the best alone, asked for: no anchor, no weight for one
+    alone = AnswerPolicy(method="average", ensemble_size=1, anchor="lda").choose(order, FOLDS, 60)
+    assert alone.anchor is None and alone.anchor_weight == 0.0 and alone.method == "best"
+
+
+def test_a_size_below_one_is_the_best_alone():
+    order = list(FOLDS)
+    for rows in (60, 3000):
+        answer = AnswerPolicy(method="average", ensemble_size=0, anchor="knn").choose(
+            order, FOLDS, n_rows=rows
+        )
+        assert answer == Answer(("gaussian_nb",), (1.0,), spares=("lda", "knn", "majority"))
+
+
+def test_an_unknown_method_is_refused():
+    with pytest.raises(InvalidInputError, match="'average', 'selection'; got 'vote'"):
+        AnswerPolicy(method="vote").choose(list(FOLDS), FOLDS, n_rows=60)
+
+
+def test_selection_without_a_target_or_its_rows_is_the_best_alone():
+    predictions = {name: np.full((6, 2), 0.5) for name in FOLDS}
+    order = list(FOLDS)
+    best = Answer(("gaussian_nb",), (1.0,), spares=("lda", "knn", "majority"))
+    policy = AnswerPolicy(method="selection")
+    assert policy.choose(order, FOLDS, 6, predictions=predictions) == best  # no y
+    assert policy.choose(order, FOLDS, 6, predictions=predictions, y=np.array([])) == best
+    assert policy.choose(order, FOLDS, 6, y=np.zeros(6, dtype=int)) == best  # no predictions
