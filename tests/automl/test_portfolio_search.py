@@ -41,7 +41,7 @@ def test_the_search_plans_the_portfolio_for_the_dataset_first_and_stores_each_co
     )
     start = time.perf_counter()
     result = search(
-        ds, kb, RunSettings(budget=300.0, protocol="holdout"), deadline=start + 300.0,
+        ds, kb, RunSettings(budget=120.0, protocol="holdout"), deadline=start + 120.0,
         start=start, recommender=recommender, portfolio=portfolio,
     )  # fmt: skip
     planned = [t.algorithm for t in sorted(result.trials, key=lambda t: t.planned)]
@@ -56,7 +56,7 @@ def test_the_search_plans_the_portfolio_for_the_dataset_first_and_stores_each_co
         assert head + [a for a in run_order if a not in head] + ["qda"] != planned
     # what the search asked the recommender for, asked again
     again = recommender.portfolio(
-        metafeatures=metafeatures, size=20, budget=300.0, n_folds=1, candidates=ALGORITHMS
+        metafeatures=metafeatures, size=20, budget=120.0, n_folds=1, candidates=ALGORITHMS
     )
     assert again == PORTFOLIO
     # every algorithm ran; the configurations are stored under their own names
@@ -79,8 +79,8 @@ def test_without_configurations_known_the_plan_is_the_recommendations(configured
     ds = load_dataset(query_frame(), target="label", name="query")
     start = time.perf_counter()
     result = search(
-        ds, kb, RunSettings(budget=300.0, protocol="holdout", store=False),
-        deadline=start + 300.0, start=start, recommender=recommender,
+        ds, kb, RunSettings(budget=120.0, protocol="holdout", store=False),
+        deadline=start + 120.0, start=start, recommender=recommender,
         portfolio=default_portfolio().select(defaults),
     )  # fmt: skip
     planned = [t.algorithm for t in sorted(result.trials, key=lambda t: t.planned)]

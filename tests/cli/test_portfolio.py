@@ -48,7 +48,7 @@ def test_run_evaluates_the_portfolio_first_and_stores_each_configuration(configu
     url, query = configured
     result = _run(
         "--db", url, "run", query, "--target", "label", "--protocol", "holdout",
-        "--budget", "300", "--format", "json",
+        "--budget", "120", "--format", "json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["results"]

@@ -39,7 +39,8 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     model = tmp_path / "model.joblib"
     # a budget far beyond what the 200 rows need (about 15 s): every algorithm runs, so the
-    # answer does not depend on the machine's speed
+    # answer does not depend on the machine's speed (the calls after it reuse every fold; the
+    # budgets add up to less than pytest's timeout of a test, 300 s)
     result = _run(
         "--db", url, "run", data, "--target", "label", "--budget", "120", "--output", model,
         "--format", "json", "-o", tmp_path / "curve.png", "--ensemble-method", "selection",
@@ -67,7 +68,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold
     again = _run(
-        "--db", url, "run", data, "--target", "label", "--budget", "120", "--format", "json",
+        "--db", url, "run", data, "--target", "label", "--budget", "30", "--format", "json",
         "--ensemble-method", "selection",
     )  # fmt: skip
     assert again.exit_code == 0, again.output
@@ -83,7 +84,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     # call, may weigh them otherwise)
     assert second["answer"] == "selection" and len(second["ensemble"]) > 1
     alone = _run(
-        "--db", url, "run", data, "--target", "label", "--budget", "120", "--ensemble", "1",
+        "--db", url, "run", data, "--target", "label", "--budget", "30", "--ensemble", "1",
         "--format", "json", "--output", model,
     )  # fmt: skip
     assert alone.exit_code == 0, alone.output
@@ -92,7 +93,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     # the default answer: an equal-weight average of the three best of the leaderboard and
     # the knowledge base's single best algorithm (200 rows: each of them joins)
     average = _run(
-        "--db", url, "run", data, "--target", "label", "--budget", "120", "--format", "json",
+        "--db", url, "run", data, "--target", "label", "--budget", "30", "--format", "json",
         "--output", model,
     )  # fmt: skip
     assert average.exit_code == 0, average.output
