@@ -152,6 +152,22 @@ def test_tied_with_by_hand():
     assert tied_with([0.9], [0.1])
 
 
+def test_tied_with_at_its_boundaries():
+    """Paired: d = [1, 3], mean 2 = 2 x sd sqrt(2) / sqrt(2): a tie, exactly at the bound.
+    Welch: [0, 2] against four folds of -1, a difference of 2 = 2 x sqrt(2 / 2 + 0): a tie
+    exactly at the bound.  [1, 2, 3] against [0, 1]: 1.5 within 2 x sqrt(1/3 + 0.5/2) =
+    1.528 (each variance with one degree of freedom less: 1.354 and 1.374 without), and
+    against [-0.1, 0.9] 1.6 is beyond it.  A single fold on either side: no noise to
+    measure, a tie."""
+    assert tied_with([3.0, 5.0], [2.0, 2.0])
+    assert not tied_with([3.0, 5.0], [1.9, 1.9])  # the same spread, 0.1 further
+    assert tied_with([0.0, 2.0], [-1.0] * 4)
+    assert not tied_with([0.0, 2.0], [-1.01] * 4)
+    assert tied_with([1.0, 2.0, 3.0], [0.0, 1.0])
+    assert not tied_with([1.0, 2.0, 3.0], [-0.1, 0.9])
+    assert tied_with([0.9], [0.5, 0.6]) and tied_with([0.9, 0.8], [0.1])
+
+
 def test_the_time_kept_for_storing_grows_with_a_fold_s_rows_and_classes():
     from metarec.automl._storing import (
         STORE_CELL,

@@ -90,8 +90,9 @@ def test_the_first_answer_is_accuracy_within_patience_then_discounted_by_the_nth
     patient = _Fitted()
     patient.answer_patience = 0.25
     assert _answer(patient, acc, np.array([0.2, 0.9, 5.0]), EVERY) == 0
-    # an unknown time is not discounted; a tie goes to the first column
+    # an unknown time is neither discounted nor favoured; a tie goes to the first column
     assert _answer(rec, acc, np.array([0.5, np.nan, 0.1]), EVERY) == 1
+    assert _answer(rec, np.array([0.82, 0.80, 0.70]), np.array([0.5, np.nan, 0.1]), EVERY) == 0
     assert _answer(rec, np.array([0.8, 0.8, 0.7]), np.ones(3), EVERY) == 0
     # only candidates; an unknown accuracy is no candidate unless none is known
     assert _answer(rec, acc, np.ones(3), np.array([True, False, True])) == 0
