@@ -47,6 +47,7 @@ __all__ = [
     "LayeredReads",
     "builtin_part",
     "hidden_names",
+    "read_part",
     "resource_files",
     "same_fingerprint",
     "same_parameters",
@@ -135,6 +136,23 @@ def builtin_part() -> BuiltinPart:
 
 @lru_cache(maxsize=2)
 def _load(stamp: tuple) -> BuiltinPart:
+    files = {name: Path(path) for name, (path, _, _) in zip(BUILTIN_TABLES, stamp, strict=True)}
+    return read_part(files)
+
+
+def read_part(files: dict[str, Path]) -> BuiltinPart:
+    """Read four built-in resource files (as :func:`metarec.benchmark.export_builtin`
+    writes them) as a :class:`BuiltinPart`.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        The file of each of :data:`BUILTIN_TABLES`.
+
+    Returns
+    -------
+    BuiltinPart
+    """
     import numpy as np
     import pandas as pd
 
@@ -142,7 +160,6 @@ def _load(stamp: tuple) -> BuiltinPart:
     from metarec.storage._performance import aggregate_runs
     from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS
 
-    files = {name: Path(path) for name, (path, _, _) in zip(BUILTIN_TABLES, stamp, strict=True)}
     datasets = pd.read_parquet(files["datasets"])
     datasets = datasets.reindex(columns=list(DATASET_COLUMNS)).sort_values("name")
     for column in ("n_instances", "n_features"):

@@ -36,7 +36,7 @@ def _kb(url: str) -> KnowledgeBase:
 
 
 def test_export_is_float32_zstd_and_loads_back_as_the_same_kb(tmp_path):
-    from metarec.storage._builtin import _load
+    from metarec.storage._layers import read_part
 
     kb = _kb(f"sqlite:///{tmp_path / 'src.sqlite'}")
     written = export_builtin(kb, tmp_path / "res")
@@ -47,12 +47,12 @@ def test_export_is_float32_zstd_and_loads_back_as_the_same_kb(tmp_path):
         assert str(schema.field(column).type) == "float", column  # float32: half the bytes
     assert runs_file.metadata.row_group(0).column(0).compression == "ZSTD"
 
-    _load(written, tmp_path / "copy.sqlite")
-    copy = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
+    # read back as the built-in part is read where metarec is installed
+    part = read_part(written)
     before = kb.runs().set_index(["dataset", "algorithm"]).sort_index()
-    after = copy.runs().set_index(["dataset", "algorithm"]).sort_index()
+    after = part.performance.set_index(["dataset", "algorithm"]).sort_index()
     assert len(after) == len(before) == 8
     np.testing.assert_allclose(after["accuracy"], before["accuracy"], rtol=1e-6)
     np.testing.assert_allclose(after["roc_auc"], before["roc_auc"], rtol=1e-6)
-    assert copy.algorithms().set_index("name").loc["lightgbm", "library"] == "lightgbm==4.7.0"
-    assert copy.count("runs") == kb.count("runs") == 400
+    assert part.algorithms.set_index("name").loc["lightgbm", "library"] == "lightgbm==4.7.0"
+    assert len(part.runs) == kb.count("runs") == 400
