@@ -221,6 +221,7 @@ def extract(
     Returns
     -------
     MetafeatureSet
+        Mapping name -> float plus ``timings`` (seconds per group) and ``reasons``.
 
     Raises
     ------
@@ -238,7 +239,6 @@ def extract(
     whose sampling error at 100,000 rows is far below the differences between datasets
     that the recommender's neighbours tell apart, and they then take a fixed time, so a
     million rows are characterised in seconds.
-        Mapping name -> float plus ``timings`` (seconds per group) and ``reasons``.
 
     References
     ----------

@@ -469,8 +469,7 @@ MAX_ENCODED = 50
 
 
 def encoded_width(n_features, n_numeric, n_categorical, cardinality_mean) -> np.ndarray:
-    """The columns a model is fitted on: numeric ones, and each categorical one as its
-    one-hot columns.
+    """The columns a model is fitted on: the numeric ones and the one-hot ones.
 
     ``n_numeric + n_categorical * clip(cardinality_mean, 1, MAX_ENCODED)``: the pipelines
     one-hot encode a categorical column into at most :data:`MAX_ENCODED` columns, and a
@@ -487,6 +486,7 @@ def encoded_width(n_features, n_numeric, n_categorical, cardinality_mean) -> np.
     Returns
     -------
     ndarray of shape (n,)
+        Each dataset's width, in columns.
 
     Examples
     --------

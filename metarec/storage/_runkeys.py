@@ -28,11 +28,11 @@ The stored key is one signed 64-bit integer (``BIGINT``; since schema revision 0
 Why the key is mixed and why it is one integer: the design notes of the documentation
 (*Run keys*).
 
-:func:`key_from_text` turns the text keys of schema revision 0001 (``h:<32 hex digits>:<k>``
-and ``<source>:<source_run_id>``) into the 16-byte keys of revision 0002, and :func:`fold`
-the 16-byte keys into the integers of revision 0004; migration 0005 then recomputes every
-hashed key from the stored run (:func:`run_keys`), so a migrated knowledge base recognises
-its runs.
+The keys of the earlier revisions (the text keys of 0001, the 16-byte keys of 0002, the
+folded integers of 0004) are converted by the migrations with the frozen copy of this
+module of revision 0005 (:mod:`metarec.storage.migrations.frozen.runkeys_0005`); migration
+0005 then recomputes every hashed key from the stored run (:func:`run_keys`), so a
+migrated knowledge base recognises its runs.
 """
 
 from __future__ import annotations
@@ -50,9 +50,7 @@ __all__ = [
     "run_keys",
     "named_key",
     "run_names",
-    "key_from_text",
     "fold",
-    "fold_many",
 ]
 
 #: What joins a named run's ``<source>:<source_run_id>`` and its machine in the run's name.
@@ -172,12 +170,6 @@ def fold(key: bytes) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def fold_many(keys: list[bytes]) -> list[int]:
-    """:func:`fold` of many 16-byte keys at once."""
-    halves = np.frombuffer(b"".join(keys), dtype=">u8").reshape(-1, 2)
-    return (halves[:, 0] ^ halves[:, 1]).astype(np.uint64).view(np.int64).tolist()
-
-
 def _mix(values: np.ndarray) -> np.ndarray:
     """The 64-bit finaliser of MurmurHash3 (``fmix64``), element-wise on uint64 (a bijection).
 
@@ -197,24 +189,6 @@ def _hashed_keys(h1: np.ndarray, h2: np.ndarray, occurrence: np.ndarray) -> list
     with np.errstate(over="ignore"):
         low = _mix(h2 + occurrence.astype(np.uint64) * _OCCURRENCE)
         return _mix(h1 ^ low).view(np.int64).tolist()
-
-
-def _hashed_bytes(h1: int, h2: int, occurrence: int) -> bytes:
-    """The 16-byte key of revision 0002 of a hashed run."""
-    low = (h2 + occurrence * int(_OCCURRENCE)) % (1 << 64)
-    return h1.to_bytes(8, "big") + low.to_bytes(8, "big")
-
-
-def key_from_text(text: str) -> bytes:
-    """The 16-byte key (schema revision 0002) of a text key of revision 0001."""
-    parts = text.split(":")
-    if len(parts) == 3 and parts[0] == "h" and len(parts[1]) == 32 and parts[2].isdigit():
-        try:
-            h1, h2 = int(parts[1][:16], 16), int(parts[1][16:], 16)
-        except ValueError:
-            return _named_bytes(text)
-        return _hashed_bytes(h1, h2, int(parts[2]))
-    return _named_bytes(text)
 
 
 def _named_bytes(text: str) -> bytes:

@@ -107,7 +107,7 @@ def test_stored_metrics_of_the_majority_model_on_stratified_folds(tmp_path):
 
 
 def test_export_builtin_round_trips_through_the_builtin_loader(tmp_path):
-    from metarec.storage._builtin import _load
+    from metarec.storage._layers import read_part
 
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
     kb.add_algorithm("tree", family="tree", library="scikit-learn==1.0", parameters={"depth": 3})
@@ -132,14 +132,13 @@ def test_export_builtin_round_trips_through_the_builtin_loader(tmp_path):
     assert runs["accuracy"].dtype == np.float32 and runs["roc_auc"].dtype == np.float32
     algorithms = pd.read_parquet(written["algorithms"])
     assert algorithms.loc[0, "parameters"] == '{"depth": 3}'
-    _load(written, tmp_path / "copy.sqlite")
-    copy = KnowledgeBase(f"sqlite:///{tmp_path / 'copy.sqlite'}")
-    back = copy.runs(aggregate=False).sort_values("fold")
+    part = read_part(written)  # as the package reads its resource files
+    back = part.runs.sort_values("fold")
     assert back["accuracy"].tolist() == [0.75, 0.5]  # exact in float32
     assert back["fit_time"].tolist() == [0.125, 0.25]
     assert back["roc_auc"].to_numpy() == pytest.approx([0.8, 0.6], rel=1e-6)
-    assert copy.metafeatures().loc[0, "n_instances"] == 10.0
-    assert copy.algorithms().loc[0, "library"] == "scikit-learn==1.0"
+    assert part.metafeatures.loc[0, "n_instances"] == 10.0
+    assert part.algorithms.loc[0, "library"] == "scikit-learn==1.0"
 
 
 def test_balanced_accuracy_and_log_loss_agree_with_scikit_learn_on_any_fold():

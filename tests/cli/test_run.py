@@ -375,9 +375,10 @@ def test_values_at_the_float64_limit_fail_their_folds_not_the_command(tmp_path):
 
 @pytest.mark.slow
 def test_a_fresh_home_and_a_three_second_budget_save_a_model(tmp_path):
-    """The first call of a new user on 200 rows with --budget 3: filling the knowledge
-    base is not the budget's, and a model is saved (evaluated, or the knowledge base's best
-    expectation fitted without evaluation when nothing finished its folds)."""
+    """The first call of a new user on 200 rows with --budget 3: a model is saved
+    (evaluated, or the knowledge base's best expectation fitted without evaluation when
+    nothing finished its folds), and the new knowledge base builds on the built-in one and
+    holds only this run's rows (nothing of the built-in one is copied)."""
     data = _data(tmp_path / "first.csv")
     model = tmp_path / "model.joblib"
     env = {**os.environ, "METAREC_HOME": str(tmp_path / "new-home")}
@@ -386,5 +387,8 @@ def test_a_fresh_home_and_a_three_second_budget_save_a_model(tmp_path):
                        env)  # fmt: skip
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
-    assert "not counted in the budget" in err
     assert model.exists() and model.with_suffix(".json").exists()
+    kb = KnowledgeBase(tmp_path / "new-home" / "kb.sqlite")
+    assert kb.builds_on == "builtin"
+    assert set(kb.datasets().query("origin == 'user'")["name"]) <= {"first"}
+    assert kb.count("datasets", part="own") <= 1 and kb.count("algorithms", part="own") <= 23

@@ -344,7 +344,7 @@ def test_scheduler_runs_the_folds_on_a_dask_cluster(seeded_kb, seeded_kb_templat
     stored = KnowledgeBase(url).runs(aggregate=False, datasets=["rings"])
     assert set(stored["algorithm"]) >= set(complete) and remote["runs_stored"] == len(stored)
     # the cluster's fold scores are those of local workers (the same seed, the same folds)
-    shutil.copyfile(seeded_kb_template[0], tmp_path / "local.sqlite")
+    shutil.copyfile(seeded_kb_template, tmp_path / "local.sqlite")
     here = _search(f"sqlite:///{tmp_path / 'local.sqlite'}", data, *args, "--no-store")
     common = complete.keys() & _complete(here).keys()
     assert len(common) >= 10

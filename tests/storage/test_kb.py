@@ -718,8 +718,10 @@ def test_a_knowledge_base_another_process_created_meanwhile_is_used_as_it_is(tmp
     assert not made and second.builds_on == "builtin"
     assert "mine" in set(second.runs()["dataset"]) and "mine" in set(first.runs()["dataset"])
     assert second.count("runs", part="own") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.sqlite", *
-        sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("kb.sqlite-"))]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "kb.sqlite",
+        *sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("kb.sqlite-")),
+    ]
 
 
 def test_counts_a_database_cannot_hold_are_refused(kb):
