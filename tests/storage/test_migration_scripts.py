@@ -247,7 +247,7 @@ def test_live_run_keys_are_those_of_the_head_revision():
     keys_frozen = frozen.run_keys(frame, ["tau"], frozen.OccurrenceCounter(), named_keys=named)
     assert keys_live.tolist() == keys_frozen.tolist()
     assert len(set(keys_live.tolist())) == 4  # the repeated row gets its own occurrence key
-    assert live.key_from_text("openml:123") == frozen.key_from_text("openml:123")
+    assert live.named_key("openml:123") == frozen.named_key("openml:123")
     # a benchmark run's machine, in its own column since 0006, keeps the key of 0005's text
     packed = frame.assign(source="benchmark", source_run_id="iris/knn/cv5/0/3 | AMD; 2 cores")
     split = packed.assign(source_run_id="iris/knn/cv5/0/3", machine="AMD; 2 cores")
