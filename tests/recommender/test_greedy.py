@@ -134,35 +134,34 @@ def _two_kinds(n_others: int, nearest: dict[str, float], others: dict[str, float
 
 def test_the_collection_counts_as_four_nearest_neighbours_by_hand():
     """One neighbour (k = 1, weight 1) plus the prior weight P = 4 spread over the N
-    datasets.  'a' is first on the nearest dataset d0 and second elsewhere; 'b' is first
-    elsewhere and ranks r_b on d0, behind fillers.  Their weighted mean ranks are
+    datasets.  'a' is first on the nearest dataset d0 and second on the M = N - 1 others;
+    'b' is first on the others and fourth on d0, behind two fillers.  Their weighted mean
+    ranks are
 
-    ``L(a) = (1 + P/N + (P/N) M 2) / (1 + P)``,  ``L(b) = (r_b (1 + P/N) + (P/N) M) / (1 + P)``
+    ``L(a) = (1 + P/N + 2 M P/N) / (1 + P)``,  ``L(b) = (4 (1 + P/N) + M P/N) / (1 + P)``
 
-    with M = N - 1 other datasets."""
+    so 'a' comes first exactly when ``P < 3 N / (N - 4)``: with N = 15 when P < 45/11
+    (4.09), with N = 17 when P < 51/13 (3.92).  With P = 4: 'a' over 15 datasets
+    (131/75 against 132/75), 'b' over 17 (148/85 against 149/85)."""
     query = {"mf1": 0.0}
-    # N = 7, r_b = 3: L(a) = 59/35 > L(b) = 57/35 with P = 4: 'b' (with P = 3, 'a': 46/28
-    # against 48/28, and more so with less)
-    matrix = _two_kinds(
-        6, nearest={"a": 0.9, "f": 0.8, "b": 0.7}, others={"a": 0.8, "f": 0.5, "b": 0.9}
-    )
-    ranker = A3RRanker(k=1, normalize=False).fit(matrix)
-    assert ranker.portfolio(query, size=3) == ["b", "a", "f"]
-    ranks = dataset_ranks(matrix.accuracy, matrix.present)
-    weights = np.array([1 + 4 / 7] + [4 / 7] * 6)
-    assert greedy_portfolio(ranks, weights, size=1)[1] == pytest.approx([57 / 35])
-    # N = 11, r_b = 4: L(a) = 95/55 < L(b) = 100/55 with P = 4: 'a' (with P = 5, 'b':
-    # 114/66 against 116/66, and more so with more)
-    matrix = _two_kinds(
-        10,
-        nearest={"a": 0.9, "f1": 0.8, "f2": 0.7, "b": 0.6},
-        others={"a": 0.8, "f1": 0.5, "f2": 0.4, "b": 0.9},
-    )
-    ranker = A3RRanker(k=1, normalize=False).fit(matrix)
+    nearest = {"a": 0.9, "f1": 0.8, "f2": 0.7, "b": 0.6}
+    others = {"a": 0.8, "f1": 0.5, "f2": 0.4, "b": 0.9}
+    fifteen = _two_kinds(14, nearest=nearest, others=others)
+    ranker = A3RRanker(k=1, normalize=False).fit(fifteen)
     assert ranker.portfolio(query, size=2) == ["a", "b"]
+    ranks = dataset_ranks(fifteen.accuracy, fifteen.present)
+    weights = np.array([1 + 4 / 15] + [4 / 15] * 14)
+    assert greedy_portfolio(ranks, weights, size=1) == ([0], [pytest.approx(131 / 75)])
     # without the nearest dataset, or with every dataset weighing the same: 'b'
     assert ranker.portfolio(query, size=1, exclude=["d0"]) == ["b"]
     assert ranker.portfolio(query, size=1, weighting="uniform") == ["b"]
+    seventeen = _two_kinds(16, nearest=nearest, others=others)
+    ranker = A3RRanker(k=1, normalize=False).fit(seventeen)
+    assert ranker.portfolio(query, size=2) == ["b", "a"]
+    ranks = dataset_ranks(seventeen.accuracy, seventeen.present)
+    weights = np.array([1 + 4 / 17] + [4 / 17] * 16)
+    column_b = list(seventeen.algorithms).index("b")
+    assert greedy_portfolio(ranks, weights, size=1) == ([column_b], [pytest.approx(148 / 85)])
 
 
 def test_a_dataset_loses_at_most_the_clipped_rank():
