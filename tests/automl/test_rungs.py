@@ -105,9 +105,8 @@ def test_a_rung_tries_the_expected_best_first_the_quickest_of_those_tied():
 @pytest.mark.slow
 def test_a_large_dataset_is_searched_on_samples_within_its_budget(tmp_path):
     """60,000 rows: one validation part, the first rung on 10,000 rows, the answer refitted
-    on every row, inside the budget; only the last rung's folds are stored."""
-    import time
-
+    on every row; only the last rung's folds are stored (the wall time against the budget
+    is measured by the large-data benchmark, not here)."""
     import pandas as pd
     from sklearn.datasets import make_classification
 
@@ -118,10 +117,7 @@ def test_a_large_dataset_is_searched_on_samples_within_its_budget(tmp_path):
     X, y = make_classification(n_samples=60_000, n_features=6, n_informative=4, random_state=0)
     frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(6)])
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
-    budget = 25
-    begun = time.perf_counter()
-    model = AutoClassifier(budget=budget, kb=url, random_state=0).fit(frame, y)
-    assert time.perf_counter() - begun <= budget * 1.1 + 3
+    model = AutoClassifier(budget=25, kb=url, random_state=0).fit(frame, y)
     result = model.search_
     assert result.n_folds == 1 and result.settings.protocol.startswith(LARGE_PROTOCOL)
     evaluated = [t for t in result.trials if t.fold_scores]
