@@ -40,6 +40,10 @@ def _spec(estimator: str, *, timeout=None, params=None) -> JobSpec:
 
 @pytest.fixture(scope="module")
 def cluster():
+    pytest.importorskip(
+        "distributed",
+        reason="the Dask executor's extra is not installed: pip install 'metarec[dask]'",
+    )
     from distributed import LocalCluster
 
     with LocalCluster(
