@@ -113,8 +113,8 @@ class SearchLoop:
     to run next, re-planned after each result, skipping what does not fit the time left) and
     :meth:`on_job` (recording a finished job's folds in :attr:`state`).
 
-    ``splits`` and ``protocol`` (keyword-only) replace the protocol's folds by the given
-    ``(train, test)`` pairs, recorded under that protocol's name, and ``best_first`` plans
+    ``splits`` (keyword-only) replaces the protocol's folds by the given ``(train, test)``
+    pairs (recorded under ``settings.protocol``), ``best_first`` plans
     the expected best first (:func:`best_first_order`, each only when it fits) and
     ``reserve_refit=False`` admits a candidate without keeping time for its own refit on
     every row (the best so far keeps its refit): a rung of a large dataset's search
@@ -139,7 +139,7 @@ class SearchLoop:
 
     def __init__(
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
-        deadline, start, tick, n_workers, *, splits=None, protocol=None, best_first=False,
+        deadline, start, tick, n_workers, *, splits=None, best_first=False,
         reserve_refit=True,
     ) -> None:  # fmt: skip
         from metarec.execution import JobSpec, fold_splits
@@ -159,7 +159,7 @@ class SearchLoop:
             self.n_classes,
             tuple(ds.numeric_columns),
             tuple(ds.categorical_columns),
-            protocol or settings.protocol,
+            settings.protocol,
             settings.random_state,
         )
         # the protocol's folds, or the given ones (a large dataset's rung: one sample of the

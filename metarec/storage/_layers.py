@@ -320,33 +320,25 @@ class LayeredReads:
             return int(wide.drop(columns="dataset").notna().to_numpy().sum())
         return self.own.count(table)
 
-    def datasets(self):
-        """The user's datasets and the visible built-in ones, sorted by name, with ``origin``."""
+    @staticmethod
+    def _union(own, theirs):
+        """The user's records, and the built-in ones of the names the user has none of
+        (a user's record of a name wins, see the rule), sorted by name, with ``origin``."""
         import pandas as pd
 
-        own = self.own.datasets()
-        visible, _, _, _ = self._visible(own_datasets=own)
-        names = set(own["name"].astype(str))
-        theirs = self.part.datasets
-        theirs = theirs[theirs["name"].isin(list(visible - names)).to_numpy()]
+        theirs = theirs[~theirs["name"].isin(list(own["name"].astype(str))).to_numpy()]
         frame = pd.concat(
             [own.assign(origin="user"), theirs.assign(origin=BUILTIN)], ignore_index=True
         )
         return frame.sort_values("name", kind="stable").reset_index(drop=True)
+
+    def datasets(self):
+        """The user's datasets and the visible built-in ones, sorted by name, with ``origin``."""
+        return self._union(self.own.datasets(), self.part.datasets)
 
     def algorithms(self):
         """The user's algorithms and the visible built-in ones, sorted by name, with ``origin``."""
-        import pandas as pd
-
-        own = self.own.algorithms()
-        _, visible, _, _ = self._visible(own_algorithms=own)
-        names = set(own["name"].astype(str))
-        theirs = self.part.algorithms
-        theirs = theirs[theirs["name"].isin(list(visible - names)).to_numpy()]
-        frame = pd.concat(
-            [own.assign(origin="user"), theirs.assign(origin=BUILTIN)], ignore_index=True
-        )
-        return frame.sort_values("name", kind="stable").reset_index(drop=True)
+        return self._union(self.own.algorithms(), self.part.algorithms)
 
     def metafeatures(
         self, *, datasets: Iterable[str] | None = None, names: Iterable[str] | None = None
