@@ -18,7 +18,8 @@ fitted
 
 (and, for the record, **before, raw width**: the built-in knowledge base alone with a
 dataset's width its raw number of columns, the runtime model as it was before the encoded
-width) and predicts the fit time of every algorithm with an ok time at the dataset's points of
+width; **after, equal weights**: as after, every dataset weighing alike in the fit,
+``size_weight=0``, the runtime model as it was before its weights) and predicts the fit time of every algorithm with an ok time at the dataset's points of
 50,000 rows and more.  A dataset's size is its rows, its classes and its encoded width (the
 numeric columns and each categorical one as its one-hot columns, as the recommender reads
 it: :func:`metarec.recommender.encoded_width`).  Reported: the share of those times within a factor 2 of the
@@ -100,24 +101,30 @@ def main(argv=None) -> None:
     names_l, X_l, T_l, tasks_l = _matrix(build)
     _, X_b0, _, _ = _matrix(builtin, encoded=False)  # the raw number of columns as width
     _, X_l0, _, _ = _matrix(build, encoded=False)
+    # the built-in knowledge base without the build's datasets (it ships them too)
+    mine = np.array([n not in set(names_l) for n in names_b])
+    X_b, T_b, X_b0 = X_b[mine], T_b[mine], X_b0[mine]
     algorithms = sorted(set(T_b.columns) & set(T_l.columns))
     T_b, T_l = T_b[algorithms].to_numpy(float), T_l[algorithms].to_numpy(float)
     groups = np.array([n.split("@")[0] for n in names_l])
     rows = np.exp(X_l[:, 1])
-    out = {"before, raw width": {}, "before": {}, "after": {}}
+    out = {"before, raw width": {}, "before": {}, "after, equal weights": {}, "after": {}}
     for group in sorted(set(groups)):
         held = groups == group
         test = np.flatnonzero(held & (rows >= LARGE - 0.5))
         if not test.size:
             continue
         task = "regression" if tasks_l[test[0]] == "regression" else "classification"
+        after = (np.vstack([X_b, X_l[~held]]), np.vstack([T_b, T_l[~held]]))
         fits = {
             "before, raw width": (X_b0, T_b),
             "before": (X_b, T_b),
-            "after": (np.vstack([X_b, X_l[~held]]), np.vstack([T_b, T_l[~held]])),
+            "after, equal weights": after,
+            "after": after,
         }
         for when, (X, T) in fits.items():
-            model = RuntimeModel(coverage=0.8).fit(X, T)
+            weights = {"size_weight": 0.0} if when == "after, equal weights" else {}
+            model = RuntimeModel(coverage=0.8, **weights).fit(X, T)
             query = X_l0[test] if when == "before, raw width" else X_l[test]
             expected, low, high = model.predict(query, interval=True)
             truth = T_l[test]

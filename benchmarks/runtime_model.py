@@ -191,6 +191,42 @@ def extrapolation(X, T, trees, noise=None) -> dict:
     return out
 
 
+#: Candidate weights of a dataset's rows in the fit (``size_weight``).
+SIZE_WEIGHTS = (0.0, 0.5, 1.0)
+#: The datasets the weights are for: at least this many rows.
+LARGE_ROWS = 20_000
+
+
+def weighting(X, T) -> list:
+    """Leave-one-dataset-out share within x2 and x3 for every candidate ``size_weight``,
+    over all datasets and over those of :data:`LARGE_ROWS` rows and more."""
+    rows = np.exp(X[:, 1])
+    out = []
+    everything = np.arange(len(T))
+    for weight in SIZE_WEIGHTS:
+        truth, expected, large = [], [], []
+        for i in everything:
+            observed = np.isfinite(T[i]) & (T[i] > 0)
+            if not observed.any():
+                continue
+            keep = everything != i
+            model = RuntimeModel(size_weight=weight).fit(X[keep], T[keep])
+            truth.append(T[i][observed])
+            expected.append(model.predict(X[i : i + 1])[0][observed])
+            large.append(np.full(observed.sum(), rows[i] >= LARGE_ROWS))
+        truth, expected, large = map(np.concatenate, (truth, expected, large))
+        ratio = np.abs(np.log10(truth / expected))
+        row = [weight]
+        for part in (np.ones_like(large), large):
+            row += [
+                int(part.sum()),
+                float(np.mean(ratio[part] <= np.log10(2))) if part.any() else float("nan"),
+                float(np.mean(ratio[part] <= np.log10(3))) if part.any() else float("nan"),
+            ]
+        out.append(row)
+    return out
+
+
 #: Candidate growths of the interval's half-width per unit of log rows past the fitted sizes.
 WIDENINGS = np.round(np.arange(0.0, 2.0001, 0.05), 2)
 
@@ -279,6 +315,13 @@ def main(argv=None) -> None:
         row["smallest width covering 80 %"] for r in widened.values() for row in r.values()
     )
     print(f"smallest width covering 80 % everywhere: {needed}")
+    weighted = markdown_table(
+        ["history", "size_weight", "times", "within x2", "within x3",
+         f"times ({LARGE_ROWS:,}+ rows)", f"within x2 ({LARGE_ROWS:,}+ rows)",
+         f"within x3 ({LARGE_ROWS:,}+ rows)"],
+        [[name, *row] for name, xt in data.items() for row in weighting(*xt[:2])],
+    )  # fmt: skip
+    print(weighted)
     write_page(
         args.markdown,
         "Expected fit time on unseen datasets",
@@ -311,6 +354,14 @@ def main(argv=None) -> None:
         "0.05) that covers 80 %. The smallest growth covering 80 % on every history in both "
         f"splits: **{needed:g}** (the default: {RuntimeModel().extrapolation_width:g}).\n\n"
         f"{widening_table}\n\n"
+        "## Datasets weighted by their rows\n\n"
+        "Leave-one-dataset-out as in the first table, every dataset of `n` rows weighing "
+        "`max(1, n / 1000) ** size_weight` in the fit (the default "
+        f"{RuntimeModel().size_weight:g}), over all the times and over those of datasets of "
+        f"{LARGE_ROWS:,} rows and more (the built-in and realworld-dev histories have few or "
+        "none).  The large-data build's times at 50,000 rows and more are on "
+        "[large-times](large-times.md).\n\n"
+        f"{weighted}\n\n"
         "Written by `python benchmarks/runtime_model.py`.",
     )
 

@@ -173,7 +173,8 @@ def check(ctx, fmt):
 def _builtin_summary(info: dict) -> str:
     return (
         f"{info['classification_datasets']} classification and {info['regression_datasets']} "
-        f"regression datasets × {info['base_algorithms']} algorithms and "
+        f"regression datasets ({info['subsamples']} of them samples of larger ones) × "
+        f"{info['base_algorithms']} algorithms and "
         f"{info['configurations']} configurations, "
         f"{info['runs']} runs, {info['metafeatures']} metafeature values"
     )

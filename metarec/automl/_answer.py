@@ -359,7 +359,7 @@ def final_answer(
     if order:
         anchor = recommender.single_best(exclude=[name])
         answer = _chosen(order, state, data, settings, anchor)
-        model, members, weights = refit_answer(
+        model, members, weights, rows = refit_answer(
             answer,
             state.trials,
             data,
@@ -372,7 +372,7 @@ def final_answer(
         # the best evaluated algorithm among the members (the leaderboard's first of them)
         best = next((a for a in order if a in members), None)
         method = answer.method if len(members) > 1 else "best"
-        notes.extend(_notes(answer, members, weights, len(data.codes)))
+        notes.extend(_notes(answer, members, weights, rows, len(data.codes)))
         return FinalAnswer(model, best, members, weights, method, tuple(notes))
     if deadline is not None:
         model, members, weights = _unevaluated(
@@ -405,12 +405,20 @@ def _chosen(order, state, data, settings, anchor) -> Answer:
     )
 
 
-def _notes(answer, members, weights, n_rows: int) -> list[str]:
-    """What a person is told about the answer that was refitted."""
-    if len(members) == 1:
-        return [f"{members[0]} refitted on all {n_rows:,} rows"]
+def _notes(answer, members, weights, rows, n_rows: int) -> list[str]:
+    """What a person is told about the answer that was refitted (a member refitted on a
+    sample has said so already)."""
     if not members:
         return []
+    if any(r != n_rows for r in rows):
+        if len(members) == 1:
+            return []
+        shares = ", ".join(
+            f"{m} {w:.2f} on {r:,} rows" for m, w, r in zip(members, weights, rows, strict=True)
+        )
+        return [f"the answer averages {shares}"]
+    if len(members) == 1:
+        return [f"{members[0]} refitted on all {n_rows:,} rows"]
     if answer.method == "selection":
         shares = ", ".join(f"{m} {w:.2f}" for m, w in zip(members, weights, strict=True))
         return [
@@ -446,7 +454,7 @@ def _unevaluated(state, data, portfolio, settings, deadline, refit_scale, notes)
         fits = [t for t in candidates if t.expected_time * refit_scale <= LAST_RESORT_SECONDS]
     for trial in fits:
         expected = {trial.algorithm: replace(trial, fit_time=trial.expected_time)}
-        model, members, weights = refit_answer(
+        model, members, weights, rows = refit_answer(
             Answer((trial.algorithm,), (1.0,)),
             expected,
             data,
@@ -465,7 +473,9 @@ def _unevaluated(state, data, portfolio, settings, deadline, refit_scale, notes)
             notes.append(
                 f"no algorithm finished every fold within the budget: the answer is "
                 f"{trial.algorithm}, the knowledge base's best expectation whose refit fits "
-                f"the time left{expectation}, fitted on every row without evaluation"
+                f"the time left{expectation}, fitted on "
+                + ("every row" if rows[0] == len(data.codes) else f"a sample of {rows[0]:,} rows")
+                + " without evaluation"
             )
             state.trials[trial.algorithm] = replace(
                 state.trials[trial.algorithm],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,6 +21,7 @@ __all__ = [
     "planned_refit_seconds",
     "LAST_RESORT_SECONDS",
     "REFIT_MARGIN",
+    "Refit",
 ]
 
 #: A refit is planned for its expected seconds and this share again (the folds' fit times
@@ -52,9 +53,12 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
     The members of ``answer`` (an :class:`~metarec.automl._answer.Answer`) are refitted in
     order, each only when its expected time (known from its folds) fits what is left of the
     budget; a member that does not fit gives its place to the next of ``answer.spares``.
-    When none fits, the best whose refit is expected within :data:`LAST_RESORT_SECONDS`
-    (else the quickest) is refitted anyway, alone, so that a search hands back a model: a
-    second over the budget rather than no model.  The anchor joins an average of at least one
+    When ``data.samples`` holds nested samples of the rows (a large dataset's rungs), a
+    member whose refit on every row does not fit is refitted on the largest sample whose
+    expected time (linear in rows) fits instead, and said.  When none fits, the best whose
+    refit is expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted
+    anyway, alone, on the smallest sample if there are samples, so that a search hands back
+    a model: a second over the budget rather than no model.  The anchor joins an average of at least one
     refitted member, with its weight in ``answer``.  After a SIGINT or SIGTERM (``deadline`` None) only the first member
     whose refit is expected to take about a second is refitted, alone.
 
@@ -82,51 +86,47 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
 
     Returns
     -------
-    (model, tuple of str, tuple of float)
+    Refit
         The fitted model (the single pipeline, or the weighted average of the members), the
-        members' names in refit order and their weights (those of ``answer``, normalised
-        over the members refitted); ``(None, (), ())`` when nothing could be refitted.
+        members' names in refit order, their weights (those of ``answer``, normalised over
+        the members refitted) and the rows each was fitted on; ``Refit(None, (), (), ())``
+        when nothing could be refitted.
     """
     wanted = len(answer.members)
     if deadline is None:  # stopped: no time to spare, the best alone
         wanted = 1
     weight = dict(zip(answer.members, answer.weights, strict=True))
     fitted: list[tuple[str, Any]] = []
+    rows: dict[str, int] = {}
     said: list[str] = []
     queue = list(answer.members) + list(answer.spares)
     for algorithm in queue:
         if len(fitted) >= wanted:
             break
-        pipeline, why = _refit_one(
+        pipeline, why, n_rows = _refit_one(
             portfolio[algorithm], trials, data, random_state, deadline, refit_scale
         )
         if pipeline is not None:
             fitted.append((algorithm, pipeline))
+            rows[algorithm] = n_rows
+            if why:
+                said.append(why)
         elif why:
             (notes if why.startswith("refitting") else said).append(why)
     if not fitted and deadline is not None:
-        # nothing fits the time left: the best whose refit is expected within a second
-        # (else the quickest) is refitted anyway, so that a search hands back a model
-        for algorithm in _last_resorts(queue, trials, refit_scale):
-            pipeline, why = _refit_one(
-                portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
-                last_resort=True,
-            )  # fmt: skip
-            if pipeline is not None:
-                fitted.append((algorithm, pipeline))
-                said = [
-                    f"no refit fitted the time left: {algorithm} refitted anyway (the best "
-                    f"whose refit is expected within {LAST_RESORT_SECONDS:g} s, else the "
-                    "quickest)"
-                ]
-                break
-            notes.append(why)
+        # nothing fits the time left: one is refitted anyway, so that a search hands back a model
+        last = _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_scale,
+                            notes)  # fmt: skip
+        if last is not None:
+            algorithm, pipeline, rows[algorithm], said = last
+            fitted.append((algorithm, pipeline))
     if fitted and answer.anchor is not None and deadline is not None:
-        pipeline, why = _refit_one(
+        pipeline, why, n_rows = _refit_one(
             portfolio[answer.anchor], trials, data, random_state, deadline, refit_scale
         )
         if pipeline is not None:
             fitted.append((answer.anchor, pipeline))
+            rows[answer.anchor] = n_rows
             weight[answer.anchor] = answer.anchor_weight
             said.append(f"{answer.anchor} joins the average as the knowledge base's single best")
         elif why:
@@ -135,11 +135,20 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
         said.extend(answer.notes(fitted[0][0]))
     notes.extend(said)
     if not fitted:
-        return None, (), ()
+        return Refit(None, (), (), ())
     names = tuple(name for name, _ in fitted)
     weights = np.array([weight.get(name, 0.0) or 1.0 for name in names])
     weights = tuple(float(w) for w in weights / weights.sum())
-    return _model(fitted, weights, data), names, weights
+    return Refit(_model(fitted, weights, data), names, weights, tuple(rows[n] for n in names))
+
+
+class Refit(NamedTuple):
+    """A refitted answer: the model, its members, their weights and rows fitted on."""
+
+    model: Any
+    members: tuple
+    weights: tuple
+    rows: tuple
 
 
 @dataclass(frozen=True)
@@ -154,32 +163,60 @@ class RefitData:
         The class labels in the order of their codes (None: regression).
     codes : ndarray
         Class codes (or the target) of every row.
+    samples : tuple of ndarray, default=()
+        Nested samples of the rows (sorted positions, growing, each smaller than the data)
+        a member may be refitted on when its refit on every row does not fit the time left.
     """
 
     ds: Any
     labels: Any
     codes: Any
+    samples: tuple = ()
 
 
 def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, last_resort=False):
-    """``(pipeline of ``algorithm`` fitted on every row, None)``, or ``(None, why not)``."""
+    """``(pipeline of ``algorithm`` fitted, note or None, rows fitted on)``, or
+    ``(None, why not, 0)``.
+
+    On every row when its expected time fits the time left, else on the largest of
+    ``data.samples`` that fits (expected time proportional to rows); ``last_resort`` fits
+    whatever is left: on the smallest sample, or on every row without samples.
+    """
     name = algorithm.name
+    n = len(data.codes)
     expected = trials[name].fit_time * refit_scale
     left = 1.0 if deadline is None else deadline - time.perf_counter()
-    if expected > left and not last_resort:
-        return None, f"{name} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left"
+    rows, note = None, None
+    if expected > left:
+        fits = [s for s in data.samples if expected * s.size / n <= left]
+        if fits:
+            rows = fits[-1]
+        elif last_resort and data.samples:
+            rows = data.samples[0]
+        elif not last_resort:
+            return (
+                None,
+                f"{name} not refitted: expected {expected:.3g} s, {max(left, 0):.3g} s left",
+                0,
+            )
+        if rows is not None and not last_resort:
+            note = (
+                f"{name} refitted on a sample of {rows.size:,} of the {n:,} rows (every row "
+                f"expected {expected:.3g} s, {max(left, 0):.3g} s left)"
+            )
     ds = data.ds
     pipeline = algorithm.build_pipeline(
         numeric_columns=tuple(ds.numeric_columns),
         categorical_columns=tuple(ds.categorical_columns),
         random_state=random_state,
     )
+    X, y = (ds.X, data.codes) if rows is None else (ds.X.iloc[rows], np.asarray(data.codes)[rows])
     try:
         with _quiet():
-            pipeline.fit(ds.X, data.codes)
+            pipeline.fit(X, y)
     except Exception as exc:  # its own failure on every row: try the next one
-        return None, f"refitting {name} on all rows failed: {type(exc).__name__}: {exc}"
-    return pipeline, None
+        return None, f"refitting {name} on all rows failed: {type(exc).__name__}: {exc}", 0
+    return pipeline, note, n if rows is None else int(rows.size)
 
 
 def _model(fitted, weights, data):
@@ -194,6 +231,28 @@ def _model(fitted, weights, data):
 
 #: A refit expected within this many seconds may overrun a spent budget (see refit_answer).
 LAST_RESORT_SECONDS = 1.0
+
+
+def _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_scale, notes):
+    """``(algorithm, pipeline, rows, [note])`` of the best in ``queue`` whose refit is
+    expected within :data:`LAST_RESORT_SECONDS` (else the quickest) fitted anyway, on the
+    smallest sample when ``data`` has samples; None when every refit fails."""
+    smallest = data.samples[0].size / len(data.codes) if data.samples else 1.0
+    for algorithm in _last_resorts(queue, trials, refit_scale * smallest):
+        pipeline, why, n_rows = _refit_one(
+            portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
+            last_resort=True,
+        )  # fmt: skip
+        if pipeline is not None:
+            sample = "" if n_rows == len(data.codes) else f" on a sample of {n_rows:,} rows"
+            said = [
+                f"no refit fitted the time left: {algorithm} refitted anyway{sample} (the "
+                f"best whose refit is expected within {LAST_RESORT_SECONDS:g} s, else the "
+                "quickest)"
+            ]
+            return algorithm, pipeline, n_rows, said
+        notes.append(why)
+    return None
 
 
 def _last_resorts(order, trials, refit_scale) -> list[str]:

@@ -189,10 +189,12 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
 
     Returns
     -------
-    (SearchLoop, int or None, dict of str to Trial)
+    (SearchLoop, int or None, dict of str to Trial, tuple of ndarray)
         The loop of the largest rung with a complete trial (else the first rung's), the
-        signal that stopped the search (None), and the trials of the earlier rungs of
-        algorithms that loop did not evaluate, for the leaderboard.
+        signal that stopped the search (None), the trials of the earlier rungs of
+        algorithms that loop did not evaluate, for the leaderboard, and the samples an
+        answer may be refitted on when every row does not fit the time left (each rung's
+        training rows with the validation rows, but the last).
     """
     import copy
     import time
@@ -248,7 +250,8 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     for algorithm in list(earlier):
         if algorithm in chosen.state.trials and chosen.state.trials[algorithm].status != "not run":
             del earlier[algorithm]
-    return chosen, interrupted, earlier
+    samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
+    return chosen, interrupted, earlier, samples
 
 
 def _rung_note(trial, rows: int) -> str:

@@ -369,9 +369,10 @@ def _search(
             if critical is not None:
                 loop.critical = critical
     earlier: dict = {}
+    samples: tuple = ()
     with _phase(phases, "evaluation"):
         if large:  # a holdout, and growing samples of the rows (metarec.automl._rungs)
-            loop, interrupted, earlier = run_rungs(
+            loop, interrupted, earlier, samples = run_rungs(
                 ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
                 deadline, start, tick, n_workers, pool, check, critical,
             )  # fmt: skip
@@ -381,7 +382,7 @@ def _search(
     with _phase(phases, "answer and refit"):
         answer = final_answer(
             loop.state,
-            RefitData(ds, labels, codes),
+            RefitData(ds, labels, codes, samples),
             loop.portfolio,
             settings,
             recommender=recommender,

@@ -349,13 +349,15 @@ class KnowledgeBase(Writes):
             ``classification_datasets``, ``regression_datasets``, the row count of every
             other table (``algorithms`` counts every named algorithm, configurations
             included), ``configurations`` (algorithms named as a configuration of another,
-            ``lightgbm_c07``) and ``base_algorithms`` (the others); with ``builds_on``, also
+            ``lightgbm_c07``), ``base_algorithms`` (the others) and ``subsamples`` (datasets
+            named as a sample of another, ``movielens_liked@4000``); with ``builds_on``, also
             ``own_<table>`` (the rows stored in this database) and ``builtin_version``.
         """
-        from metarec._names import configuration_base
+        from metarec._names import configuration_base, sample_base
 
         counts = {table: self.count(table) for table in TABLES}
-        tasks = self.datasets()["task"]
+        datasets = self.datasets()
+        tasks = datasets["task"]
         regression = int((tasks == "regression").sum())
         names = set(self.algorithms()["name"].astype(str))
         configurations = {n for n in names if configuration_base(n) is not None}
@@ -371,6 +373,7 @@ class KnowledgeBase(Writes):
             **counts,
             "configurations": len(configurations),
             "base_algorithms": len(names - configurations),
+            "subsamples": int(sum(sample_base(n) != n for n in datasets["name"].astype(str))),
         }
         if self.builds_on is not None:
             out.update({f"own_{table}": self.count(table, part="own") for table in TABLES})

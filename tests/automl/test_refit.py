@@ -44,15 +44,15 @@ def test_the_answer_refits_only_the_members_that_fit_the_time_left():
     order = list(trials)
     notes = []
     deadline = time.perf_counter() + 60
-    model, members, weights = _refit(order, trials, data, 3, deadline, 1.0, notes)
+    model, members, weights, _ = _refit(order, trials, data, 3, deadline, 1.0, notes)
     assert members == ("gaussian_nb", "majority") and weights == (0.5, 0.5)
     assert any(note.startswith("knn not refitted: expected 500 s") for note in notes)
     assert isinstance(model, AveragedClassifier)
     later = time.perf_counter() + 60
-    single, alone, _ = _refit(order, trials, data, 1, later, 1.0, [])
+    single, alone, _, _ = _refit(order, trials, data, 1, later, 1.0, [])
     assert alone == ("gaussian_nb",) and isinstance(single, LabelledClassifier)
     # stopped by a signal (no deadline): the best alone, however many were wanted
-    stopped, members, _ = _refit(order, trials, data, 3, None, 1.0, [])
+    stopped, members, _, _ = _refit(order, trials, data, 3, None, 1.0, [])
     assert members == ("gaussian_nb",) and isinstance(stopped, LabelledClassifier)
 
 
@@ -73,7 +73,7 @@ def test_with_no_time_left_the_best_quick_refit_is_the_answer_not_the_last():
     past = time.perf_counter() - 1.0
     notes = []
     trials = trials_of([5.0, 0.5, 0.01, 0.001])
-    model, members, _ = _refit(list(trials), trials, data, 3, past, 1.0, notes)
+    model, members, _, _ = _refit(list(trials), trials, data, 3, past, 1.0, notes)
     assert members == ("gaussian_nb",) and isinstance(model, LabelledClassifier)
     assert notes == [
         "no refit fitted the time left: gaussian_nb refitted anyway (the best whose refit is "
@@ -95,7 +95,7 @@ def test_the_anchor_joins_a_refitted_average_and_is_said():
         for i, n in enumerate(names)
     }
     notes = []
-    model, chosen, weights = _refit(
+    model, chosen, weights, _ = _refit(
         names, trials, data, 2, time.perf_counter() + 60, 1.0, notes, "knn"
     )
     assert chosen == ("gaussian_nb", "majority", "knn")
@@ -119,3 +119,38 @@ def test_a_weighted_answer_predicts_the_weighted_mean_of_its_members():
     )
     np.testing.assert_allclose(model.predict_proba(X), [[0.25, 0.75]] * len(X))
     assert (model.predict(X) == "yes").all()
+
+
+def test_a_refit_that_does_not_fit_every_row_takes_the_largest_sample_that_fits():
+    """240 rows, samples of 24 and 120: expected 20 s on every row (1 s a fold, scale 20),
+    so 2 s on 24 rows and 10 s on 120.  With 5 s left the member is fitted on the 24 rows
+    and says so; with 60 s left on every row; past the deadline, the last resort takes the
+    smallest sample rather than every row."""
+    from dataclasses import replace
+
+    data = _data()
+    small, half = np.arange(0, 240, 10), np.arange(0, 240, 2)
+    data = replace(data, samples=(small, half))
+    trials = {"gaussian_nb": Trial("gaussian_nb", planned=1, status="ok", fold_scores=(0.8,),
+                                   fit_time=1.0)}  # fmt: skip
+    notes = []
+    refit = _refit(["gaussian_nb"], trials, data, 1, time.perf_counter() + 5, 20.0, notes)
+    assert refit.members == ("gaussian_nb",) and refit.rows == (24,)
+    assert len(notes) == 1 and notes[0].startswith(
+        "gaussian_nb refitted on a sample of 24 of the 240 rows (every row expected 20 s, "
+    )
+    assert len(refit.model.classes_) == 2
+    assert _refit(["gaussian_nb"], trials, data, 1, time.perf_counter() + 60, 20.0, []).rows == (
+        240,
+    )
+    # with 11 s left, the half (10 s) fits
+    assert _refit(["gaussian_nb"], trials, data, 1, time.perf_counter() + 11, 20.0, []).rows == (
+        120,
+    )
+    notes = []
+    past = _refit(["gaussian_nb"], trials, data, 1, time.perf_counter() - 1, 20.0, notes)
+    assert past.rows == (24,)
+    assert notes == [
+        "no refit fitted the time left: gaussian_nb refitted anyway on a sample of 24 rows "
+        "(the best whose refit is expected within 1 s, else the quickest)"
+    ]

@@ -234,3 +234,33 @@ def test_the_interval_widens_beyond_the_largest_fitted_dataset():
     for bad in (-0.1, np.nan, "wide", True):
         with pytest.raises(InvalidInputError, match="extrapolation_width"):
             RuntimeModel(extrapolation_width=bad).fit(X, T)
+
+
+def test_size_weight_is_weighted_least_squares_by_rows_past_the_pivot():
+    """The plain power law with ``size_weight=0.7`` is the weighted least squares of log time
+    with weights ``max(1, n / 1000) ** 0.7`` (numpy's lstsq on rows scaled by their square
+    roots); its leave-one-out residuals equal refitting without the dataset, and the default
+    weighs nothing (``size_weight=0``: every dataset alike)."""
+    from metarec.recommender._runtime import WEIGHT_PIVOT
+
+    assert WEIGHT_PIVOT == 1000
+    rng = np.random.default_rng(3)
+    n = rng.integers(100, 300_000, size=30)
+    X = size_features(n, rng.integers(2, 60, 30), [2] * 30)
+    t = np.exp(X @ [-9, 0.9, 0.4, 0] + rng.normal(0, 0.5, 30))
+    weighted = {"alpha": 1e-9, "overhead": False, "min_row_exponent": None, "size_weight": 0.7}
+    model = RuntimeModel(**weighted).fit(X, t[:, None])
+    root = np.sqrt(np.maximum(1.0, n / 1000.0) ** 0.7)
+    # (the class column is log 2 everywhere, as the intercept: lstsq's minimum norm splits
+    # them, the predictions are the same)
+    beta = np.linalg.lstsq(X * root[:, None], np.log(t) * root, rcond=None)[0]
+    np.testing.assert_allclose(model.predict(X)[:, 0], np.exp(X @ beta), rtol=1e-5)
+    unweighted = RuntimeModel(**{**weighted, "size_weight": 0.0}).fit(X, t[:, None])
+    assert not np.allclose(unweighted.predict(X), model.predict(X), rtol=1e-3)
+    for i in (0, 11):
+        keep = np.arange(30) != i
+        refit = RuntimeModel(**weighted).fit(X[keep], t[keep, None])
+        expected = np.log(t[i]) - np.log(refit.predict(X[i : i + 1])[0, 0])
+        assert model.loo_residuals_[i, 0] == pytest.approx(expected, rel=1e-5)
+    with pytest.raises(InvalidInputError, match="size_weight"):
+        RuntimeModel(size_weight=-1).fit(X, t)

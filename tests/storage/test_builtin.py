@@ -20,8 +20,10 @@ def test_builtin_matches_its_resource_files():
     runs = pd.read_parquet(files["runs"])
     info = kb.info()
     assert info["runs"] == len(runs)
-    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 116 + 126
-    assert (info["classification_datasets"], info["regression_datasets"]) == (116, 126)
+    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 151 + 143
+    assert (info["classification_datasets"], info["regression_datasets"]) == (151, 143)
+    # the large datasets (13) and their ladders of subsamples (39, named <name>@<rows>)
+    assert info["subsamples"] == 39
     assert info["algorithms"] == 23 + 19
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
@@ -120,7 +122,7 @@ def test_regression_part_ranks_regressors_only():
     ranker = LearnedRanker.for_task("regression", random_state=0)
     model = Recommender(ranker, task="regression").fit(kb)
     assert set(model.algorithms_) == set(default_portfolio(task="regression").names)
-    assert len(model.datasets_) == 126
+    assert len(model.datasets_) == 143
     query = kb.metafeatures().set_index("dataset").loc["boston_housing"].dropna().to_dict()
     ranking = model.recommend(metafeatures=query, exclude=["boston_housing"])
     assert "mean" not in ranking.algorithms[:10]  # the floor every regressor must beat
@@ -147,7 +149,7 @@ def test_a_new_knowledge_base_holds_only_its_own_rows_and_reads_both(kb_url, tmp
     kb = _layered_at(kb_url)
     builtin = open_builtin()
     assert kb.count("runs", part="own") == kb.count("datasets", part="own") == 0
-    assert kb.count("runs") == builtin.count("runs") and kb.count("datasets") == 242
+    assert kb.count("runs") == builtin.count("runs") and kb.count("datasets") == 294
     assert kb.data_version() == builtin.data_version()  # nothing beyond the built-in one
     kb.import_runs(pd.DataFrame([_run("mine", "mine", 0, 0.8), _run("mine", "mine", 1, 0.6)]))
     assert kb.count("runs", part="own") == 2
@@ -205,7 +207,7 @@ def test_a_namesake_of_other_content_hides_the_built_in_dataset(tmp_path):
     same = "wine_recognition"
     kb.add_dataset(same, source_id="/data/wine.csv", fingerprint=theirs.loc[same, "fingerprint"])
     datasets = kb.datasets().set_index("name")
-    assert len(datasets) == 242
+    assert len(datasets) == 294
     assert datasets.loc["iris", "fingerprint"] == "f" * 64
     assert datasets.loc["iris", "origin"] == datasets.loc[same, "origin"] == "user"
     assert datasets.loc["irish", "origin"] == "builtin"

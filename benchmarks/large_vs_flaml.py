@@ -1,0 +1,338 @@
+"""`metarec run` on large data against FLAML and LightGBM's defaults, the same split.
+
+Usage::
+
+    pip install -e ".[boosting,bench]"
+    python benchmarks/large_vs_flaml.py --budgets 60 300 \
+        --markdown docs/benchmarks/large-vs-flaml.md
+
+Datasets: the 13 of ``../shared/datasets/large`` (9 classification, 4 regression; 15,524 to
+372,864 rows).  Each is split once, 80/20 (seed 0; stratified by class for
+classification); the training part is written to a CSV file, as a user would hand it over,
+and every method sees that file only; the test part scores each answer (accuracy; R² for
+regression).  Methods, each a call in a fresh process on both cores:
+
+- ``metarec run train.csv --budget B -j 2 --output model.joblib`` (the defaults otherwise:
+  ``--protocol auto``), with a knowledge base that is the built-in one without the dataset
+  (its whole ladder of subsamples left out: the large-data build holds every one of these
+  datasets), its recommender fitted beforehand, as the shipped ones are.
+- FLAML 2.8 ``AutoML().fit(X, y, time_budget=B, n_jobs=2, seed=0)`` on the file read with
+  pandas, string columns as categories.
+- LightGBM's defaults, fitted once (``LGBMClassifier()`` / ``LGBMRegressor()``, string
+  columns as pandas categories: its native categorical handling).
+
+Each call's wall time is the whole process (start-up, reading the file, the fit); its peak
+memory is the process's and its children's largest resident set (``wait4``).  The answer is
+scored by another process.  Limits the numbers are held to: every ``run`` within
+``B x 1.1 + 3`` seconds; ``run`` within 0.5 points of LightGBM's defaults on every dataset and
+at or above FLAML at the same budget on the mean, paired by dataset.
+
+Every (method, dataset) result is kept as a JSON file in ``--results`` (committed), so the
+run resumes where it stopped; ``--redo METHOD`` computes a method again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _pages import markdown_table, write_page
+
+ROOT = Path(__file__).resolve().parents[1]
+LARGE = ROOT.parent / "shared" / "datasets" / "large"
+RESULTS = ROOT / "benchmarks" / "results" / "large_vs_flaml"
+WORK = Path(tempfile.gettempdir()) / "metarec-large-vs-flaml"
+SEED = 0
+TEST_SHARE = 0.2
+
+FIT_SCRIPT = r"""
+import pickle, sys, time, warnings
+import numpy as np, pandas as pd
+warnings.simplefilter("ignore")
+method, train, out, budget, task = sys.argv[1:6]
+frame = pd.read_csv(train)
+y = frame.pop("target")
+for column in frame.columns:
+    if not (pd.api.types.is_numeric_dtype(frame[column])
+            or pd.api.types.is_bool_dtype(frame[column])):
+        frame[column] = frame[column].astype("category")
+regression = task == "regression"
+y = y.astype(float) if regression else y.astype(str)
+if method == "lightgbm":
+    import lightgbm
+    model = (lightgbm.LGBMRegressor if regression else lightgbm.LGBMClassifier)(verbose=-1)
+    model.fit(frame, y)
+else:
+    from flaml import AutoML
+    model = AutoML()
+    model.fit(frame, y, task="regression" if regression else "classification",
+              metric="r2" if regression else "accuracy", time_budget=float(budget),
+              n_jobs=2, seed=0, verbose=0)
+categories = {c: list(frame[c].cat.categories) for c in frame.columns
+              if str(frame[c].dtype) == "category"}
+pickle.dump((model, categories), open(out, "wb"))
+"""
+
+SCORE_SCRIPT = r"""
+import json, pickle, sys, warnings
+import numpy as np, pandas as pd
+warnings.simplefilter("ignore")
+kind, model_path, test, out, task = sys.argv[1:6]
+frame = pd.read_csv(test)
+y = frame.pop("target")
+if kind == "metarec":
+    import joblib
+    predicted = joblib.load(model_path).predict(frame)
+else:
+    model, categories = pickle.load(open(model_path, "rb"))
+    for column, levels in categories.items():
+        frame[column] = pd.Categorical(frame[column], categories=levels)
+    predicted = model.predict(frame)
+if task == "regression":
+    from sklearn.metrics import r2_score
+    score = r2_score(y.astype(float), np.asarray(predicted, dtype=float))
+else:
+    score = float(np.mean(np.asarray(predicted).astype(str) == y.astype(str).to_numpy()))
+json.dump({"score": float(score)}, open(out, "w"))
+"""
+
+
+def manifest() -> pd.DataFrame:
+    return pd.read_csv(LARGE / "manifest.csv")
+
+
+def split(name: str, task: str) -> tuple[Path, Path]:
+    """The dataset's training and test CSV files (written once)."""
+    folder = WORK / "data" / name
+    train, test = folder / "train.csv", folder / "test.csv"
+    if train.exists() and test.exists():
+        return train, test
+    from sklearn.model_selection import train_test_split
+
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = pd.read_csv(LARGE / "data" / f"{name}.csv.gz", low_memory=False)
+    stratify = frame["target"] if task == "classification" else None
+    left, right = train_test_split(
+        frame, test_size=TEST_SHARE, random_state=SEED, stratify=stratify
+    )
+    left.to_csv(train, index=False)
+    right.to_csv(test, index=False)
+    return train, test
+
+
+def held_out_kb(name: str) -> tuple[Path, Path]:
+    """(a SQLite knowledge base: the built-in one without ``name`` and its subsamples, its
+    METAREC_HOME with the recommender fitted), made once."""
+    from metarec.storage import KnowledgeBase, open_builtin
+
+    def sample_base(dataset: str) -> str:  # the build's subsamples are named <name>@<rows>
+        return dataset.partition("@")[0]
+
+    folder = WORK / "kbs" / name
+    path, home = folder / "kb.sqlite", folder / "home"
+    if path.exists():
+        return path, home
+    folder.mkdir(parents=True, exist_ok=True)
+    source = open_builtin()
+    datasets, algorithms = source.datasets(), source.algorithms()
+    runs, meta = source.runs(aggregate=False), source.metafeatures()
+    datasets, algorithms, runs, meta = (
+        frame.drop(columns=["origin"], errors="ignore")
+        for frame in (datasets, algorithms, runs, meta)
+    )
+    keep = [sample_base(n) != name for n in datasets["name"]]
+    datasets = datasets[keep]
+    runs = runs[[sample_base(n) != name for n in runs["dataset"]]]
+    meta = meta[[sample_base(n) != name for n in meta["dataset"]]]
+    tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    kb = KnowledgeBase(f"sqlite:///{tmp}")
+    kb.import_datasets(datasets)
+    kb.import_algorithms(algorithms)
+    kb.import_runs(runs)
+    kb.import_metafeatures(meta)
+    kb.close()
+    tmp.replace(path)
+    # fit (and cache) the recommenders once, outside every timed call
+    env = {**os.environ, "METAREC_HOME": str(home)}
+    for task in ("sklearn:iris", "sklearn:diabetes"):
+        subprocess.run(
+            [sys.executable, "-m", "metarec", "--db", f"sqlite:///{path}", "recommend", task,
+             "--format", "csv"],
+            env=env, capture_output=True, check=True,
+        )  # fmt: skip
+    return path, home
+
+
+def _run(command: list[str], env: dict | None = None) -> tuple[float, float, str, str]:
+    """Run ``command``; (wall seconds, peak resident MiB of it and its children, stdout,
+    stderr) from ``wait4``."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)  # reaped here: its resource usage
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        raise RuntimeError(f"{Path(command[0]).name} exited {process.returncode}: {stderr[-300:]}")
+    return wall, usage.ru_maxrss / 1024.0, stdout, stderr
+
+
+def compute(method: str, name: str, task: str, budget: int | None) -> dict:
+    train, test = split(name, task)
+    work = Path(tempfile.mkdtemp(prefix=f"large-{method}-", dir=WORK))
+    try:
+        if method.startswith("metarec"):
+            kb, home = held_out_kb(name)
+            db = work / "kb.sqlite"
+            shutil.copyfile(kb, db)
+            model = work / "model.joblib"
+            command = [
+                sys.executable, "-m", "metarec", "--db", f"sqlite:///{db}", "run", str(train),
+                "--target", "target", "--budget", str(budget), "-j", "2", "--output",
+                str(model), "--format", "json",
+            ]  # fmt: skip
+            wall, peak, out, _ = _run(command, env={**os.environ, "METAREC_HOME": str(home)})
+            sidecar = json.loads(model.with_suffix(".json").read_text())
+            choice = "+".join(sidecar.get("ensemble") or [sidecar["algorithm"]])
+            kind = "metarec"
+        else:
+            model = work / "model.pkl"
+            command = [sys.executable, "-c", FIT_SCRIPT, method.rstrip("0123456789"),
+                       str(train), str(model), str(budget or 0), task]  # fmt: skip
+            wall, peak, _, _ = _run(command)
+            choice = "lightgbm defaults"
+            if method.startswith("flaml"):
+                import pickle
+
+                with open(model, "rb") as handle:
+                    choice = str(pickle.load(handle)[0].best_estimator)
+            kind = "pickle"
+        scored = work / "score.json"
+        _run([sys.executable, "-c", SCORE_SCRIPT, kind, str(model), str(test), str(scored), task])
+        score = json.loads(scored.read_text())["score"]
+        return {"method": method, "dataset": name, "task": task, "budget": budget,
+                "score": score, "wall": wall, "peak_mib": peak, "choice": choice}  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def methods_for(budgets: list[int]) -> list[tuple[str, int | None]]:
+    out = [("lightgbm", None)]
+    for budget in budgets:
+        out += [(f"metarec{budget}", budget), (f"flaml{budget}", budget)]
+    return out
+
+
+def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
+    """The per-dataset table and the verdicts."""
+    wide = results.pivot(index="dataset", columns="method", values="score")
+    walls = results.pivot(index="dataset", columns="method", values="wall")
+    peaks = results.pivot(index="dataset", columns="method", values="peak_mib")
+    tasks = results.drop_duplicates("dataset").set_index("dataset")["task"]
+    columns = ["dataset", "task"]
+    rows = []
+    for dataset in wide.index:
+        row = [dataset, tasks[dataset]]
+        for method in wide.columns:
+            scale = 1.0 if tasks[dataset] == "regression" else 100.0
+            row.append(
+                f"{scale * wide.loc[dataset, method]:.2f} "
+                f"({walls.loc[dataset, method]:.0f} s, {peaks.loc[dataset, method]:.0f} MiB)"
+                if np.isfinite(wide.loc[dataset, method]) else "")  # fmt: skip
+        rows.append(row)
+    columns += [f"{m}: score (wall, peak)" for m in wide.columns]
+    table = markdown_table(columns, rows)
+    lines = []
+    for budget in budgets:
+        ours, flaml = f"metarec{budget}", f"flaml{budget}"
+        if ours not in wide or "lightgbm" not in wide:
+            continue
+        # points: accuracy in percentage points, R² in hundredths
+        gap = 100.0 * (wide[ours] - wide["lightgbm"])
+        done = gap.dropna()
+        over = results[(results["method"] == ours)
+                       & (results["wall"] > 1.1 * budget + 3)]  # fmt: skip
+        line = (
+            f"- `--budget {budget}`: on {done.size} datasets, metarec minus LightGBM's defaults "
+            f"{done.mean():+.2f} points on the mean, worst {done.min():+.2f} "
+            f"({done.idxmin()}); within 0.5 points or above on {(done >= -0.5).sum()} of "
+            f"{done.size}. Calls over {budget} x 1.1 + 3 s: {len(over)}"
+            + (f" ({', '.join(over['dataset'])})" if len(over) else "")
+            + f"; longest {results[results['method'] == ours]['wall'].max():.1f} s."
+        )
+        if flaml in wide:
+            paired = (100.0 * (wide[ours] - wide[flaml])).dropna()
+            line += (
+                f" Against FLAML at {budget} s, paired over {paired.size} datasets: "
+                f"{paired.mean():+.2f} points on the mean (metarec ahead on "
+                f"{(paired > 0).sum()}, behind on {(paired < 0).sum()})."
+            )
+        lines.append(line)
+    return table, "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budgets", type=int, nargs="+", default=[60, 300])
+    parser.add_argument("--datasets", nargs="*", default=None)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--redo", nargs="*", default=[])
+    parser.add_argument("--markdown", type=Path, default=None)
+    args = parser.parse_args(argv)
+    WORK.mkdir(parents=True, exist_ok=True)
+    args.results.mkdir(parents=True, exist_ok=True)
+    table = manifest()
+    if args.datasets:
+        table = table[table["name"].isin(args.datasets)]
+    table = table.sort_values("rows")
+    for method, budget in methods_for(args.budgets):
+        for name, task in zip(table["name"], table["task"], strict=True):
+            path = args.results / f"{method}-{name}.json"
+            if path.exists() and method not in args.redo:
+                continue
+            try:
+                result = compute(method, name, task, budget)
+            except RuntimeError as exc:
+                result = {"method": method, "dataset": name, "task": task, "budget": budget,
+                          "score": float("nan"), "wall": float("nan"),
+                          "peak_mib": float("nan"), "choice": f"failed: {exc}"[:300]}  # fmt: skip
+            path.write_text(json.dumps(result, indent=1))
+            print(f"{method} {name}: {result['score']:.4f} in {result['wall']:.1f} s, "
+                  f"{result['peak_mib']:.0f} MiB ({result['choice']})", flush=True)  # fmt: skip
+    results = pd.DataFrame([json.loads(p.read_text()) for p in sorted(args.results.glob("*.json"))])
+    results = results[results["dataset"].isin(table["name"])]
+    per_dataset, verdicts = summary(results, args.budgets)
+    text = (
+        "`python benchmarks/large_vs_flaml.py --budgets "
+        + " ".join(map(str, args.budgets))
+        + "`: the 13 large datasets of `shared/datasets/large`, one 80/20 split each (seed 0, "
+        "stratified for classification); every method a call in a fresh process on two "
+        "cores, reading the training CSV file, scored on the test part (accuracy in %; R² for "
+        "regression). `metarec run --budget B -j 2` with the built-in knowledge base "
+        "without the dataset (its ladder of subsamples too); FLAML `time_budget=B, "
+        "n_jobs=2`; LightGBM's defaults fitted once with native categories. Wall time of "
+        "the whole call and peak resident memory of the process and its children.\n\n"
+        f"{verdicts}\n\n{per_dataset}"
+    )
+    print(text)
+    write_page(args.markdown, "Large data: run against FLAML and LightGBM's defaults", text)
+
+
+if __name__ == "__main__":
+    main()
