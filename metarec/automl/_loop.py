@@ -115,7 +115,10 @@ class SearchLoop:
 
     ``splits`` (keyword-only) replaces the protocol's folds by the given ``(train, test)``
     pairs (recorded under ``settings.protocol``), ``best_first`` plans
-    the expected best first (:func:`best_first_order`, each only when it fits) and
+    the expected best first (:func:`best_first_order`, each only when it fits), after the
+    algorithms ``first`` and before the algorithms ``last``, each in its given order (a rung
+    after the first: the previous rung's best, then those it did not promote, by their
+    measured scores), and
     ``reserve_refit=False`` admits a candidate without keeping time for its own refit on
     every row (the best so far keeps its refit): a rung of a large dataset's search
     (:mod:`metarec.automl._rungs`) before the last.
@@ -140,7 +143,7 @@ class SearchLoop:
     def __init__(
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
         deadline, start, tick, n_workers, *, splits=None, best_first=False,
-        reserve_refit=True,
+        reserve_refit=True, first=(), last=(),
     ) -> None:  # fmt: skip
         from metarec.execution import JobSpec, fold_splits
 
@@ -150,6 +153,7 @@ class SearchLoop:
         self.metafeatures, self.stored, self.codes = metafeatures, stored, codes
         self.deadline, self.start, self.tick, self.n_workers = deadline, start, tick, n_workers
         self.best_first, self.reserve_refit = best_first, reserve_refit
+        self.first, self.last = tuple(first), tuple(last)
         self.n_classes = 0 if labels is None else len(labels)
         self.base_spec = JobSpec(
             name,
@@ -257,7 +261,11 @@ class SearchLoop:
         ranking = recommend(metafeatures=metafeatures, tried=tried or None)
         by_name = {row.algorithm: row for row in ranking}
         if self.best_first:  # a rung of a large dataset: the expected best first, what fits
-            return best_first_order([r for r in ranking if r.algorithm in self.names])
+            ends = set(self.first) | set(self.last)
+            head = [by_name[a] for a in self.first if a in by_name and a in self.names]
+            tail = [by_name[a] for a in self.last if a in by_name and a in self.names]
+            middle = [r for r in ranking if r.algorithm in self.names and r.algorithm not in ends]
+            return head + best_first_order(middle) + tail
         rows = [by_name[a] for a in ranking.run_sequence if a in self.names]
         if self.chosen:  # the portfolio chosen for this dataset first, in its greedy order
             head = [by_name[a] for a in self.chosen if a in by_name]

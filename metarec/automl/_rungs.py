@@ -15,7 +15,10 @@ on, a search therefore
    :data:`PROMOTE` of a rung go on to the next.  The samples are nested (each rung's rows
    contain the previous one's) and stratified, and every rung is scored on the same
    validation rows, so scores compare across candidates and rungs; a candidate a rung had
-   no time to start waits for the next one;
+   no time to start waits for the next one.  A rung runs the promoted first (by their
+   scores on the rung before), then the waiting ones by expected accuracy; on the last
+   rung the others the rung before completed follow, by their scores, each only while its
+   expected time fits what is left, so that the budget is used;
 3. answers with the complete trials of the largest rung any candidate reached, refitted on
    every row (the refit's time is the rung's fit scaled to all rows).
 
@@ -204,6 +207,8 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
 
     plan = rung_plan(codes, classification=labels is not None, random_state=settings.random_state)
     candidates, chosen, earlier, times = portfolio, None, {}, None
+    first: list[str] = []
+    last_ones: list[str] = []
     tried: set[str] = set()  # evaluated (or failed) on some rung
     interrupted = None
     for index, (size, split) in enumerate(zip(plan.sizes, plan.splits, strict=True)):
@@ -221,7 +226,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             ds, name, codes, labels, rung_settings, candidates, recommender,
             rung_metafeatures(metafeatures, round(size / FOLD_SHARE)), stored,
             rung_deadline, start, tick, n_workers, splits=[split], best_first=True,
-            reserve_refit=last,
+            reserve_refit=last, first=first, last=last_ones if last else (),
         )  # fmt: skip
         if times is not None:  # the calibration of the expected times measured so far
             loop.state.times = times
@@ -242,14 +247,26 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         ahead = promoted(trials)
         if not ahead or time.perf_counter() >= deadline - END_MARGIN:
             break
-        # the best of this rung, and those no rung has had the time to try yet
+        # the best of this rung, and those no rung has had the time to try yet; on the last
+        # rung (every row) also the others this rung completed, best first, while time is left
         waiting = [t.algorithm for t in trials if t.status in ("skipped", "not run")]
         untried = [a for a in waiting if a not in ahead and a not in tried]
         tried.update(t.algorithm for t in trials if t.status not in ("skipped", "not run"))
-        candidates = portfolio.select(ahead + untried)
+        first = ahead
+        last_ones = [a for a in promoted(trials, limit=len(trials)) if a not in ahead]
+        nearly = index + 1 == plan.n_rungs - 1
+        candidates = portfolio.select(ahead + untried + (last_ones if nearly else []))
+    rows = chosen.splits[0][0].size
     for algorithm in list(earlier):
-        if algorithm in chosen.state.trials and chosen.state.trials[algorithm].status != "not run":
+        trial = chosen.state.trials.get(algorithm)
+        if trial is None or trial.status == "not run":
+            continue
+        if trial.complete or not earlier[algorithm].complete:
             del earlier[algorithm]
+        else:  # complete on a sample, not on the chosen rung: both said, the sample's scores
+            why = trial.message or trial.status
+            note = f"{earlier[algorithm].message}; on {rows:,} training rows: {why}"
+            earlier[algorithm] = replace(earlier[algorithm], message=note)
     samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
     return chosen, interrupted, earlier, samples
 

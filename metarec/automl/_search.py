@@ -403,7 +403,13 @@ def _search(
         fingerprint=ds.fingerprint,
         settings=settings,
         n_folds=loop.n_folds,
-        trials=tuple(sorted([*loop.state.trials.values(), *earlier.values()], key=leaderboard_key)),
+        trials=tuple(
+            sorted(
+                [t for t in loop.state.trials.values() if t.algorithm not in earlier]
+                + list(earlier.values()),
+                key=leaderboard_key,
+            )
+        ),
         best=answer.best,
         model=answer.model,
         seconds=time.perf_counter() - start,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -127,3 +128,36 @@ def test_a_large_dataset_is_searched_on_samples_within_its_budget(tmp_path):
     stored = KnowledgeBase(url).runs(aggregate=False)
     mine = stored[stored["origin"] == "user"]  # not the built-in part's
     assert set(mine["protocol"]) <= {LARGE_PROTOCOL}
+
+
+def test_a_later_rung_runs_the_promoted_then_the_waiting_then_the_rest_by_score():
+    """A rung after the first: the promoted in their given order (their scores on the rung
+    before), then the waiting ones by expected accuracy, then (the last rung) the others
+    the rung before completed, in their given order; an algorithm outside the rung's
+    portfolio is not planned."""
+    from metarec.algorithms import default_portfolio
+    from metarec.automl import RunSettings
+    from metarec.automl._loop import SearchLoop
+    from metarec.automl._search import _codes
+    from metarec.data import load_dataset
+    from tests.automl._fakes import FixedRecommender, toy_frame
+
+    X, y = toy_frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = _codes(ds)
+    names = ["lda", "knn", "gaussian_nb", "majority", "decision_tree", "ridge"]
+    recommender = FixedRecommender(
+        [("lda", 0.70, 0.1), ("knn", 0.90, 0.1), ("gaussian_nb", 0.60, 0.1),
+         ("majority", 0.50, 0.1), ("decision_tree", 0.80, 0.1), ("ridge", 0.85, 0.1)]
+    )  # fmt: skip
+    start = time.perf_counter()
+    train, test = np.arange(0, 200), np.arange(200, 240)
+    loop = SearchLoop(
+        ds, "toy", codes, labels, RunSettings(budget=60.0), default_portfolio().select(names[:5]),
+        recommender, {}, {}, start + 60, start, lambda n=1, total=None: None, 1,
+        splits=[(train, test)], best_first=True, first=("gaussian_nb", "lda"),
+        last=("majority", "ridge"),
+    )  # fmt: skip
+    order = [row.algorithm for row in loop.plan({})]
+    # ridge is not in the rung's portfolio; knn (0.90) before decision_tree (0.80)
+    assert order == ["gaussian_nb", "lda", "knn", "decision_tree", "majority"]
