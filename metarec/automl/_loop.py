@@ -118,7 +118,10 @@ class SearchLoop:
     the expected best first (:func:`best_first_order`, each only when it fits), after the
     algorithms ``first`` and before the algorithms ``last``, each in its given order (a rung
     after the first: the previous rung's best, then those it did not promote, by their
-    measured scores), and
+    measured scores), ``floors`` gives an algorithm's least seconds a fold (fit and
+    predict, as measured on a smaller rung and scaled to this one's rows: the prediction
+    of k nearest neighbours grows with the rows it searches, which an expected fit time
+    does not say), and
     ``reserve_refit=False`` admits a candidate without keeping time for its own refit on
     every row (the best so far keeps its refit): a rung of a large dataset's search
     (:mod:`metarec.automl._rungs`) before the last.
@@ -143,7 +146,7 @@ class SearchLoop:
     def __init__(
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
         deadline, start, tick, n_workers, *, splits=None, best_first=False,
-        reserve_refit=True, first=(), last=(),
+        reserve_refit=True, first=(), last=(), floors=None,
     ) -> None:  # fmt: skip
         from metarec.execution import JobSpec, fold_splits
 
@@ -154,6 +157,7 @@ class SearchLoop:
         self.deadline, self.start, self.tick, self.n_workers = deadline, start, tick, n_workers
         self.best_first, self.reserve_refit = best_first, reserve_refit
         self.first, self.last = tuple(first), tuple(last)
+        self.floors = dict(floors or {})
         self.n_classes = 0 if labels is None else len(labels)
         self.base_spec = JobSpec(
             name,
@@ -349,8 +353,11 @@ class SearchLoop:
                 continue
             folds = self.stored.get(algorithm, {})
             first_missing = next(i for i in range(n_folds) if i not in folds)
-            per_fold = state.times.fold_seconds(trial.expected_time_high)
-            need = state.times.job_seconds(trial.expected_time_high, n_folds - first_missing)
+            per_fold = max(
+                state.times.fold_seconds(trial.expected_time_high),
+                self.floors.get(algorithm, 0.0),
+            )
+            need = (n_folds - first_missing) * (per_fold + state.times.overhead)
             own = float(self.store_cost[first_missing:].sum()) if self.settings.store else 0.0
             need += own  # storing its folds at the end
             # and its own refit, should it become the best, beyond the one kept already (not

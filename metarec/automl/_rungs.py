@@ -27,6 +27,8 @@ that decide, on more data, have time.  A rung's expected times are the recommend
 dataset of the rung's size (its size metafeatures replaced), calibrated on the folds
 measured (as on small data, and carried from one rung to the next); within a rung the
 candidates start in the order of their expected accuracy, each only when its expected time
+(at least its fold's seconds, fit and predict, on the rung it was last measured on, times the
+growth in rows: the prediction of k nearest neighbours grows with the rows it searches)
 fits what is left (on a sample, the best expected models are quick to try, and trying them
 first is what the growing samples are for).
 
@@ -209,6 +211,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     candidates, chosen, earlier, times = portfolio, None, {}, None
     first: list[str] = []
     last_ones: list[str] = []
+    measured: dict[str, tuple[float, int]] = {}  # an algorithm's fold seconds, and rows
     tried: set[str] = set()  # evaluated (or failed) on some rung
     interrupted = None
     for index, (size, split) in enumerate(zip(plan.sizes, plan.splits, strict=True)):
@@ -227,6 +230,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             rung_metafeatures(metafeatures, round(size / FOLD_SHARE)), stored,
             rung_deadline, start, tick, n_workers, splits=[split], best_first=True,
             reserve_refit=last, first=first, last=last_ones if last else (),
+            floors={a: seconds * size / rows for a, (seconds, rows) in measured.items()},
         )  # fmt: skip
         if times is not None:  # the calibration of the expected times measured so far
             loop.state.times = times
@@ -235,6 +239,9 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         interrupted = loop.run(pool, check)
         times = copy.deepcopy(loop.state.times)
         trials = loop.state.trials.values()
+        for trial in trials:  # fit and predict seconds of a fold, measured at this size
+            if trial.complete and trial.algorithm in times.walls:
+                measured[trial.algorithm] = (times.walls[trial.algorithm][0], size)
         if chosen is None or any(t.complete for t in trials):
             if chosen is not None:
                 for trial in chosen.state.trials.values():

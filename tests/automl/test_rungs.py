@@ -161,3 +161,36 @@ def test_a_later_rung_runs_the_promoted_then_the_waiting_then_the_rest_by_score(
     order = [row.algorithm for row in loop.plan({})]
     # ridge is not in the rung's portfolio; knn (0.90) before decision_tree (0.80)
     assert order == ["gaussian_nb", "lda", "knn", "decision_tree", "majority"]
+
+
+def test_a_fold_measured_on_a_smaller_rung_sets_the_least_time_on_this_one():
+    """k nearest neighbours took 20 s a fold (fit and predict) on a rung of a quarter of
+    the rows: 80 s at least here, which a 60 s budget cannot hold; it is skipped and says
+    so, and the next algorithm starts.  Without the floor its expected 0.1 s fits."""
+    from metarec.algorithms import default_portfolio
+    from metarec.automl import RunSettings
+    from metarec.automl._loop import SearchLoop
+    from metarec.automl._search import _codes
+    from metarec.data import load_dataset
+    from tests.automl._fakes import FixedRecommender, toy_frame
+
+    X, y = toy_frame()
+    ds = load_dataset(X.assign(target=y), target="target", name="toy")
+    labels, codes = _codes(ds)
+
+    def loop(floors):
+        start = time.perf_counter()
+        return SearchLoop(
+            ds, "toy", codes, labels, RunSettings(budget=60.0),
+            default_portfolio().select(["knn", "majority"]),
+            FixedRecommender([("knn", 0.9, 0.1), ("majority", 0.5, 0.1)]), {}, {},
+            start + 60, start, lambda n=1, total=None: None, 1,
+            splits=[(np.arange(200), np.arange(200, 240))], best_first=True, floors=floors,
+        )  # fmt: skip
+
+    floored = loop({"knn": 20.0 * 4})
+    task = floored.next_task()
+    assert task.spec.algorithm.name == "majority"
+    knn = floored.state.trials["knn"]
+    assert knn.status == "skipped" and knn.message.startswith("expected up to 8")
+    assert loop({}).next_task().spec.algorithm.name == "knn"
