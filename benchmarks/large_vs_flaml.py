@@ -226,8 +226,11 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
         scored = work / "score.json"
         _run([sys.executable, "-c", SCORE_SCRIPT, kind, str(model), str(test), str(scored), task])
         score = json.loads(scored.read_text())["score"]
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                capture_output=True, text=True).stdout.strip()  # fmt: skip
         return {"method": method, "dataset": name, "task": task, "budget": budget,
-                "score": score, "wall": wall, "peak_mib": peak, "choice": choice}  # fmt: skip
+                "score": score, "wall": wall, "peak_mib": peak, "choice": choice,
+                "commit": commit}  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -27,7 +27,9 @@ every row is :mod:`metarec.automl._refit`, the evaluations it reads are the sear
      :data:`TIE_MIN_ROWS` rows or more a member after the first joins only when its fold
      scores are tied with the best's within the folds' noise
      (:func:`~metarec.automl._select.tied_with`: there an algorithm clearly below the best
-     is simply worse, and averaging it in costs accuracy), and one left out keeps its
+     is simply worse, and averaging it in costs accuracy; on a holdout, one score each,
+     the rows of the validation part: :func:`~metarec.automl._select.tied_on_rows`), and
+     one left out keeps its
      place (the next one down the order is further from the best still); below that size
      every member joins (five small folds do not tell a worse model from a different one:
      ``benchmarks/run_answer_choice.py``).  The anchor joins an average, with a member's
@@ -58,7 +60,13 @@ from metarec.automl._refit import (
     planned_refit_seconds,
     refit_answer,
 )
-from metarec.automl._select import TIE_Z, posterior_scores, selection_order, tied_with
+from metarec.automl._select import (
+    TIE_Z,
+    posterior_scores,
+    selection_order,
+    tied_on_rows,
+    tied_with,
+)
 from metarec.exceptions import InvalidInputError
 
 __all__ = [
@@ -213,7 +221,7 @@ class AnswerPolicy:
             return Answer((order[0],), (1.0,), spares=tuple(order[1:]))
         if self.method == "selection":
             return self._selection(order, predictions or {}, y, metric)
-        return self._average(order, fold_scores, n_rows)
+        return self._average(order, fold_scores, n_rows, predictions or {}, y)
 
     def _selection(self, order, predictions, y, metric) -> Answer:
         candidates = [a for a in order if a in predictions]
@@ -235,13 +243,20 @@ class AnswerPolicy:
             members, weights, spares=spares, method="selection", oof_score=selection.score
         )
 
-    def _average(self, order, fold_scores, n_rows) -> Answer:
+    def _average(self, order, fold_scores, n_rows, predictions=None, y=None) -> Answer:
         size = 3 if self.ensemble_size is None else max(1, int(self.ensemble_size))
         test = n_rows >= self.tie_min_rows and size > 1
         best = fold_scores[order[0]]
+        predictions = predictions or {}
 
         def tied(algorithm: str) -> bool:
-            return not test or tied_with(best, fold_scores[algorithm])
+            if not test:
+                return True
+            one_fold = len(best) == 1 and len(fold_scores[algorithm]) == 1
+            if one_fold and y is not None and order[0] in predictions and algorithm in predictions:
+                # a holdout: the rows of its validation part tell the noise
+                return tied_on_rows(predictions[order[0]], predictions[algorithm], y)
+            return tied_with(best, fold_scores[algorithm])
 
         head, rest = order[:size], order[size:]
         members = [order[0]] + [a for a in head[1:] if tied(a)]

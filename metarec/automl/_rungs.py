@@ -3,7 +3,8 @@
 On large data cross-validation of every candidate on every row does not fit a budget
 counted in seconds or minutes: five folds of a boosting model on 262,000 rows take about
 as long as a person is willing to wait for the whole answer.  From :data:`LARGE_ROWS` rows
-on, a search therefore
+on (and from :data:`MIN_HOLDOUT_ROWS` rows when five folds of the best expected candidates
+would take more than half the budget: :func:`holdout_wanted`), a search therefore
 
 1. holds out one validation part (:data:`VALIDATION_ROWS` rows, at most a fifth of the
    data, stratified by class) instead of k folds: with 10,000 rows an accuracy's standard
@@ -60,6 +61,9 @@ __all__ = [
     "GROWTH",
     "LARGE_PROTOCOL",
     "LARGE_ROWS",
+    "MIN_HOLDOUT_ROWS",
+    "HOLDOUT_SHARE",
+    "holdout_wanted",
     "PROMOTE",
     "RungPlan",
     "SMALL_PROTOCOL",
@@ -72,6 +76,12 @@ __all__ = [
 
 #: From this many rows on, a search holds out one validation part and grows its samples.
 LARGE_ROWS = 50_000
+#: Below this many rows a search runs five folds whatever its budget.
+MIN_HOLDOUT_ROWS = 20_000
+#: Between :data:`MIN_HOLDOUT_ROWS` and :data:`LARGE_ROWS` rows a search holds out when five
+#: folds of the :data:`PROMOTE` best expected candidates would take more than this share of
+#: the budget's worker-seconds (:func:`holdout_wanted`).
+HOLDOUT_SHARE = 0.5
 #: Rows of the validation part (at most a fifth of the data).
 VALIDATION_ROWS = 10_000
 #: Training rows of the first rung.
@@ -178,6 +188,53 @@ def rung_metafeatures(metafeatures: dict, rows: int) -> dict:
     if features is not None and np.isfinite(features):
         out["dimensionality"] = float(features) / max(rows, 1)
     return out
+
+
+def holdout_wanted(ranking, names, *, budget: float, n_workers: int, n_folds: int = 5) -> bool:
+    """Whether a dataset of :data:`MIN_HOLDOUT_ROWS` to :data:`LARGE_ROWS` rows is searched
+    as a large one: when ``n_folds`` folds of the :data:`PROMOTE` candidates of best expected
+    accuracy (among ``names``, the portfolio's) are expected to take more than
+    :data:`HOLDOUT_SHARE` of the budget's worker-seconds.
+
+    With five folds at that size the best expected candidates, often boosting models of
+    several classes, do not fit a budget of a minute on two cores, and a search that has
+    evaluated only the quick ones answers with one of them (on 49,000 rows of eight classes,
+    a logistic regression eight points below LightGBM's defaults); a holdout evaluates them
+    on samples first.  A larger budget keeps the five folds where they fit.
+
+    Parameters
+    ----------
+    ranking : sequence of RankedAlgorithm
+        The recommendation for the dataset (expected accuracy and fit time of a fold).
+    names : collection of str
+        The algorithms the search may run.
+    budget : float
+        Seconds.
+    n_workers : int
+        Folds run at once.
+    n_folds : int, default=5
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Row
+    >>> ranking = [Row(algorithm="boosting", expected_accuracy=0.72, expected_time=8.0),
+    ...            Row(algorithm="forest", expected_accuracy=0.71, expected_time=4.0),
+    ...            Row(algorithm="linear", expected_accuracy=0.69, expected_time=0.3)]
+    >>> names = {"boosting", "forest", "linear"}
+    >>> holdout_wanted(ranking, names, budget=60, n_workers=2)  # 5 x 12.3 s > 60 s
+    True
+    >>> holdout_wanted(ranking, names, budget=300, n_workers=2)
+    False
+    """
+    from metarec.automl._loop import best_first_order
+
+    rows = best_first_order([r for r in ranking if r.algorithm in names])[:PROMOTE]
+    seconds = [r.expected_time for r in rows if np.isfinite(r.expected_time)]
+    return n_folds * float(np.sum(seconds)) > HOLDOUT_SHARE * budget * max(n_workers, 1)
 
 
 def promoted(trials, limit: int = PROMOTE) -> list[str]:

@@ -36,7 +36,14 @@ import numpy as np
 from metarec.automl._answer import final_answer
 from metarec.automl._loop import END_MARGIN, SearchLoop
 from metarec.automl._refit import RefitData
-from metarec.automl._rungs import AUTO, LARGE_ROWS, SMALL_PROTOCOL, run_rungs
+from metarec.automl._rungs import (
+    AUTO,
+    LARGE_ROWS,
+    MIN_HOLDOUT_ROWS,
+    SMALL_PROTOCOL,
+    holdout_wanted,
+    run_rungs,
+)
 from metarec.automl._storing import store_search, stored_search_folds
 from metarec.automl._trials import Trial, leaderboard_key
 from metarec.exceptions import BenchmarkError, UnknownNameError
@@ -358,7 +365,18 @@ def _search(
             recommender = fitted_recommender(
                 kb, Recommender(task=task_family(ds.task)), tolerance=RECOMMENDER_TOLERANCE
             )
-        large = settings.protocol == AUTO and len(codes) >= LARGE_ROWS
+        large = settings.protocol == AUTO and (
+            len(codes) >= LARGE_ROWS
+            or (
+                len(codes) >= MIN_HOLDOUT_ROWS
+                and holdout_wanted(
+                    recommender.recommend(metafeatures=metafeatures),
+                    set(portfolio.names),
+                    budget=settings.budget,
+                    n_workers=n_workers,
+                )
+            )
+        )
         if not large:
             if settings.protocol == AUTO:
                 settings = replace(settings, protocol=SMALL_PROTOCOL)

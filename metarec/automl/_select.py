@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["posterior_scores", "selection_order", "tied_with", "TIE_Z"]
+__all__ = ["posterior_scores", "selection_order", "tied_on_rows", "tied_with", "TIE_Z"]
 
 #: z of the central 80 % interval of a normal distribution (the recommender's intervals).
 Z80 = 1.2815515655446004
@@ -117,6 +117,59 @@ def tied_with(best, other, *, z: float = TIE_Z) -> bool:
         return True
     error = np.sqrt(best.var(ddof=1) / best.size + other.var(ddof=1) / other.size)
     return bool(best.mean() - other.mean() <= z * error)
+
+
+def tied_on_rows(best, other, y, *, z: float = TIE_Z) -> bool:
+    """Whether ``other`` is not clearly below ``best`` on one validation part, row by row.
+
+    A holdout has one score per algorithm, so :func:`tied_with` has no noise to compare
+    with; its rows do.  With ``l_i`` a row's loss (0/1 error of the most probable class,
+    or the squared error of a regression's value) and ``d_i`` the other's loss minus the
+    best's on row ``i`` of ``n``, the two are tied when
+
+    ``mean(d) <= z * sd(d) / sqrt(n)``
+
+    the paired test of :func:`tied_with` over rows instead of folds (for a metric other
+    than accuracy or R², the 0/1 error or squared error stands for it).
+
+    Parameters
+    ----------
+    best, other : ndarray
+        Predictions on the same rows: class probabilities ``(n, n_classes)``, or values
+        ``(n,)`` or ``(n, 1)``.
+    y : ndarray of shape (n,)
+        Class codes or values.
+    z : float, default=2.0
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1] * 500)
+    >>> right = np.eye(2)[y]
+    >>> wrong_tenth = right.copy(); wrong_tenth[:100] = 1 - wrong_tenth[:100]
+    >>> tied_on_rows(right, wrong_tenth, y)  # 100 of 1,000 rows worse, none better
+    False
+    >>> one_worse = right.copy(); one_worse[0] = 1 - one_worse[0]
+    >>> tied_on_rows(right, one_worse, y)
+    True
+    """
+    best, other, y = np.asarray(best, float), np.asarray(other, float), np.asarray(y)
+    if best.ndim == 2 and best.shape[1] > 1:  # class probabilities: 0/1 error
+        loss_best = (best.argmax(axis=1) != y).astype(float)
+        loss_other = (other.argmax(axis=1) != y).astype(float)
+    else:
+        truth = y.astype(float)
+        loss_best = (best.reshape(len(y)) - truth) ** 2
+        loss_other = (other.reshape(len(y)) - truth) ** 2
+    d = loss_other - loss_best
+    if d.size < 2:
+        return True
+    spread = d.std(ddof=1)
+    return bool(d.mean() <= z * spread / np.sqrt(d.size))
 
 
 def selection_order(posterior: np.ndarray, fit_time: np.ndarray, names=None) -> np.ndarray:

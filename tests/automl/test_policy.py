@@ -169,3 +169,26 @@ def test_selection_without_a_target_or_its_rows_is_the_best_alone():
     assert policy.choose(order, FOLDS, 6, predictions=predictions) == best  # no y
     assert policy.choose(order, FOLDS, 6, predictions=predictions, y=np.array([])) == best
     assert policy.choose(order, FOLDS, 6, y=np.zeros(6, dtype=int)) == best  # no predictions
+
+
+def test_on_a_holdout_the_validation_rows_tell_a_tie_from_a_worse_member():
+    """One fold each (a large dataset's holdout): 2,000 validation rows.  xgboost differs
+    from lightgbm on 40 rows, right on 20 of them and wrong on 20 (a tie); ridge is wrong on
+    200 more rows than lightgbm (10 points: clearly below, left out, said).  Without the
+    predictions every one-fold member is tied, as before."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 2000)
+    right = np.eye(2)[y]
+    xgboost, ridge = right.copy(), right.copy()
+    xgboost[:20] = 1 - xgboost[:20]  # wrong where lightgbm is right
+    lightgbm = right.copy()
+    lightgbm[20:40] = 1 - lightgbm[20:40]  # lightgbm wrong on 20 others
+    ridge[40:260] = 1 - ridge[40:260]  # 220 wrong: 200 more than lightgbm
+    order = ["lightgbm", "xgboost", "ridge"]
+    scores = {"lightgbm": (0.99,), "xgboost": (0.99,), "ridge": (0.89,)}
+    predictions = {"lightgbm": lightgbm, "xgboost": xgboost, "ridge": ridge}
+    policy = AnswerPolicy(method="average", ensemble_size=3, tie_min_rows=3000)
+    answer = policy.choose(order, scores, n_rows=12_000, predictions=predictions, y=y)
+    assert answer.members == ("lightgbm", "xgboost") and answer.left_out == ("ridge",)
+    blind = policy.choose(order, scores, n_rows=12_000)
+    assert blind.members == ("lightgbm", "xgboost", "ridge")

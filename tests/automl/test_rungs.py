@@ -194,3 +194,27 @@ def test_a_fold_measured_on_a_smaller_rung_sets_the_least_time_on_this_one():
     knn = floored.state.trials["knn"]
     assert knn.status == "skipped" and knn.message.startswith("expected up to 8")
     assert loop({}).next_task().spec.algorithm.name == "knn"
+
+
+def test_holdout_is_wanted_when_five_folds_of_the_three_expected_best_exceed_half_the_budget():
+    """The three best expected among the portfolio's: 5 x (8 + 4 + 0.3) = 61.5 s against half
+    of 60 s on two workers (60 worker-seconds): a holdout; catboost, not in the portfolio,
+    and an unknown time (NaN) count nothing; on one worker and a budget of 130 s it is
+    61.5 against 65: five folds."""
+    from metarec.automl._rungs import HOLDOUT_SHARE, holdout_wanted
+
+    assert HOLDOUT_SHARE == 0.5
+    ranking = [
+        _row("catboost", 0.99, 500.0),
+        _row("boosting", 0.72, 8.0),
+        _row("forest", 0.71, 4.0),
+        _row("linear", 0.69, 0.3),
+        _row("mystery", 0.50, float("nan")),
+    ]
+    names = {"boosting", "forest", "linear", "mystery"}
+    assert holdout_wanted(ranking, names, budget=60, n_workers=2)
+    assert not holdout_wanted(ranking, names, budget=130, n_workers=1)
+    assert holdout_wanted(ranking, names, budget=122, n_workers=1)  # 61.5 > 61
+    # an unknown time among the three best counts nothing
+    unknown = [_row("mystery", 0.99, float("nan")), *ranking[1:3]]
+    assert not holdout_wanted(unknown, names, budget=130, n_workers=1)  # 5 x 12 s < 65 s
