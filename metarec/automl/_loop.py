@@ -121,7 +121,8 @@ class SearchLoop:
     measured scores), ``floors`` gives an algorithm's least seconds a fold (fit and
     predict, as measured on a smaller rung and scaled to this one's rows: the prediction
     of k nearest neighbours grows with the rows it searches, which an expected fit time
-    does not say), and
+    does not say), ``carried_refit`` keeps seconds for refitting a smaller rung's best
+    (the answer when this rung does not beat it), and
     ``reserve_refit=False`` admits a candidate without keeping time for its own refit on
     every row (the best so far keeps its refit): a rung of a large dataset's search
     (:mod:`metarec.automl._rungs`) before the last.
@@ -146,7 +147,7 @@ class SearchLoop:
     def __init__(
         self, ds, name, codes, labels, settings, portfolio, recommender, metafeatures, stored,
         deadline, start, tick, n_workers, *, splits=None, best_first=False,
-        reserve_refit=True, first=(), last=(), floors=None,
+        reserve_refit=True, first=(), last=(), floors=None, carried_refit=0.0,
     ) -> None:  # fmt: skip
         from metarec.execution import JobSpec, fold_splits
 
@@ -158,6 +159,7 @@ class SearchLoop:
         self.best_first, self.reserve_refit = best_first, reserve_refit
         self.first, self.last = tuple(first), tuple(last)
         self.floors = dict(floors or {})
+        self.carried_refit = float(carried_refit)
         self.n_classes = 0 if labels is None else len(labels)
         self.base_spec = JobSpec(
             name,
@@ -311,8 +313,15 @@ class SearchLoop:
         return min(high, row.expected_time * spread)
 
     def kept_refit(self) -> float:
-        """Seconds kept for refitting the best so far (0 before anything has finished)."""
+        """Seconds kept for refitting the best so far (0 before anything has finished), at
+        least :attr:`carried_refit` (the refit of a smaller rung's best, which may be the
+        answer)."""
         done = [t for t in self.state.trials.values() if t.complete and np.isfinite(t.fit_time)]
+        if not done:
+            return self.carried_refit
+        return max(self._own_refit(done), self.carried_refit)
+
+    def _own_refit(self, done) -> float:
         if not done:
             return 0.0
         return planned_refit_seconds(max(done, key=lambda t: t.cv_score).fit_time, self.refit_scale)

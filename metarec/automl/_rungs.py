@@ -20,8 +20,11 @@ would take more than half the budget: :func:`holdout_wanted`), a search therefor
    scores on the rung before), then the waiting ones by expected accuracy; on the last
    rung the others the rung before completed follow, by their scores, each only while its
    expected time fits what is left, so that the budget is used;
-3. answers with the complete trials of the largest rung any candidate reached, refitted on
-   every row (the refit's time is the rung's fit scaled to all rows).
+3. answers with the complete trials of the rung whose best candidate scored highest (the
+   larger on a tie: a model that did well on a sample does about as well or better on
+   every row, so a last rung that ran out of time with only quick, weaker candidates does
+   not make the answer), refitted on every row (the refit's time is the rung's fit scaled
+   to all rows).
 
 The first rung takes at most :data:`FIRST_RUNG_SHARE` of the budget, so that the rungs
 that decide, on more data, have time.  A rung's expected times are the recommender's for a
@@ -53,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metarec.automl._loop import AUTO, END_MARGIN, SMALL_PROTOCOL, SearchLoop
+from metarec.automl._refit import planned_refit_seconds
 
 __all__ = [
     "AUTO",
@@ -90,6 +94,12 @@ FIRST_RUNG = 10_000
 GROWTH = 4
 #: Candidates promoted from one rung to the next.
 PROMOTE = 3
+#: The last rung (every training row) has at least this many times the rows of the one
+#: before (160,000 rows of 161,315 would evaluate the same candidates twice).
+LAST_GROWTH = 1.5
+#: Standard errors of a rung's validation score within which candidates are tied for
+#: promotion (:func:`promoted`).
+PROMOTE_Z = 2.0
 #: The first rung ends at this share of the budget (what it has not started is skipped).
 FIRST_RUNG_SHARE = 0.35
 #: The knowledge base's times are of folds training on about this share of a dataset (cv10
@@ -170,7 +180,7 @@ def rung_plan(codes, *, classification: bool, random_state: int = 0) -> RungPlan
     rest = rest[_stratified_order(None if strata is None else strata[rest], rest.size, rng)]
     sizes = []
     size = FIRST_RUNG
-    while size < rest.size:
+    while size * LAST_GROWTH <= rest.size:  # the last rung at least half again the one before
         sizes.append(size)
         size *= GROWTH
     sizes.append(int(rest.size))
@@ -237,12 +247,41 @@ def holdout_wanted(ranking, names, *, budget: float, n_workers: int, n_folds: in
     return n_folds * float(np.sum(seconds)) > HOLDOUT_SHARE * budget * max(n_workers, 1)
 
 
-def promoted(trials, limit: int = PROMOTE) -> list[str]:
+def promoted(trials, limit: int = PROMOTE, *, expected=None, n_validation=None) -> list[str]:
     """The algorithms a rung promotes: the complete trials' best ``limit`` by validation
-    score (ties: the first planned)."""
+    score (ties: the first planned).
+
+    With ``expected`` (each algorithm's expected accuracy on every row, the recommender's)
+    and ``n_validation``, the trials whose score is within :data:`PROMOTE_Z` standard
+    errors of the best one's (the binomial ``sqrt(s (1 - s) / n)`` of an accuracy ``s`` on
+    ``n`` validation rows, at least that of 0.95; for R² a stand-in) are tied, and go
+    first in the order of their expectation on every row: on a sample of 10,000 rows a
+    linear model often ties with boosting models that pull ahead on 100,000 (learning
+    curves cross), which is what the knowledge base's expectation at the full size says.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as T
+    >>> rung = [T(algorithm=a, complete=True, fold_scores=(s,), cv_score=s, planned=i)
+    ...         for i, (a, s) in enumerate([("ridge", 0.710), ("lda", 0.709),
+    ...                                     ("catboost", 0.708), ("lightgbm", 0.706),
+    ...                                     ("tree", 0.650)])]
+    >>> promoted(rung)
+    ['ridge', 'lda', 'catboost']
+    >>> promoted(rung, expected={"catboost": 0.78, "lightgbm": 0.77, "ridge": 0.69,
+    ...                          "lda": 0.69, "tree": 0.72}, n_validation=10_000)
+    ['catboost', 'lightgbm', 'ridge']
+    """
     complete = [t for t in trials if t.complete and t.fold_scores]
     complete.sort(key=lambda t: (-t.cv_score, t.planned))
-    return [t.algorithm for t in complete[:limit]]
+    if expected is None or not n_validation or not complete:
+        return [t.algorithm for t in complete[:limit]]
+    best = float(np.clip(complete[0].cv_score, 0.0, 1.0))
+    error = math.sqrt(max(best * (1.0 - best), 0.95 * 0.05) / n_validation)
+    tied = [t for t in complete if t.cv_score >= complete[0].cv_score - PROMOTE_Z * error]
+    tied.sort(key=lambda t: -np.nan_to_num(expected.get(t.algorithm, np.nan), nan=-np.inf))
+    rest = [t for t in complete if t not in tied]
+    return [t.algorithm for t in (tied + rest)[:limit]]
 
 
 def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
@@ -251,12 +290,13 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
 
     Returns
     -------
-    (SearchLoop, int or None, dict of str to Trial, tuple of ndarray)
-        The loop of the largest rung with a complete trial (else the first rung's), the
+    (SearchLoop, int or None, dict of str to Trial, tuple of ndarray, SearchLoop or None)
+        The loop of the rung with the best complete trial (:func:`_best_rung`), the
         signal that stopped the search (None), the trials of the earlier rungs of
         algorithms that loop did not evaluate, for the leaderboard, and the samples an
         answer may be refitted on when every row does not fit the time left (each rung's
-        training rows with the validation rows, but the last).
+        training rows with the validation rows, but the last), and the last rung's loop when
+        the search reached it (its folds, on every training row, are the ones stored).
     """
     import copy
     import time
@@ -265,10 +305,15 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     from metarec.automl._storing import stored_search_folds
 
     plan = rung_plan(codes, classification=labels is not None, random_state=settings.random_state)
-    candidates, chosen, earlier, times = portfolio, None, {}, None
+    candidates, loops, earlier, times = portfolio, [], {}, None
     first: list[str] = []
     last_ones: list[str] = []
     measured: dict[str, tuple[float, int]] = {}  # an algorithm's fold seconds, and rows
+    carried, best_score = 0.0, -np.inf  # the refit of the best so far on any rung
+    at_full = {  # the expected accuracy on every row, which breaks a rung's ties
+        row.algorithm: row.expected_accuracy
+        for row in recommender.recommend(metafeatures=metafeatures)
+    }
     tried: set[str] = set()  # evaluated (or failed) on some rung
     interrupted = None
     for index, (size, split) in enumerate(zip(plan.sizes, plan.splits, strict=True)):
@@ -288,6 +333,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             rung_deadline, start, tick, n_workers, splits=[split], best_first=True,
             reserve_refit=last, first=first, last=last_ones if last else (),
             floors={a: seconds * size / rows for a, (seconds, rows) in measured.items()},
+            carried_refit=carried,
         )  # fmt: skip
         if times is not None:  # the calibration of the expected times measured so far
             loop.state.times = times
@@ -299,16 +345,15 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         for trial in trials:  # fit and predict seconds of a fold, measured at this size
             if trial.complete and trial.algorithm in times.walls:
                 measured[trial.algorithm] = (times.walls[trial.algorithm][0], size)
-        if chosen is None or any(t.complete for t in trials):
-            if chosen is not None:
-                for trial in chosen.state.trials.values():
-                    earlier[trial.algorithm] = replace(
-                        trial, message=_rung_note(trial, chosen.splits[0][0].size)
-                    )
-            chosen = loop
+            if trial.complete and trial.fold_scores and trial.cv_score > best_score:
+                best_score = trial.cv_score  # the answer unless a later rung beats it
+                carried = planned_refit_seconds(
+                    trial.fit_time if np.isfinite(trial.fit_time) else 0.0, loop.refit_scale
+                )
+        loops.append(loop)
         if interrupted is not None or last:
             break
-        ahead = promoted(trials)
+        ahead = promoted(trials, expected=at_full, n_validation=plan.validation.size)
         if not ahead or time.perf_counter() >= deadline - END_MARGIN:
             break
         # the best of this rung, and those no rung has had the time to try yet; on the last
@@ -320,6 +365,15 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         last_ones = [a for a in promoted(trials, limit=len(trials)) if a not in ahead]
         nearly = index + 1 == plan.n_rungs - 1
         candidates = portfolio.select(ahead + untried + (last_ones if nearly else []))
+    chosen = _best_rung(loops)
+    for other in loops:  # each algorithm's trial on the largest other rung, for the leaderboard
+        if other is chosen:
+            continue
+        for trial in other.state.trials.values():
+            if trial.status != "not run" or trial.algorithm not in earlier:
+                earlier[trial.algorithm] = replace(
+                    trial, message=_rung_note(trial, other.splits[0][0].size)
+                )
     rows = chosen.splits[0][0].size
     for algorithm in list(earlier):
         trial = chosen.state.trials.get(algorithm)
@@ -332,7 +386,23 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             note = f"{earlier[algorithm].message}; on {rows:,} training rows: {why}"
             earlier[algorithm] = replace(earlier[algorithm], message=note)
     samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
-    return chosen, interrupted, earlier, samples
+    complete = len(loops) == plan.n_rungs  # the last rung ran: its folds are the dataset's
+    return chosen, interrupted, earlier, samples, loops[-1] if complete else None
+
+
+def _best_rung(loops):
+    """The rung the answer comes from: the one whose best complete trial scored highest on
+    the validation rows (every rung's are the same, so the scores compare), the larger on
+    a tie; the first rung when none completed a trial.  A model that did well on a sample
+    does at least about as well on every row (learning curves rise), so a rung that ran out
+    of time with only quick, weaker candidates complete does not make the answer."""
+
+    def best(loop) -> float:
+        scores = [t.cv_score for t in loop.state.trials.values() if t.complete and t.fold_scores]
+        return max(scores) if scores else -np.inf
+
+    ranked = max(range(len(loops)), key=lambda i: (best(loops[i]), i))
+    return loops[ranked] if np.isfinite(best(loops[ranked])) else loops[0]
 
 
 def _rung_note(trial, rows: int) -> str:

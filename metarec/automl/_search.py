@@ -388,9 +388,10 @@ def _search(
                 loop.critical = critical
     earlier: dict = {}
     samples: tuple = ()
+    stored = None
     with _phase(phases, "evaluation"):
         if large:  # a holdout, and growing samples of the rows (metarec.automl._rungs)
-            loop, interrupted, earlier, samples = run_rungs(
+            loop, interrupted, earlier, samples, stored = run_rungs(
                 ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
                 deadline, start, tick, n_workers, pool, check, critical,
             )  # fmt: skip
@@ -410,11 +411,12 @@ def _search(
         )
     runs_stored = 0
     with _phase(phases, "storing"):
-        if settings.store:
+        kept = stored if large else loop  # a large search stores its last rung's folds
+        if kept is not None and kept.settings.store:
             runs_stored = store_search(
-                kb, name, ds, codes, loop.state, n_classes=loop.n_classes,
-                n_folds=loop.n_folds, settings=settings, metafeatures=metafeatures,
-                portfolio=loop.portfolio, cache=loop.cache,
+                kb, name, ds, codes, kept.state, n_classes=kept.n_classes,
+                n_folds=kept.n_folds, settings=kept.settings, metafeatures=metafeatures,
+                portfolio=kept.portfolio, cache=kept.cache,
             )  # fmt: skip
     return SearchResult(
         dataset=name,
