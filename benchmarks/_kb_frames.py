@@ -73,3 +73,34 @@ def load_kb(runs_path: str | None = None, metafeatures_path: str | None = None):
         else pd.DataFrame({"dataset": runs["dataset"].unique()})
     )
     return FrameKB(runs, meta)
+
+
+def builtin_copy(path, *, without: str | None = None, defaults_only: bool = False) -> None:
+    """Write to ``path`` a SQLite knowledge base holding the built-in one's rows, without
+    the dataset ``without`` and its subsamples (``<name>@<rows>``), and without the
+    configurations' results with ``defaults_only`` (its own rows: it does not build on the
+    installed built-in part)."""
+    from metarec.algorithms import default_configurations
+    from metarec.storage import KnowledgeBase, open_builtin
+
+    source = open_builtin()
+    frames = [source.datasets(), source.algorithms(), source.runs(aggregate=False),
+              source.metafeatures()]  # fmt: skip
+    datasets, algorithms, runs, meta = (f.drop(columns=["origin"], errors="ignore") for f in frames)
+    if without is not None:
+
+        def kept(names) -> np.ndarray:  # a subsample is named <dataset>@<rows>
+            return np.array([str(n).partition("@")[0] != without for n in names], dtype=bool)
+
+        datasets = datasets[kept(datasets["name"])]
+        runs, meta = runs[kept(runs["dataset"])], meta[kept(meta["dataset"])]
+    if defaults_only:
+        configurations = set(default_configurations(task="all").names)
+        algorithms = algorithms[~algorithms["name"].isin(configurations)]
+        runs = runs[~runs["algorithm"].isin(configurations)]
+    kb = KnowledgeBase(f"sqlite:///{path}")
+    kb.import_datasets(datasets)
+    kb.import_algorithms(algorithms)
+    kb.import_runs(runs)
+    kb.import_metafeatures(meta)
+    kb.close()

@@ -18,6 +18,8 @@ regression).  Methods, each a call in a fresh process on both cores:
   datasets), its recommender fitted beforehand, as the shipped ones are.
 - FLAML 2.8 ``AutoML().fit(X, y, time_budget=B, n_jobs=2, seed=0)`` on the file read with
   pandas, string columns as categories.
+- with ``--defaults``, ``metarec run`` as above with a knowledge base of the default
+  algorithms alone (the configurations' results left out): ``defaults<B>``.
 - LightGBM's defaults, fitted once (``LGBMClassifier()`` / ``LGBMRegressor()``, string
   columns as pandas categories: its native categorical handling).
 
@@ -132,38 +134,20 @@ def split(name: str, task: str) -> tuple[Path, Path]:
     return train, test
 
 
-def held_out_kb(name: str) -> tuple[Path, Path]:
-    """(a SQLite knowledge base: the built-in one without ``name`` and its subsamples, its
-    METAREC_HOME with the recommender fitted), made once."""
-    from metarec.storage import KnowledgeBase, open_builtin
+def held_out_kb(name: str, *, defaults_only: bool = False) -> tuple[Path, Path]:
+    """(a SQLite knowledge base: the built-in one without ``name`` and its subsamples, and
+    without the configurations with ``defaults_only``; its METAREC_HOME with the
+    recommender fitted), made once."""
+    from _kb_frames import builtin_copy
 
-    def sample_base(dataset: str) -> str:  # the build's subsamples are named <name>@<rows>
-        return dataset.partition("@")[0]
-
-    folder = WORK / "kbs" / name
+    folder = WORK / "kbs" / (f"{name}-defaults" if defaults_only else name)
     path, home = folder / "kb.sqlite", folder / "home"
     if path.exists():
         return path, home
     folder.mkdir(parents=True, exist_ok=True)
-    source = open_builtin()
-    datasets, algorithms = source.datasets(), source.algorithms()
-    runs, meta = source.runs(aggregate=False), source.metafeatures()
-    datasets, algorithms, runs, meta = (
-        frame.drop(columns=["origin"], errors="ignore")
-        for frame in (datasets, algorithms, runs, meta)
-    )
-    keep = [sample_base(n) != name for n in datasets["name"]]
-    datasets = datasets[keep]
-    runs = runs[[sample_base(n) != name for n in runs["dataset"]]]
-    meta = meta[[sample_base(n) != name for n in meta["dataset"]]]
     tmp = path.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
-    kb = KnowledgeBase(f"sqlite:///{tmp}")
-    kb.import_datasets(datasets)
-    kb.import_algorithms(algorithms)
-    kb.import_runs(runs)
-    kb.import_metafeatures(meta)
-    kb.close()
+    builtin_copy(tmp, without=name, defaults_only=defaults_only)
     tmp.replace(path)
     # fit (and cache) the recommenders once, outside every timed call
     env = {**os.environ, "METAREC_HOME": str(home)}
@@ -197,8 +181,8 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
     train, test = split(name, task)
     work = Path(tempfile.mkdtemp(prefix=f"large-{method}-", dir=WORK))
     try:
-        if method.startswith("metarec"):
-            kb, home = held_out_kb(name)
+        if method.startswith(("metarec", "defaults")):
+            kb, home = held_out_kb(name, defaults_only=method.startswith("defaults"))
             db = work / "kb.sqlite"
             shutil.copyfile(kb, db)
             model = work / "model.joblib"
@@ -235,10 +219,11 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def methods_for(budgets: list[int]) -> list[tuple[str, int | None]]:
+def methods_for(budgets: list[int], defaults: bool = False) -> list[tuple[str, int | None]]:
     out = [("lightgbm", None)]
     for budget in budgets:
         out += [(f"metarec{budget}", budget), (f"flaml{budget}", budget)]
+        out += [(f"defaults{budget}", budget)] if defaults else []
     return out
 
 
@@ -286,6 +271,13 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
                 f"{paired.mean():+.2f} points on the mean (metarec ahead on "
                 f"{(paired > 0).sum()}, behind on {(paired < 0).sum()})."
             )
+        defaults = f"defaults{budget}"
+        if defaults in wide:
+            paired = (100.0 * (wide[ours] - wide[defaults])).dropna()
+            line += (
+                f" With configurations against the default algorithms alone, paired over "
+                f"{paired.size} datasets: {paired.mean():+.2f} points on the mean."
+            )
         lines.append(line)
     return table, "\n".join(lines)
 
@@ -296,6 +288,11 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", nargs="*", default=None)
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--redo", nargs="*", default=[])
+    parser.add_argument(
+        "--defaults",
+        action="store_true",
+        help="also run with a knowledge base of the default algorithms alone",
+    )
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
@@ -304,7 +301,7 @@ def main(argv=None) -> None:
     if args.datasets:
         table = table[table["name"].isin(args.datasets)]
     table = table.sort_values("rows")
-    for method, budget in methods_for(args.budgets):
+    for method, budget in methods_for(args.budgets, args.defaults):
         for name, task in zip(table["name"], table["task"], strict=True):
             path = args.results / f"{method}-{name}.json"
             if path.exists() and method not in args.redo:

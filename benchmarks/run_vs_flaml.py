@@ -137,27 +137,11 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
     path = TEMPLATES / name
     if path.exists():
         return path
-    from metarec.algorithms import default_configurations
-    from metarec.storage import KnowledgeBase, open_builtin
+    from _kb_frames import builtin_copy
 
     TEMPLATES.mkdir(parents=True, exist_ok=True)
-    source = open_builtin()
-    datasets, algorithms = source.datasets(), source.algorithms()
-    runs, meta = source.runs(aggregate=False), source.metafeatures()
-    if without is not None:
-        datasets = datasets[datasets["name"] != without]
-        runs, meta = runs[runs["dataset"] != without], meta[meta["dataset"] != without]
-    if defaults_only:
-        configurations = set(default_configurations(task="all").names)
-        algorithms = algorithms[~algorithms["name"].isin(configurations)]
-        runs = runs[~runs["algorithm"].isin(configurations)]
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    kb = KnowledgeBase(f"sqlite:///{tmp}")
-    kb.import_datasets(datasets)
-    kb.import_algorithms(algorithms)
-    kb.import_runs(runs)
-    kb.import_metafeatures(meta)
-    kb.close()
+    builtin_copy(tmp, without=without, defaults_only=defaults_only)
     tmp.replace(path)
     return path
 
