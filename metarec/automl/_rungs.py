@@ -305,7 +305,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     from metarec.automl._storing import stored_search_folds
 
     plan = rung_plan(codes, classification=labels is not None, random_state=settings.random_state)
-    candidates, loops, earlier, times = portfolio, [], {}, None
+    candidates, loops, times = portfolio, [], None
     first: list[str] = []
     last_ones: list[str] = []
     measured: dict[str, tuple[float, int]] = {}  # an algorithm's fold seconds, and rows
@@ -366,7 +366,20 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         nearly = index + 1 == plan.n_rungs - 1
         candidates = portfolio.select(ahead + untried + (last_ones if nearly else []))
     chosen = _best_rung(loops)
-    for other in loops:  # each algorithm's trial on the largest other rung, for the leaderboard
+    earlier = _earlier_trials(loops, chosen)
+    samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
+    complete = len(loops) == plan.n_rungs  # the last rung ran: its folds are the dataset's
+    return chosen, interrupted, earlier, samples, loops[-1] if complete else None
+
+
+def _earlier_trials(loops, chosen) -> dict:
+    """The leaderboard's trials of the rungs other than ``chosen``: each algorithm's on the
+    largest other rung that ran it, unless ``chosen`` completed it (or it completed nowhere
+    else); one complete on a sample but not on ``chosen`` says both."""
+    from dataclasses import replace
+
+    earlier: dict = {}
+    for other in loops:
         if other is chosen:
             continue
         for trial in other.state.trials.values():
@@ -385,9 +398,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             why = trial.message or trial.status
             note = f"{earlier[algorithm].message}; on {rows:,} training rows: {why}"
             earlier[algorithm] = replace(earlier[algorithm], message=note)
-    samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
-    complete = len(loops) == plan.n_rungs  # the last rung ran: its folds are the dataset's
-    return chosen, interrupted, earlier, samples, loops[-1] if complete else None
+    return earlier
 
 
 def _best_rung(loops):
