@@ -160,6 +160,7 @@ class SearchLoop:
         self.first, self.last = tuple(first), tuple(last)
         self.floors = dict(floors or {})
         self.carried_refit = float(carried_refit)
+        self.growth: dict[str, float] = {}  # see growth_of
         self.n_classes = 0 if labels is None else len(labels)
         self.base_spec = JobSpec(
             name,
@@ -321,10 +322,16 @@ class SearchLoop:
             return self.carried_refit
         return max(self._own_refit(done), self.carried_refit)
 
+    def growth_of(self, trial) -> float:
+        """How many times faster than the rows ``trial``'s fit time grows from a fold to
+        every row (:attr:`growth`; 1 when not given)."""
+        return max(float(self.growth.get(trial.algorithm, 1.0)), 1.0)
+
     def _own_refit(self, done) -> float:
         if not done:
             return 0.0
-        return planned_refit_seconds(max(done, key=lambda t: t.cv_score).fit_time, self.refit_scale)
+        best = max(done, key=lambda t: t.cv_score)
+        return planned_refit_seconds(best.fit_time, self.refit_scale * self.growth_of(best))
 
     def reserve(self) -> float:
         """Seconds kept for refitting the best so far on every row, storing, and the end.
@@ -375,7 +382,8 @@ class SearchLoop:
                 0.0
                 if not self.reserve_refit
                 else planned_refit_seconds(
-                    state.times.fold_seconds(trial.expected_time), self.refit_scale
+                    state.times.fold_seconds(trial.expected_time),
+                    self.refit_scale * self.growth_of(trial),
                 )
             )
             refit = max(refit - self.kept_refit(), 0.0) if np.isfinite(refit) else 0.0

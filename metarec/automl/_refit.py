@@ -8,7 +8,7 @@ be the default ones).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -166,12 +166,21 @@ class RefitData:
     samples : tuple of ndarray, default=()
         Nested samples of the rows (sorted positions, growing, each smaller than the data)
         a member may be refitted on when its refit on every row does not fit the time left.
+    growth : mapping of str to float, default={}
+        Per algorithm, how many times faster than the rows its fit time grows from a fold
+        to every row (at least 1; the runtime model's power law: an SVM's quadratic cost
+        on four times the rows is 16 times, not 4); 1 for the others.
     """
 
     ds: Any
     labels: Any
     codes: Any
     samples: tuple = ()
+    growth: Any = field(default_factory=dict)
+
+    def refit_seconds(self, name: str, fold_seconds: float, refit_scale: float) -> float:
+        """Expected seconds of ``name``'s refit on every row from a fold's fit time."""
+        return fold_seconds * refit_scale * max(float(self.growth.get(name, 1.0)), 1.0)
 
 
 def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, last_resort=False):
@@ -184,7 +193,7 @@ def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, las
     """
     name = algorithm.name
     n = len(data.codes)
-    expected = trials[name].fit_time * refit_scale
+    expected = data.refit_seconds(name, trials[name].fit_time, refit_scale)
     left = 1.0 if deadline is None else deadline - time.perf_counter()
     rows, note = None, None
     if expected > left:
@@ -238,7 +247,7 @@ def _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_s
     expected within :data:`LAST_RESORT_SECONDS` (else the quickest) fitted anyway, on the
     smallest sample when ``data`` has samples; None when every refit fails."""
     smallest = data.samples[0].size / len(data.codes) if data.samples else 1.0
-    for algorithm in _last_resorts(queue, trials, refit_scale * smallest):
+    for algorithm in _last_resorts(queue, trials, refit_scale * smallest, data):
         pipeline, why, n_rows = _refit_one(
             portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
             last_resort=True,
@@ -255,10 +264,13 @@ def _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_s
     return None
 
 
-def _last_resorts(order, trials, refit_scale) -> list[str]:
+def _last_resorts(order, trials, refit_scale, data=None) -> list[str]:
     """``order`` (best first) with the refits expected within :data:`LAST_RESORT_SECONDS`
     first, then the others quickest first."""
-    expected = {a: trials[a].fit_time * refit_scale for a in order}
+    expected = {
+        a: trials[a].fit_time * refit_scale * (1.0 if data is None else data.growth.get(a, 1.0))
+        for a in order
+    }
     quick = [a for a in order if expected[a] <= LAST_RESORT_SECONDS]
     slow = sorted((a for a in order if a not in quick), key=expected.__getitem__)
     return quick + slow

@@ -310,10 +310,9 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     last_ones: list[str] = []
     measured: dict[str, tuple[float, int]] = {}  # an algorithm's fold seconds, and rows
     carried, best_score = 0.0, -np.inf  # the refit of the best so far on any rung
-    at_full = {  # the expected accuracy on every row, which breaks a rung's ties
-        row.algorithm: row.expected_accuracy
-        for row in recommender.recommend(metafeatures=metafeatures)
-    }
+    full = recommender.recommend(metafeatures=metafeatures)
+    at_full = {row.algorithm: row.expected_accuracy for row in full}  # breaks a rung's ties
+    full_time = {row.algorithm: row.expected_time for row in full}
     tried: set[str] = set()  # evaluated (or failed) on some rung
     interrupted = None
     for index, (size, split) in enumerate(zip(plan.sizes, plan.splits, strict=True)):
@@ -335,6 +334,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             floors={a: seconds * size / rows for a, (seconds, rows) in measured.items()},
             carried_refit=carried,
         )  # fmt: skip
+        loop.growth = _growth(loop, full_time)
         if times is not None:  # the calibration of the expected times measured so far
             loop.state.times = times
         if critical is not None:
@@ -348,7 +348,8 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             if trial.complete and trial.fold_scores and trial.cv_score > best_score:
                 best_score = trial.cv_score  # the answer unless a later rung beats it
                 carried = planned_refit_seconds(
-                    trial.fit_time if np.isfinite(trial.fit_time) else 0.0, loop.refit_scale
+                    trial.fit_time if np.isfinite(trial.fit_time) else 0.0,
+                    loop.refit_scale * loop.growth_of(trial),
                 )
         loops.append(loop)
         if interrupted is not None or last:
@@ -370,6 +371,18 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
     complete = len(loops) == plan.n_rungs  # the last rung ran: its folds are the dataset's
     return chosen, interrupted, earlier, samples, loops[-1] if complete else None
+
+
+def _growth(loop, full_time) -> dict:
+    """Per algorithm, the runtime model's growth of its fit time from the rung's training
+    rows to every row, over the growth of the rows (at least 1): an SVM's quadratic cost
+    makes its refit on four times the rows sixteen times its fold, not four."""
+    out = {}
+    for trial in loop.state.trials.values():
+        at_rung, at_all = trial.expected_time, full_time.get(trial.algorithm, np.nan)
+        if np.isfinite(at_rung) and at_rung > 0 and np.isfinite(at_all):
+            out[trial.algorithm] = max(at_all / at_rung / loop.refit_scale, 1.0)
+    return out
 
 
 def _earlier_trials(loops, chosen) -> dict:

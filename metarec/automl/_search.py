@@ -401,7 +401,7 @@ def _search(
     with _phase(phases, "answer and refit"):
         answer = final_answer(
             loop.state,
-            RefitData(ds, labels, codes, samples),
+            RefitData(ds, labels, codes, samples, growth=loop.growth),
             loop.portfolio,
             settings,
             recommender=recommender,

@@ -154,3 +154,27 @@ def test_a_refit_that_does_not_fit_every_row_takes_the_largest_sample_that_fits(
         "no refit fitted the time left: gaussian_nb refitted anyway on a sample of 24 rows "
         "(the best whose refit is expected within 1 s, else the quickest)"
     ]
+
+
+def test_a_fit_that_grows_faster_than_the_rows_is_expected_to_take_longer_to_refit():
+    """1 s a fold, four times the rows: 4 s expected, 4 x 4 = 16 s with a growth of 4 (an
+    SVM's quadratic cost).  With 10 s left it is refitted without the growth; with it, the
+    next one (lda, 2 s) takes its place and a note gives the expectation with the growth."""
+    from dataclasses import replace
+
+    trials = {"gaussian_nb": Trial("gaussian_nb", planned=1, status="ok", fold_scores=(0.8,),
+                                   fit_time=1.0)}  # fmt: skip
+    data = _data()
+    plain = _refit(["gaussian_nb"], trials, data, 1, time.perf_counter() + 10, 4.0, [])
+    assert plain.members == ("gaussian_nb",)
+    notes = []
+    grown = replace(data, growth={"gaussian_nb": 4.0, "knn": 0.5})
+    assert grown.refit_seconds("gaussian_nb", 1.0, 4.0) == 16.0
+    assert grown.refit_seconds("knn", 1.0, 4.0) == 4.0  # never below the rows' growth
+    assert grown.refit_seconds("lda", 1.0, 4.0) == 4.0
+    later = time.perf_counter() + 10
+    # lda (0.5 s a fold, 2 s expected) is refitted in its place
+    trials["lda"] = Trial("lda", planned=2, status="ok", fold_scores=(0.8,), fit_time=0.5)
+    refit = _refit(["gaussian_nb", "lda"], trials, grown, 1, later, 4.0, notes)
+    assert refit.members == ("lda",)
+    assert notes[0].startswith("gaussian_nb not refitted: expected 16 s")
