@@ -367,9 +367,9 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         nearly = index + 1 == plan.n_rungs - 1
         candidates = portfolio.select(ahead + untried + (last_ones if nearly else []))
     chosen = _best_rung(loops)
-    earlier = _earlier_trials(loops, chosen)
-    samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
     complete = len(loops) == plan.n_rungs  # the last rung ran: its folds are the dataset's
+    earlier = _earlier_trials(loops, chosen, last_reached=complete)
+    samples = tuple(np.union1d(train, validation) for train, validation in plan.splits[:-1])
     return chosen, interrupted, earlier, samples, loops[-1] if complete else None
 
 
@@ -385,7 +385,7 @@ def _growth(loop, full_time) -> dict:
     return out
 
 
-def _earlier_trials(loops, chosen) -> dict:
+def _earlier_trials(loops, chosen, *, last_reached: bool = False) -> dict:
     """The leaderboard's trials of the rungs other than ``chosen``: each algorithm's on the
     largest other rung that ran it, unless ``chosen`` completed it (or it completed nowhere
     else); one complete on a sample but not on ``chosen`` says both."""
@@ -395,11 +395,11 @@ def _earlier_trials(loops, chosen) -> dict:
     for other in loops:
         if other is chosen:
             continue
+        every = other is loops[-1] and last_reached
         for trial in other.state.trials.values():
             if trial.status != "not run" or trial.algorithm not in earlier:
-                earlier[trial.algorithm] = replace(
-                    trial, message=_rung_note(trial, other.splits[0][0].size)
-                )
+                note = _rung_note(trial, other.splits[0][0].size, every=every)
+                earlier[trial.algorithm] = replace(trial, message=note)
     rows = chosen.splits[0][0].size
     for algorithm in list(earlier):
         trial = chosen.state.trials.get(algorithm)
@@ -429,8 +429,11 @@ def _best_rung(loops):
     return loops[ranked] if np.isfinite(best(loops[ranked])) else loops[0]
 
 
-def _rung_note(trial, rows: int) -> str:
-    """A trial of an earlier rung, as the leaderboard says it."""
+def _rung_note(trial, rows: int, *, every: bool = False) -> str:
+    """A trial of a rung other than the answer's, as the leaderboard says it (``every``:
+    the last rung, on every training row)."""
+    if trial.complete and every:
+        return f"validated on all {rows:,} training rows, below the answer's"
     if trial.complete:
         return f"validated on a sample of {rows:,} training rows, not promoted"
     return trial.message or "not run"

@@ -218,3 +218,30 @@ def test_holdout_is_wanted_when_five_folds_of_the_three_expected_best_exceed_hal
     # an unknown time among the three best counts nothing
     unknown = [_row("mystery", 0.99, float("nan")), *ranking[1:3]]
     assert not holdout_wanted(unknown, names, budget=130, n_workers=1)  # 5 x 12 s < 65 s
+
+
+def test_the_answer_comes_from_the_rung_whose_best_scored_highest():
+    """Rung 1 (10,000 rows): lightgbm 0.72; the last rung (every row) ran out of time with
+    only bernoulli_nb (0.69) and ridge (0.68) complete: the answer comes from rung 1, and
+    the leaderboard keeps ridge's result on every row.  A tie goes to the larger rung; no
+    complete trial anywhere: the first rung."""
+    from metarec.automl import Trial
+    from metarec.automl._rungs import _best_rung, _earlier_trials
+
+    def loop(rows, trials):
+        state = SimpleNamespace(trials={t.algorithm: t for t in trials})
+        return SimpleNamespace(state=state, splits=[(np.arange(rows), np.arange(10))])
+
+    ok = lambda a, s: Trial(a, planned=1, status="ok", fold_scores=(s,), fit_time=1.0)  # noqa: E731
+    small = loop(10_000, [ok("lightgbm", 0.72), ok("bernoulli_nb", 0.60)])
+    skipped = Trial("lightgbm", planned=1, status="skipped", message="expected up to 90 s")
+    full = loop(160_000, [ok("bernoulli_nb", 0.69), ok("ridge", 0.68), skipped])
+    assert _best_rung([small, full]) is small
+    earlier = _earlier_trials([small, full], small, last_reached=True)
+    # complete on the chosen rung: its record there; ridge only on every row: that one
+    assert set(earlier) == {"ridge"} and earlier["ridge"].fold_scores == (0.68,)
+    assert earlier["ridge"].message == "validated on all 160,000 training rows, below the answer's"
+    tie = loop(160_000, [ok("lightgbm", 0.72)])
+    assert _best_rung([small, tie]) is tie
+    nothing = [loop(10_000, [skipped]), loop(160_000, [skipped])]
+    assert _best_rung(nothing) is nothing[0]
