@@ -20,6 +20,10 @@ regression).  Methods, each a call in a fresh process on both cores:
   pandas, string columns as categories.
 - with ``--defaults``, ``metarec run`` as above with a knowledge base of the default
   algorithms alone (the configurations' results left out): ``defaults<B>``.
+- with ``--autogluon``, AutoGluon's default preset, ``TabularPredictor(...).fit(train,
+  time_limit=B, num_cpus=2)``, in its own virtual environment (``AUTOGLUON_PYTHON``: its
+  python, e.g. ``python -m venv /tmp/ag && /tmp/ag/bin/pip install
+  "autogluon.tabular[lightgbm,catboost,xgboost]"``): ``autogluon<B>``.
 - LightGBM's defaults, fitted once (``LGBMClassifier()`` / ``LGBMRegressor()``, string
   columns as pandas categories: its native categorical handling).
 
@@ -102,6 +106,41 @@ else:
     for column, levels in categories.items():
         frame[column] = pd.Categorical(frame[column], categories=levels)
     predicted = model.predict(frame)
+if task == "regression":
+    from sklearn.metrics import r2_score
+    score = r2_score(y.astype(float), np.asarray(predicted, dtype=float))
+else:
+    score = float(np.mean(np.asarray(predicted).astype(str) == y.astype(str).to_numpy()))
+json.dump({"score": float(score)}, open(out, "w"))
+"""
+
+
+AUTOGLUON_FIT = r"""
+import sys
+import pandas as pd
+from autogluon.tabular import TabularPredictor
+train, where, budget, task = sys.argv[1:5]
+frame = pd.read_csv(train)
+if task == "regression":
+    problem, metric = "regression", "r2"
+else:
+    frame["target"] = frame["target"].astype(str)
+    problem = "binary" if frame["target"].nunique() == 2 else "multiclass"
+    metric = "accuracy"
+predictor = TabularPredictor(label="target", problem_type=problem, eval_metric=metric,
+                             path=where, verbosity=0)
+predictor.fit(frame, time_limit=float(budget), num_cpus=2, num_gpus=0)
+print(predictor.model_best)
+"""
+
+AUTOGLUON_SCORE = r"""
+import json, sys
+import numpy as np, pandas as pd
+from autogluon.tabular import TabularPredictor
+where, test, out, task = sys.argv[1:5]
+frame = pd.read_csv(test)
+y = frame.pop("target")
+predicted = TabularPredictor.load(where).predict(frame)
 if task == "regression":
     from sklearn.metrics import r2_score
     score = r2_score(y.astype(float), np.asarray(predicted, dtype=float))
@@ -195,6 +234,18 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
             sidecar = json.loads(model.with_suffix(".json").read_text())
             choice = "+".join(sidecar.get("ensemble") or [sidecar["algorithm"]])
             kind = "metarec"
+        elif method.startswith("autogluon"):
+            python = os.environ.get("AUTOGLUON_PYTHON")
+            if not python:
+                raise RuntimeError("AUTOGLUON_PYTHON names the python of a venv with autogluon")
+            model = work / "predictor"
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            command = [python, "-c", AUTOGLUON_FIT, str(train), str(model), str(budget), task]
+            wall, peak, out, _ = _run(command, env=env)
+            choice = out.strip().splitlines()[-1] if out.strip() else "?"
+            scored = work / "score.json"
+            _run([python, "-c", AUTOGLUON_SCORE, str(model), str(test), str(scored), task], env=env)
+            kind = None
         else:
             model = work / "model.pkl"
             command = [sys.executable, "-c", FIT_SCRIPT, method.rstrip("0123456789"),
@@ -207,9 +258,12 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
                 with open(model, "rb") as handle:
                     choice = str(pickle.load(handle)[0].best_estimator)
             kind = "pickle"
-        scored = work / "score.json"
-        _run([sys.executable, "-c", SCORE_SCRIPT, kind, str(model), str(test), str(scored), task])
-        score = json.loads(scored.read_text())["score"]
+        if kind is not None:
+            scored = work / "score.json"
+            command = [sys.executable, "-c", SCORE_SCRIPT, kind, str(model), str(test),
+                       str(scored), task]  # fmt: skip
+            _run(command)
+        score = json.loads((work / "score.json").read_text())["score"]
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
         return {"method": method, "dataset": name, "task": task, "budget": budget,
@@ -219,11 +273,14 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def methods_for(budgets: list[int], defaults: bool = False) -> list[tuple[str, int | None]]:
+def methods_for(
+    budgets: list[int], defaults: bool = False, autogluon: bool = False
+) -> list[tuple[str, int | None]]:
     out = [("lightgbm", None)]
     for budget in budgets:
         out += [(f"metarec{budget}", budget), (f"flaml{budget}", budget)]
         out += [(f"defaults{budget}", budget)] if defaults else []
+        out += [(f"autogluon{budget}", budget)] if autogluon else []
     return out
 
 
@@ -266,10 +323,12 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
             + (f" ({', '.join(over['dataset'])})" if len(over) else "")
             + f"; longest {results[results['method'] == ours]['wall'].max():.1f} s."
         )
-        if flaml in wide:
-            paired = (100.0 * (wide[ours] - wide[flaml])).dropna()
+        for other, label in ((flaml, "FLAML"), (f"autogluon{budget}", "AutoGluon")):
+            if other not in wide:
+                continue
+            paired = (100.0 * (wide[ours] - wide[other])).dropna()
             line += (
-                f" Against FLAML at {budget} s, paired over {paired.size} datasets: "
+                f" Against {label} at {budget} s, paired over {paired.size} datasets: "
                 f"{paired.mean():+.2f} points on the mean (metarec ahead on "
                 f"{(paired > 0).sum()}, behind on {(paired < 0).sum()})."
             )
@@ -295,6 +354,11 @@ def main(argv=None) -> None:
         action="store_true",
         help="also run with a knowledge base of the default algorithms alone",
     )
+    parser.add_argument(
+        "--autogluon",
+        action="store_true",
+        help="also AutoGluon's default preset (AUTOGLUON_PYTHON: a venv's python with it)",
+    )
     parser.add_argument("--note", default="", help="a sentence on the conditions, for the page")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -304,7 +368,7 @@ def main(argv=None) -> None:
     if args.datasets:
         table = table[table["name"].isin(args.datasets)]
     table = table.sort_values("rows")
-    for method, budget in methods_for(args.budgets, args.defaults):
+    for method, budget in methods_for(args.budgets, args.defaults, args.autogluon):
         for name, task in zip(table["name"], table["task"], strict=True):
             path = args.results / f"{method}-{name}.json"
             if path.exists() and method not in args.redo:
