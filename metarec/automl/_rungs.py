@@ -285,8 +285,12 @@ def promoted(trials, limit: int = PROMOTE, *, expected=None, n_validation=None) 
 
 
 def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
-              deadline, start, tick, n_workers, pool, check, critical=None):  # fmt: skip
+              deadline, start, tick, n_workers, pool, check, critical=None,
+              ranking=None):  # fmt: skip
     """Run a large dataset's search rung by rung (see the module documentation).
+
+    ``ranking`` is the recommendation for ``metafeatures`` (every row) when the caller has
+    it already; None: asked here.
 
     Returns
     -------
@@ -310,7 +314,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     last_ones: list[str] = []
     measured: dict[str, tuple[float, int]] = {}  # an algorithm's fold seconds, and rows
     carried, best_score = 0.0, -np.inf  # the refit of the best so far on any rung
-    full = recommender.recommend(metafeatures=metafeatures)
+    full = ranking if ranking is not None else recommender.recommend(metafeatures=metafeatures)
     at_full = {row.algorithm: row.expected_accuracy for row in full}  # breaks a rung's ties
     full_time = {row.algorithm: row.expected_time for row in full}
     tried: set[str] = set()  # evaluated (or failed) on some rung

@@ -365,16 +365,14 @@ def _search(
             recommender = fitted_recommender(
                 kb, Recommender(task=task_family(ds.task)), tolerance=RECOMMENDER_TOLERANCE
             )
-        large = settings.protocol == AUTO and (
+        # the recommendation on every row: whether to hold out, and the rungs' tie-breaks
+        ranking = None
+        if settings.protocol == AUTO and len(codes) >= MIN_HOLDOUT_ROWS:
+            ranking = recommender.recommend(metafeatures=metafeatures)
+        large = ranking is not None and (
             len(codes) >= LARGE_ROWS
-            or (
-                len(codes) >= MIN_HOLDOUT_ROWS
-                and holdout_wanted(
-                    recommender.recommend(metafeatures=metafeatures),
-                    set(portfolio.names),
-                    budget=settings.budget,
-                    n_workers=n_workers,
-                )
+            or holdout_wanted(
+                ranking, set(portfolio.names), budget=settings.budget, n_workers=n_workers
             )
         )
         if not large:
@@ -393,7 +391,7 @@ def _search(
         if large:  # a holdout, and growing samples of the rows (metarec.automl._rungs)
             loop, interrupted, earlier, samples, stored = run_rungs(
                 ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
-                deadline, start, tick, n_workers, pool, check, critical,
+                deadline, start, tick, n_workers, pool, check, critical, ranking,
             )  # fmt: skip
             settings = loop.settings
         else:
