@@ -3,7 +3,7 @@
 Usage (one command; rerun it to resume, on this machine or a new one)::
 
     python benchmarks/build_configurations.py ../shared/datasets/pmlb
-        --regression ../shared/datasets/regression [-j 1] [--timeout 20] [--max-rows 1000]
+        --regression ../shared/datasets/regression [--large ../shared/datasets/large] [-j 1] [--timeout 20] [--max-rows 1000]
         [--out benchmarks/builds/configurations] [--work DIR] [--only NAMES] [--limit N]
 
 The design, from measurements of the earlier attempt (cv5 of the 156 configurations on the
@@ -14,7 +14,10 @@ on a stratified subsample of ``--max-rows`` rows of each built-in dataset (seed 
 dataset of at most that many rows is used whole).  A subsample is stored as a dataset of
 its own, named ``<name>@<rows>`` (``spambase@1000``), with its own metafeatures, so that
 the defaults and the configurations compare on the same rows and folds, and the defaults'
-full results on the whole dataset are left as they were.  Every fit is single-threaded and
+full results on the whole dataset are left as they were.  With ``--large`` the large
+datasets (``manifest.csv`` and ``data/<name>.csv.gz``, as for ``build_large.py``) get their
+configurations on the same ``<name>@1000`` subsample as the first point of their ladder (the
+same rows: the same stratified draw with seed 0).  Every fit is single-threaded and
 killed at ``--timeout`` seconds.
 
 Resumable: after every dataset the build's knowledge base is written to ``--out`` as the
@@ -70,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="folder of PMLB .tsv.gz files")
     parser.add_argument("--regression", type=Path, help="folder of regression .csv files")
+    parser.add_argument(
+        "--large", type=Path, help="folder with manifest.csv and data/*.csv.gz (large datasets)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per fit")
     parser.add_argument("--max-rows", type=int, default=1000)
@@ -92,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     datasets = _datasets(args.data, "*.tsv.gz", "classification")
     if args.regression:
         datasets += _datasets(args.regression, "*.csv", "regression")
+    if args.large:
+        manifest = pd.read_csv(args.large / "manifest.csv")
+        datasets += [
+            (row.name, args.large / "data" / f"{row.name}.csv.gz", row.task, int(row.rows))
+            for row in manifest.itertuples()
+        ]
     if args.only:
         datasets = [d for d in datasets if d[0] in args.only.split(",")]
     datasets.sort(key=lambda d: (min(d[3], args.max_rows), d[0]))
