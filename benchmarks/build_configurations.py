@@ -51,7 +51,7 @@ def _datasets(folder: Path, pattern: str, task: str):
     for path in sorted(folder.glob(pattern)):
         if path.name == "summary.csv":
             continue
-        name = path.name.split(".")[0]
+        name = path.name.removesuffix(".gz").removesuffix(".tsv").removesuffix(".csv")
         frame = pd.read_csv(path, sep="\t" if ".tsv" in path.name else ",")
         if list(frame.columns).count("target") != 1:
             print(f"left out {path.name}: not one column 'target'", flush=True)
