@@ -19,6 +19,7 @@ AUC compares the scores of all algorithms on the same objects (Eq. 2 of the NoSi
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -360,7 +361,8 @@ def _plan_jobs(loaded, encoded, portfolio: Portfolio, settings: _Settings, done,
                 plan.splits[name] = fold_splits(spec)
             hit = cache.load(ds.fingerprint, algorithm, protocol, random_state)
             if hit is not None and len(hit.folds) >= len(plan.splits[name]):
-                plan.cached[name].append(hit)
+                # kept by content: the same rows may have had another name when it was run
+                plan.cached[name].append(dataclasses.replace(hit, dataset=name))
                 plan.jobs_cached += 1
                 continue
             if hit is not None:  # the folds an interrupted run finished

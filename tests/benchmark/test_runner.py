@@ -93,6 +93,26 @@ def test_cached_jobs_are_not_recomputed(tmp_path):
     assert np.array_equal(a, b)
 
 
+def test_a_cached_job_is_stored_under_the_name_the_data_has_now(kb, tmp_path):
+    # the cache is keyed by the data's content: the same rows under a new file name, in
+    # another knowledge base, reuse it, and the runs go under the new name, not the one they
+    # were first computed for
+    ds = _frame(seed=3)
+    frame = ds.X.assign(target=ds.y)
+    for name in ("first", "second"):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    cache = tmp_path / "cache"
+    other = KnowledgeBase(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    run_benchmark([tmp_path / "first.csv"], other, algorithms=FAST[:2], protocol="cv5",
+                  cache_dir=cache)  # fmt: skip
+    report = run_benchmark(
+        [tmp_path / "second.csv"], kb, algorithms=FAST[:2], protocol="cv5", cache_dir=cache
+    )
+    assert report.jobs_run == 0 and report.jobs_cached == 2
+    runs = kb.runs(aggregate=False)
+    assert runs.groupby("dataset").size().to_dict() == {"second": 10}
+
+
 def test_timeouts_and_crashes_are_recorded_and_the_rest_continue(kb, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(
