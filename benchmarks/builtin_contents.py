@@ -34,7 +34,7 @@ def _family(name: str) -> str:
 
 def _task_part(kb, task: str) -> tuple[str, str]:
     from metarec.algorithms import configuration_base
-    from metarec.data import task_family
+    from metarec.data import sample_base, task_family
 
     datasets = kb.datasets()
     families = datasets["task"].map(lambda t: task_family(t) if t else "classification")
@@ -42,7 +42,14 @@ def _task_part(kb, task: str) -> tuple[str, str]:
     runs = kb.runs(aggregate=False, datasets=list(datasets["name"]))
     names = sorted(set(runs["algorithm"].astype(str)))
     configurations = [a for a in names if configuration_base(a)]
-    with_configurations = runs.loc[runs["algorithm"].isin(configurations), "dataset"].nunique()
+    held = set(runs.loc[runs["algorithm"].isin(configurations), "dataset"].astype(str))
+    held_rows = datasets.loc[datasets["name"].astype(str).isin(held), "n_instances"]
+    samples = sum(sample_base(d) != d for d in held)
+    with_configurations = (
+        f"{len(held)} ({samples} of them samples; at most {int(held_rows.max()):,} rows)"
+        if held
+        else "0"
+    )
     status = runs["status"].value_counts().to_dict()
     runs = runs.assign(family=runs["algorithm"].astype(str).map(_family))
     failed = (
@@ -88,6 +95,30 @@ def _task_part(kb, task: str) -> tuple[str, str]:
     return summary, by_family
 
 
+def _builds() -> str:
+    """Each long build's wall hours (from its log) and fit / predict CPU hours (its runs)."""
+    import re
+
+    rows = []
+    for folder in sorted((ROOT / "benchmarks" / "builds").iterdir()):
+        log, runs = folder / "build.log", folder / "builtin_runs.parquet"
+        if not (log.exists() and runs.exists()):
+            continue
+        seconds = [
+            float(m.group(1))
+            for m in re.finditer(r": (?:done|\d+ algorithms) in (\d+) s", log.read_text())
+        ]
+        frame = pd.read_parquet(runs, columns=["dataset", "fit_time", "predict_time"])
+        rows.append((
+            folder.name, frame["dataset"].nunique(), len(frame), sum(seconds) / 3600,
+            frame["fit_time"].sum() / 3600, frame["predict_time"].sum() / 3600,
+        ))  # fmt: skip
+    return markdown_table(
+        ("build", "datasets", "fold-level runs", "wall hours", "fit CPU hours",
+         "predict CPU hours"), rows,
+    )  # fmt: skip
+
+
 def main(argv=None) -> None:
     from metarec.storage import open_builtin
 
@@ -101,11 +132,14 @@ def main(argv=None) -> None:
         print(f"== {task}\n{summary}\n{by_family}")
         parts.append(f"## {task.capitalize()}\n\n{summary}\n\nBy family (a default and its "
                      f"configurations together):\n\n{by_family}")  # fmt: skip
-    resources = sorted((ROOT / "metarec" / "_resources").glob("*"))
+    folder = ROOT / "metarec" / "_resources"
+    resources = sorted(p for p in folder.rglob("*") if p.is_file())
     sizes = markdown_table(
-        ("file", "MB"), [(p.name, p.stat().st_size / 1e6) for p in resources if p.is_file()]
+        ("file", "MB"), [(str(p.relative_to(folder)), p.stat().st_size / 1e6) for p in resources]
     )
-    total = sum(p.stat().st_size for p in resources if p.is_file()) / 1e6
+    total = sum(p.stat().st_size for p in resources) / 1e6
+    builds = _builds()
+    print(builds)
     print(sizes)
     print(f"resources in all: {total:.2f} MB")
     write_page(
@@ -115,7 +149,11 @@ def main(argv=None) -> None:
         "it (`open_builtin`; written by `python benchmarks/builtin_contents.py`). It is "
         "built by `python benchmarks/rebuild_builtin.py` (see the benchmark guide).\n\n"
         + "\n\n".join(parts)
-        + f"\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB.",
+        + f"\n\n## Long builds\n\nThe result files of `benchmarks/builds/` merged into it "
+        "(`rebuild_builtin.py --merge`): the wall time of their benchmark calls as their logs "
+        "record it, and the CPU hours of the fits they stored. The configurations' build "
+        "ran two fits at a time (`-j 2`), the large datasets' ladder one.\n\n"
+        f"{builds}" + f"\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB.",
     )
 
 

@@ -179,7 +179,10 @@ def held_out_kb(name: str, *, defaults_only: bool = False) -> tuple[Path, Path]:
     recommender fitted), made once."""
     from _kb_frames import builtin_copy
 
-    folder = WORK / "kbs" / (f"{name}-defaults" if defaults_only else name)
+    from metarec.storage import open_builtin
+
+    version = str(open_builtin().info()["builtin_version"])  # a new built-in KB: new copies
+    folder = WORK / "kbs" / version / (f"{name}-defaults" if defaults_only else name)
     path, home = folder / "kb.sqlite", folder / "home"
     if path.exists():
         return path, home

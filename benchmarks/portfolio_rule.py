@@ -63,11 +63,18 @@ def _bootstrap(diff: np.ndarray, n: int = 2000, seed: int = 0) -> tuple[float, f
 
 
 def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.ndarray]:
-    """Each method's loss curve (datasets x ``SIZE``) over the left-out datasets."""
+    """Each method's loss curve (datasets x ``SIZE``) over the left-out datasets.
+
+    A left-out dataset takes its samples and the dataset they are drawn from with it
+    (``spambase`` and ``spambase@1000``): none of them informs the orders for it.
+    """
+    from metarec.data import sample_base
+
+    bases = np.array([sample_base(str(d)) for d in rec.datasets_])
     column = {name: j for j, name in enumerate(rec.algorithms_)}
     cols = np.array([column[c] for c in configurations])
     curves: dict[str, list[np.ndarray]] = {m: [] for m in METHODS}
-    for i, dataset in enumerate(rec.datasets_):
+    for i in range(len(rec.datasets_)):
         here = rec.ranker_.present_[i, cols]
         if here.sum() < 2:
             continue
@@ -76,7 +83,7 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
             for p in np.flatnonzero(here)
         }
         query = {c: v for c, v in rec.ranker_.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
-        exclude = [dataset]
+        exclude = [str(d) for d in np.asarray(rec.datasets_)[bases == bases[i]]]
         orders = {
             "for this dataset": rec.portfolio(
                 metafeatures=query, size=SIZE, exclude=exclude, candidates=configurations
@@ -98,29 +105,16 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
     return {m: np.vstack(c) for m, c in curves.items()}
 
 
-def main(argv=None) -> None:
+def _section(kb, task: str) -> str:
+    """One task's tables (printed, and returned for the page)."""
     from metarec.algorithms import configuration_base
     from metarec.recommender import Recommender
-    from metarec.storage import KnowledgeBase, open_builtin
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", type=Path, default=None)
-    parser.add_argument("--db", default=None, help="a KB other than the built-in one")
-    parser.add_argument("--task", choices=("classification", "regression"),
-                        default="classification")  # fmt: skip
-    args = parser.parse_args(argv)
-    kb = KnowledgeBase(args.db, create=False) if args.db else open_builtin()
-    rec = Recommender(task=args.task).fit(kb)
+    rec = Recommender(task=task).fit(kb)
     configurations = [str(a) for a in rec.algorithms_ if configuration_base(str(a))]
     if not configurations:
-        raise SystemExit("the knowledge base holds no configurations")
+        raise SystemExit(f"the knowledge base holds no {task} configurations")
     curves = evaluate(rec, configurations)
-    source = (
-        "a knowledge base of your own (`--db`: the built-in one with configurations' results "
-        "added by `rebuild_builtin.py --seed-builtin`)"
-        if args.db
-        else "the built-in knowledge base"
-    )
     n = next(iter(curves.values())).shape[0]
     ks = list(range(1, SIZE + 1))
     rows = [(m, *curves[m].mean(axis=0)) for m in METHODS]
@@ -137,18 +131,38 @@ def main(argv=None) -> None:
     diff_table = markdown_table(("difference", *[f"k={k}" for k in SHOWN]), diff_rows)
     print(curve_table)
     print(diff_table)
+    return (
+        f"## {task.capitalize()}\n\n"
+        f"Over its {len(configurations)} {task} configurations, on the {n} {task} datasets "
+        f"with results of two configurations or more (of {len(rec.datasets_)}). Mean loss in "
+        f"points of the success rate{'' if task == 'classification' else ' (R² clipped at 0)'} after the "
+        "first k configurations of each order, against the best configuration of the "
+        f"left-out dataset:\n\n{curve_table}\n\n"
+        "Paired differences by dataset (negative: the portfolio for this dataset loses "
+        f"less), with 90 % bootstrap intervals:\n\n{diff_table}"
+    )
+
+
+def main(argv=None) -> None:
+    from metarec.storage import KnowledgeBase, open_builtin
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument("--db", default=None, help="a KB other than the built-in one")
+    parser.add_argument("--task", choices=("classification", "regression"), default=None,
+                        help="one task only (default: both)")  # fmt: skip
+    args = parser.parse_args(argv)
+    kb = KnowledgeBase(args.db, create=False) if args.db else open_builtin()
+    tasks = [args.task] if args.task else ["classification", "regression"]
+    sections = [_section(kb, task) for task in tasks]
+    source = "a knowledge base of your own (`--db`)" if args.db else "the built-in knowledge base"
     write_page(
         args.markdown,
-        f"The portfolio for this dataset ({args.task})",
-        f"Leave-one-dataset-out over the {len(configurations)} configurations of {source}, on "
-        f"its {n} {args.task} datasets with results of two configurations or more (of "
-        f"{len(rec.datasets_)}; written by `python benchmarks/portfolio_rule.py"
-        f"{' --db URL' if args.db else ''}`). Mean loss in points of the "
-        "success rate after the first k configurations of each order, against the best "
-        "configuration of the left-out dataset:\n\n"
-        f"{curve_table}\n\n"
-        "Paired differences by dataset (negative: the portfolio for this dataset loses less), "
-        f"with 90 % bootstrap intervals:\n\n{diff_table}",
+        "The portfolio for this dataset",
+        f"Leave-one-dataset-out over the configurations of {source} (written by "
+        f"`python benchmarks/portfolio_rule.py{' --db URL' if args.db else ''}`). A left-out "
+        "dataset takes its samples and the dataset they were drawn from with it.\n\n"
+        + "\n\n".join(sections),
     )
 
 

@@ -215,7 +215,11 @@ def _merge(builds: list[Path], out: Path) -> int:
     for folder in [out, *builds]:
         kb.add_datasets(pd.read_parquet(folder / "builtin_datasets.parquet"))
         kb.add_algorithms(pd.read_parquet(folder / "builtin_algorithms.parquet"))
-        report = kb.import_runs(pd.read_parquet(folder / "builtin_runs.parquet"))
+        # a fold run again by a later build (the family defaults beside their configurations,
+        # on a dataset used whole) keeps the shipped result: the same fold, other timings
+        report = kb.import_runs(
+            pd.read_parquet(folder / "builtin_runs.parquet"), on_conflict="keep"
+        )
         kb.import_metafeatures(pd.read_parquet(folder / "builtin_metafeatures.parquet"))
         print(f"{folder}: {report.added} runs added", flush=True)
     for name, path in export_builtin(kb, out).items():

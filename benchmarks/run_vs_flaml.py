@@ -19,9 +19,11 @@ training part and is scored on the test part (accuracy; for regression R²).  Me
   command in a fresh process, with a fresh knowledge base copied from the built-in one,
   ``--output`` a model that then predicts the test part (ensemble selection over the
   out-of-fold predictions).  Its wall time is the whole command, start-up included.
-- ``metarec run --budget 10 --ensemble-method average`` on a knowledge base of the default
-  algorithms alone (the default answer, with the candidates of a knowledge base without
-  configurations).
+- ``configs10`` / ``configs60``: ``metarec run --budget 10`` / ``60`` as a user runs it (the
+  default answer, ``--ensemble-method average``) on the built-in knowledge base with its
+  configurations.
+- ``average10`` / ``average60``: the same on a knowledge base of the default algorithms alone
+  (the candidates of a knowledge base without configurations).
 - FLAML ``AutoML().fit(X, y, time_budget=10 / 60, n_jobs=1, seed=0)``.
 - AutoGluon (``autogluon.tabular`` from PyPI, in its own virtual environment named by
   ``AUTOGLUON_PYTHON``) ``TabularPredictor(...).fit(train, time_limit=10 / 60, presets=
@@ -31,7 +33,8 @@ training part and is scored on the test part (accuracy; for regression R²).  Me
 - single best: the built-in KB's single best algorithm, alone.
 
 Every (method, dataset, fold) result is kept in ``--cache`` as a small JSON file and only
-missing ones are computed, so the run can be stopped and resumed.  ``--jobs`` runs that many
+missing ones are computed (``metarec run``'s under the built-in knowledge base's version, the
+single best's under its name: a new knowledge base computes them again), so the run can be stopped and resumed.  ``--jobs`` runs that many
 results at once (1 keeps every method on a core of its own beside the others' work; each
 method is given one CPU).
 """
@@ -39,6 +42,7 @@ method is given one CPU).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -60,13 +64,16 @@ ROOT = Path(__file__).resolve().parents[1]
 REALWORLD = ROOT.parent / "shared" / "realworld-dev"
 REGRESSION = ROOT.parent / "shared" / "datasets" / "regression"
 METHODS = (
-    "metarec10", "metarec60", "average10", "flaml10", "flaml60", "autogluon_best10",
+    "metarec10", "metarec60", "configs10", "configs60", "average10", "average60", "flaml10", "flaml60", "autogluon_best10",
     "autogluon_best60", "autogluon10", "autogluon60", "blind", "single_best",
 )  # fmt: skip
 LABELS = {
     "metarec10": "metarec run --budget 10 --ensemble-method selection",
     "metarec60": "metarec run --budget 60 --ensemble-method selection",
+    "configs10": "metarec run --budget 10 (the default answer, configurations known)",
+    "configs60": "metarec run --budget 60 (the default answer, configurations known)",
     "average10": "metarec run --budget 10, defaults only, averaged answer (the default)",
+    "average60": "metarec run --budget 60, defaults only, averaged answer (the default)",
     "flaml10": "FLAML time_budget=10",
     "flaml60": "FLAML time_budget=60",
     "autogluon_best10": "AutoGluon best_quality, time_limit=10",
@@ -133,7 +140,10 @@ def score(ds, test, predicted) -> float:
 def kb_template(*, without: str | None = None, defaults_only: bool = False) -> Path:
     """A SQLite copy of the built-in knowledge base, without a dataset or the configurations
     (made once and kept; every call copies it)."""
-    name = f"builtin-{without or 'all'}-{'defaults' if defaults_only else 'full'}.sqlite"
+    name = (
+        f"builtin-{builtin_version()}-{without or 'all'}-"
+        f"{'defaults' if defaults_only else 'full'}.sqlite"
+    )
     path = TEMPLATES / name
     if path.exists():
         return path
@@ -144,6 +154,23 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
     builtin_copy(tmp, without=without, defaults_only=defaults_only)
     tmp.replace(path)
     return path
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_version() -> str:
+    """The built-in knowledge base's version (a new one makes new copies and results)."""
+    from metarec.storage import open_builtin
+
+    return str(open_builtin().info()["builtin_version"])
+
+
+def result_path(cache: Path, method: str, name: str, fold: int, single_best: str) -> Path:
+    """Where one (method, dataset, fold) result is kept."""
+    if method.startswith(("metarec", "average", "configs")):
+        return cache / method / builtin_version() / f"{name}-{fold}.json"
+    if method == "single_best":
+        return cache / method / single_best / f"{name}-{fold}.json"
+    return cache / method / f"{name}-{fold}.json"
 
 
 # --------------------------------------------------------------------------- the methods
@@ -293,11 +320,15 @@ def run_autogluon(ds, train, test, *, budget: int, presets: str) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_metarec(ds, train, test, *, budget: int, name: str, fold: int, average=False) -> dict:
+def run_metarec(
+    ds, train, test, *, budget: int, name: str, fold: int, average=False, defaults_only=False
+) -> dict:
     """``metarec run`` in a fresh process on the training part, a fresh knowledge base."""
     import joblib
 
-    template = kb_template(without=name if ds.task == "regression" else None, defaults_only=average)
+    template = kb_template(
+        without=name if ds.task == "regression" else None, defaults_only=defaults_only
+    )
     work = Path(tempfile.mkdtemp(prefix="metarec-vs-automl-"))
     try:
         frame = ds.X.iloc[train].copy()
@@ -337,10 +368,11 @@ def compute(method: str, name: str, fold: int, task: str, single_best: str) -> d
     train, test = outer_folds(ds)[fold]
     if method.startswith("metarec"):
         return run_metarec(ds, train, test, budget=BUDGETS[method], name=name, fold=fold)
-    if method.startswith("average"):
+    if method.startswith(("average", "configs")):
         return run_metarec(
-            ds, train, test, budget=BUDGETS[method], name=name, fold=fold, average=True
-        )
+            ds, train, test, budget=BUDGETS[method], name=name, fold=fold, average=True,
+            defaults_only=method.startswith("average"),
+        )  # fmt: skip
     if method.startswith("flaml"):
         return run_flaml(ds, train, test, budget=BUDGETS[method])
     if method.startswith("autogluon"):
@@ -455,12 +487,12 @@ def main(argv=None) -> None:
     for method in methods:
         for name in names:
             for fold in range(N_FOLDS):
-                path = cache / method / f"{name}-{fold}.json"
+                path = result_path(cache, method, name, fold, single_best)
                 if not path.exists():
                     todo.append((method, name, fold, task, single_best, path))
     print(f"{len(todo)} results to compute; single best of the KB: {single_best}", flush=True)
     for name in names if task == "regression" else [None]:  # the knowledge bases, once
-        if any(t[0] == "metarec10" or t[0] == "metarec60" for t in todo):
+        if any(t[0].startswith(("metarec", "configs")) for t in todo):
             kb_template(without=name)
         if any(t[0].startswith("average") for t in todo):
             kb_template(without=name, defaults_only=True)
@@ -475,7 +507,7 @@ def main(argv=None) -> None:
     for method in [m for m in METHODS if m in methods]:
         for name in names:
             for fold in range(N_FOLDS):
-                path = cache / method / f"{name}-{fold}.json"
+                path = result_path(cache, method, name, fold, single_best)
                 if path.exists():
                     record = json.loads(path.read_text())
                     records.append({"method": method, "dataset": name, "fold": fold, **record})
@@ -484,7 +516,7 @@ def main(argv=None) -> None:
     print(summary.round(3).to_string(index=False))
     figure = "R²" if task == "regression" else "accuracy"
     sections = []
-    for method in ("metarec10", "metarec60"):
+    for method in ("configs10", "configs60", "metarec10", "metarec60"):
         if method in set(results["method"]):
             paired = against(results, method)
             print(paired.round(3).to_string(index=False))

@@ -185,7 +185,7 @@ def _example_rows(text: str) -> tuple[list[list[str]], list[list[str]], list[str
     block = text.split("$ metarec recommend sklearn:breast_cancer\n", 1)[1].split("```", 1)[0]
     lines = block.splitlines()
     cells = [[c.strip() for c in line.split("│")] for line in lines if "│" in line]
-    ranking = [row[:1] + row[2:] for row in cells if len(row) == 10 and "==" in row[1]]
+    ranking = [row[:1] + row[2:] for row in cells if len(row) >= 10 and "==" in row[1]]
     neighbours = [row for row in cells if len(row) == 4]
     explanation = [line for line in lines if line.startswith("Ranked by")]
     return ranking, neighbours, explanation

@@ -34,8 +34,8 @@ def test_fault_db_info_on_a_fresh_install(tmp_path, monkeypatch):
     result = _cli("db", "info")
     assert result.exit_code == 0, result.output
     assert (
-        "recommendations use the built-in KB (151 classification and 143 regression datasets "
-        "(39 of them samples of larger ones) × 42 algorithms" in result.stderr
+        "recommendations use the built-in KB (203 classification and 191 regression datasets "
+        "(138 of them samples of larger ones) × 42 algorithms" in result.stderr
     )
 
 

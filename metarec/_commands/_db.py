@@ -170,12 +170,21 @@ def check(ctx, fmt):
         raise click.ClickException(f"{len(failed)} check(s) failed: {', '.join(failed)}")
 
 
+def _configuration_rows(info: dict) -> str:
+    if not info["configurations"]:
+        return ""
+    return (
+        f" (run on {info['configuration_datasets']} datasets of at most "
+        f"{info['configuration_rows']:,} rows)"
+    )
+
+
 def _builtin_summary(info: dict) -> str:
     return (
         f"{info['classification_datasets']} classification and {info['regression_datasets']} "
         f"regression datasets ({info['subsamples']} of them samples of larger ones) × "
         f"{info['base_algorithms']} algorithms and "
-        f"{info['configurations']} configurations, "
+        f"{info['configurations']} configurations{_configuration_rows(info)}, "
         f"{info['runs']} runs, {info['metafeatures']} metafeature values"
     )
 

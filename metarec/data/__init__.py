@@ -5,6 +5,7 @@ DataFrame, ``"openml:<id>"`` or ``"sklearn:<name>"``, chooses the target column,
 task and the column kinds, and returns a frozen :class:`Dataset`.
 """
 
+from metarec._names import sample_base
 from metarec.data._dataset import (
     Dataset,
     continuous_reason,
@@ -36,5 +37,6 @@ __all__ = [
     "continuous_reason",
     "plain_frame",
     "fingerprint",
+    "sample_base",
     "SKLEARN_DATASETS",
 ]

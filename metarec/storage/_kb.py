@@ -349,8 +349,11 @@ class KnowledgeBase(Writes):
             ``classification_datasets``, ``regression_datasets``, the row count of every
             other table (``algorithms`` counts every named algorithm, configurations
             included), ``configurations`` (algorithms named as a configuration of another,
-            ``lightgbm_c07``), ``base_algorithms`` (the others) and ``subsamples`` (datasets
-            named as a sample of another, ``movielens_liked@4000``); with ``builds_on``, also
+            ``lightgbm_c07``), ``base_algorithms`` (the others), ``subsamples`` (datasets
+            named as a sample of another, ``movielens_liked@4000``),
+            ``configuration_datasets`` (the datasets holding a run of a configuration) and
+            ``configuration_rows`` (the most rows among them; 0 without any); with
+            ``builds_on``, also
             ``own_<table>`` (the rows stored in this database) and ``builtin_version``.
         """
         from metarec._names import configuration_base, sample_base
@@ -374,7 +377,14 @@ class KnowledgeBase(Writes):
             "configurations": len(configurations),
             "base_algorithms": len(names - configurations),
             "subsamples": int(sum(sample_base(n) != n for n in datasets["name"].astype(str))),
+            "configuration_datasets": 0,
+            "configuration_rows": 0,
         }
+        if configurations:
+            held = set(self.runs(algorithms=sorted(configurations))["dataset"].astype(str))
+            sizes = datasets.loc[datasets["name"].astype(str).isin(held), "n_instances"]
+            out["configuration_datasets"] = len(held)
+            out["configuration_rows"] = int(sizes.max()) if sizes.notna().any() else 0
         if self.builds_on is not None:
             out.update({f"own_{table}": self.count(table, part="own") for table in TABLES})
             out["builtin_version"] = self._view.part.version

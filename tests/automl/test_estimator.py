@@ -48,8 +48,10 @@ def test_auto_classifier_fits_predicts_and_explains(fitted):
     assert board.iloc[0]["algorithm"] == auto.best_algorithm_
     eligible = board[board["selection_score"].notna()]
     assert list(eligible["selection_score"]) == sorted(eligible["selection_score"], reverse=True)
-    # every installed algorithm of the portfolio ran all its folds
-    assert set(board["algorithm"]) == {a.name for a in default_portfolio() if a.is_installed()}
+    # every installed algorithm of the portfolio ran all its folds, the configurations the
+    # built-in knowledge base knows included
+    portfolio = default_portfolio(configurations=True)
+    assert set(board["algorithm"]) == {a.name for a in portfolio if a.is_installed()}
     assert (board["status"] == "ok").all() and len(eligible) == len(board)
     assert set(auto.predict(X)) <= {"yes", "no"} and auto.score(X, y) > 0.8
     assert list(auto.classes_) == ["no", "yes"]

@@ -95,13 +95,14 @@ def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypat
     assert "your KB" in result.stderr.replace("Your KB", "your KB")
     assert "does not exist yet; recommendations use the built-in KB" in result.stderr
     assert (
-        "151 classification and 143 regression datasets (39 of them samples of larger ones) × 42 algorithms"
+        "203 classification and 191 regression datasets (138 of them samples of larger ones) × "
+        "42 algorithms and 156 configurations (run on 256 datasets of at most 1,000 rows)"
         in result.stderr
     )
     values = {r["name"]: r["value"] for r in json.loads(result.stdout)["results"]}
     assert values["note"].startswith("Your KB")
     assert values["builtin"] is True and values["used_by_recommend"] is True
-    assert values["datasets"] == 294 and values["algorithms"] == 42
+    assert values["datasets"] == 394 and values["algorithms"] == 42 + 156
     assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
 
 
@@ -119,8 +120,8 @@ def test_db_check_and_export_on_a_fresh_install_read_the_builtin_kb(tmp_path, mo
     assert "does not exist yet; this is the built-in KB" in exported.stderr
     datasets = pd.read_csv(tmp_path / "out" / "datasets.csv")
     # the check looks at the (empty) database and at the built-in part read from the package
-    assert len(datasets) == 294 and rows["rows: datasets"]["detail"] == "0"
-    assert rows["built-in part"]["detail"].startswith("294 datasets, 42 algorithms")
+    assert len(datasets) == 394 and rows["rows: datasets"]["detail"] == "0"
+    assert rows["built-in part"]["detail"].startswith("394 datasets, 198 algorithms")
     assert not (tmp_path / "fresh-home" / "kb.sqlite").exists()  # nothing created
 
 

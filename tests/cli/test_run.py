@@ -63,7 +63,9 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert doc["ensemble"] == sidecar["ensemble"] and doc["weights"] == pytest.approx(
         [m["weight"] for m in sidecar["members"]]
     )
-    assert sum(doc["weights"]) == pytest.approx(1.0) and len(doc["ensemble"]) > 1
+    # (one member when the best alone beats every average with another, as here among the
+    # configurations: the counts then say 50 of 50)
+    assert sum(doc["weights"]) == pytest.approx(1.0) and len(doc["ensemble"]) >= 1
     assert doc["answer"] == "selection"
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold

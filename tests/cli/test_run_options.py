@@ -172,7 +172,10 @@ def test_task_and_as_classes_choose_what_kind_of_model(seeded_kb, tmp_path, make
     model = tmp_path / "model.joblib"
     doc = _search(url, data, *args, *QUICK, "--output", model, "--no-store")
     assert doc["task"] == task
-    portfolio = {a.name for a in default_portfolio(task=task) if a.is_installed()}
+    # the defaults of the task and their configurations (the knowledge base knows them)
+    portfolio = {
+        a.name for a in default_portfolio(task=task, configurations=True) if a.is_installed()
+    }
     assert {r["algorithm"] for r in doc["results"]} == portfolio
     estimator = joblib.load(model)
     assert is_regressor(estimator) if task == "regression" else is_classifier(estimator)

@@ -20,11 +20,14 @@ def test_builtin_matches_its_resource_files():
     runs = pd.read_parquet(files["runs"])
     info = kb.info()
     assert info["runs"] == len(runs)
-    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 151 + 143
-    assert (info["classification_datasets"], info["regression_datasets"]) == (151, 143)
-    # the large datasets (13) and their ladders of subsamples (39, named <name>@<rows>)
-    assert info["subsamples"] == 39
-    assert info["algorithms"] == 23 + 19
+    assert info["datasets"] == len(pd.read_parquet(files["datasets"])) == 203 + 191
+    assert (info["classification_datasets"], info["regression_datasets"]) == (203, 191)
+    # the large datasets (13) and their ladders of subsamples (39, named <name>@<rows>), and
+    # the 1,000-row samples of the others over 1,000 rows that hold the configurations (99)
+    assert info["subsamples"] == 39 + 99
+    assert info["algorithms"] == 23 + 19 + 78 + 78  # the defaults, the configurations
+    assert info["configurations"] == 156
+    assert (info["configuration_datasets"], info["configuration_rows"]) == (256, 1000)
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
     # every run names its machine in its own column (the resources' older form is split)
@@ -121,8 +124,9 @@ def test_regression_part_ranks_regressors_only():
     kb = open_builtin()
     ranker = LearnedRanker.for_task("regression", random_state=0)
     model = Recommender(ranker, task="regression").fit(kb)
-    assert set(model.algorithms_) == set(default_portfolio(task="regression").names)
-    assert len(model.datasets_) == 143
+    portfolio = default_portfolio(task="regression", configurations=True)
+    assert set(model.algorithms_) == set(portfolio.names)
+    assert len(model.datasets_) == 191
     query = kb.metafeatures().set_index("dataset").loc["boston_housing"].dropna().to_dict()
     ranking = model.recommend(metafeatures=query, exclude=["boston_housing"])
     assert "mean" not in ranking.algorithms[:10]  # the floor every regressor must beat
@@ -149,7 +153,7 @@ def test_a_new_knowledge_base_holds_only_its_own_rows_and_reads_both(kb_url, tmp
     kb = _layered_at(kb_url)
     builtin = open_builtin()
     assert kb.count("runs", part="own") == kb.count("datasets", part="own") == 0
-    assert kb.count("runs") == builtin.count("runs") and kb.count("datasets") == 294
+    assert kb.count("runs") == builtin.count("runs") and kb.count("datasets") == 394
     assert kb.data_version() == builtin.data_version()  # nothing beyond the built-in one
     kb.import_runs(pd.DataFrame([_run("mine", "mine", 0, 0.8), _run("mine", "mine", 1, 0.6)]))
     assert kb.count("runs", part="own") == 2
@@ -173,15 +177,17 @@ def test_a_users_fold_wins_over_the_built_in_one(kb_url):
     """The same (dataset, algorithm, protocol, seed, fold): the user's row replaces the
     built-in one in every read, and the pair's aggregate is that of the merged folds."""
     kb = _layered_at(kb_url)
-    builtin = open_builtin()
-    theirs = builtin.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])
+    builtin = open_builtin()  # gaussian_nb has no configurations: only its cv10 folds
+    theirs = builtin.runs(aggregate=False, datasets=["iris"], algorithms=["gaussian_nb"])
     assert len(theirs) == 10 and set(theirs["protocol"]) == {"cv10"}
     fingerprint = builtin.datasets().set_index("name").loc["iris", "fingerprint"]
     kb.add_dataset("iris", fingerprint=fingerprint)  # the same content
-    parameters = builtin.algorithms().set_index("name").loc["knn", "parameters"]
-    kb.add_algorithm("knn", parameters=parameters)  # the same configuration
-    kb.import_runs(pd.DataFrame([_run("iris", "knn", 3, 0.25), _run("iris", "knn", 7, 0.5)]))
-    merged = kb.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])
+    parameters = builtin.algorithms().set_index("name").loc["gaussian_nb", "parameters"]
+    kb.add_algorithm("gaussian_nb", parameters=parameters)  # the same configuration
+    kb.import_runs(
+        pd.DataFrame([_run("iris", "gaussian_nb", 3, 0.25), _run("iris", "gaussian_nb", 7, 0.5)])
+    )
+    merged = kb.runs(aggregate=False, datasets=["iris"], algorithms=["gaussian_nb"])
     assert len(merged) == 10
     by_fold = merged.set_index("fold")
     assert by_fold.loc[3, "accuracy"] == 0.25 and by_fold.loc[3, "origin"] == "user"
@@ -189,11 +195,11 @@ def test_a_users_fold_wins_over_the_built_in_one(kb_url):
     others = theirs[~theirs["fold"].isin([3, 7])]["accuracy"]
     assert (by_fold.drop(index=[3, 7])["origin"] == "builtin").all()
     expected = (others.sum() + 0.25 + 0.5) / 10  # the mean over the merged folds
-    pair = kb.runs(datasets=["iris"], algorithms=["knn"]).iloc[0]
+    pair = kb.runs(datasets=["iris"], algorithms=["gaussian_nb"]).iloc[0]
     assert pair["accuracy"] == pytest.approx(expected) and pair["n_runs"] == 10
     # another protocol's fold 3 is another fold: both are kept
-    kb.import_runs(pd.DataFrame([_run("iris", "knn", 3, 0.9, protocol="cv5")]))
-    assert len(kb.runs(aggregate=False, datasets=["iris"], algorithms=["knn"])) == 11
+    kb.import_runs(pd.DataFrame([_run("iris", "gaussian_nb", 3, 0.9, protocol="cv5")]))
+    assert len(kb.runs(aggregate=False, datasets=["iris"], algorithms=["gaussian_nb"])) == 11
 
 
 def test_a_namesake_of_other_content_hides_the_built_in_dataset(tmp_path):
@@ -207,7 +213,7 @@ def test_a_namesake_of_other_content_hides_the_built_in_dataset(tmp_path):
     same = "wine_recognition"
     kb.add_dataset(same, source_id="/data/wine.csv", fingerprint=theirs.loc[same, "fingerprint"])
     datasets = kb.datasets().set_index("name")
-    assert len(datasets) == 294
+    assert len(datasets) == 394
     assert datasets.loc["iris", "fingerprint"] == "f" * 64
     assert datasets.loc["iris", "origin"] == datasets.loc[same, "origin"] == "user"
     assert datasets.loc["irish", "origin"] == "builtin"

@@ -760,3 +760,26 @@ def test_info_counts_configurations_apart_from_algorithms(tmp_path):
     info = kb.info()
     assert info["algorithms"] == 5
     assert info["configurations"] == 2 and info["base_algorithms"] == 3  # my_c1: one digit
+
+
+def test_info_says_on_which_datasets_and_rows_the_configurations_ran(tmp_path):
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    kb.add_dataset("big", n_instances=5000)
+    kb.add_dataset("big@1000", n_instances=1000)
+    kb.add_dataset("small", n_instances=300)
+    assert (kb.info()["configuration_datasets"], kb.info()["configuration_rows"]) == (0, 0)
+    runs = pd.DataFrame(
+        {
+            "dataset": ["big", "big@1000", "big@1000", "small"],
+            "algorithm": ["lightgbm", "lightgbm", "lightgbm_c01", "lightgbm_c01"],
+            "fold": [0, 0, 0, 0],
+            "status": ["ok"] * 4,
+            "accuracy": [0.9, 0.8, 0.85, 0.7],
+            "fit_time": [1.0, 0.2, 0.3, 0.1],
+        }
+    )
+    kb.import_runs(runs)
+    info = kb.info()
+    # the defaults ran on 5,000 rows, the configuration on 1,000 and 300 rows only
+    assert info["configurations"] == 1 and info["subsamples"] == 1
+    assert (info["configuration_datasets"], info["configuration_rows"]) == (2, 1000)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from metarec.cli import cli
 from metarec.exceptions import KnowledgeBaseError
-from metarec.storage import KnowledgeBase
+from metarec.storage import KnowledgeBase, open_builtin
 from metarec.storage import _migrate as migrate
 from metarec.storage._models import ALL_TABLES
 
@@ -172,12 +172,16 @@ def test_upgrade_removes_the_built_in_copy_and_keeps_every_user_row(tmp_path):
     kb = KnowledgeBase(path)
     assert kb.builds_on == "builtin"
     assert kb.count("runs", part="own") == EXPECTED_ROWS["runs"]
-    # the user's "iris" (imported runs, no fingerprint) hides the built-in iris's 230 runs
-    hidden = 23 * 10
+    # the user's "iris" (imported runs, no fingerprint) hides every run of the built-in iris:
+    # the classifiers' 230 folds that were copied, and the configurations' folds beside them
+    builtin = open_builtin()
+    hidden = len(builtin.runs(aggregate=False, datasets=["iris"]))
+    assert hidden > 23 * 10
     assert kb.count("runs") == kb.count("runs", part="builtin") - hidden + EXPECTED_ROWS["runs"]
     # the copied datasets' runs are the built-in ones, once
     runs = kb.runs(aggregate=False, datasets=["irish"])
-    assert len(runs) == 23 * 10 and set(runs["origin"]) == {"builtin"}
+    assert len(runs) == len(builtin.runs(aggregate=False, datasets=["irish"]))
+    assert set(runs["origin"]) == {"builtin"} and (runs["protocol"] == "cv10").sum() == 23 * 10
     # the user's knn folds of iris and named runs are read back as stored
     mine = kb.runs(aggregate=False, datasets=["sklearn:iris", "iris", "wine"])
     assert len(mine) == EXPECTED_ROWS["runs"] and set(mine["origin"]) == {"user"}
