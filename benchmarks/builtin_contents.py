@@ -8,7 +8,8 @@ Reads the built-in knowledge base as a user's install does (``open_builtin``) an
 each task: datasets (rows, features, classes), default algorithms and configurations, the
 protocols, fold-level runs by status, (dataset, algorithm) pairs with a failed or timed-out
 fold by family, and the CPU hours of fit and predict by family; then the size of every
-resource file of ``metarec/_resources`` (what the wheel carries).
+resource file of ``metarec/_resources`` (what the wheel carries), the size of the wheel, and the
+wall time and CPU hours of the long builds merged into it.
 """
 
 from __future__ import annotations
@@ -95,6 +96,19 @@ def _task_part(kb, task: str) -> tuple[str, str]:
     return summary, by_family
 
 
+def _wheel_mb() -> float:
+    """The size of the package's wheel, built from this checkout."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", out],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return sum(p.stat().st_size for p in Path(out).glob("*.whl")) / 1e6
+
+
 def _builds() -> str:
     """Each long build's wall hours (from its log) and fit / predict CPU hours (its runs)."""
     import re
@@ -140,6 +154,8 @@ def main(argv=None) -> None:
     total = sum(p.stat().st_size for p in resources) / 1e6
     builds = _builds()
     print(builds)
+    wheel = _wheel_mb()
+    print(f"wheel: {wheel:.2f} MB")
     print(sizes)
     print(f"resources in all: {total:.2f} MB")
     write_page(
@@ -153,7 +169,8 @@ def main(argv=None) -> None:
         "(`rebuild_builtin.py --merge`): the wall time of their benchmark calls as their logs "
         "record it, and the CPU hours of the fits they stored. The configurations' build "
         "ran two fits at a time (`-j 2`), the large datasets' ladder one.\n\n"
-        f"{builds}" + f"\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB.",
+        f"{builds}\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB; the wheel "
+        f"(`pip wheel . --no-deps`) is {wheel:.2f} MB.",
     )
 
 
