@@ -112,7 +112,7 @@ COLUMNS = (
     help="average: an equal-weight average of the best ones and the knowledge base's single "
     "best (from 3,000 rows only those tied with the best within the folds' noise); "
     "selection: greedy ensemble selection over the out-of-fold predictions, weights = counts "
-    "(on small data it can fit the folds' noise).",
+    "(on held-out data it does no better than the average).",
 )
 @click.option(
     "--portfolio",
