@@ -35,7 +35,9 @@ def _data(path, n=200, seed=0, classes=("yes", "no")):
 
 
 def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
-    data = _data(tmp_path / "toy.csv")
+    # seed 1: rows on which ensemble selection over the defaults and configurations makes
+    # an ensemble (on others the best model alone can win every round)
+    data = _data(tmp_path / "toy.csv", seed=1)
     url = f"sqlite:///{tmp_path / 'kb.sqlite'}"
     model = tmp_path / "model.joblib"
     # a budget far beyond what the 200 rows need (about 15 s): every algorithm runs, so the
@@ -63,9 +65,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
     assert doc["ensemble"] == sidecar["ensemble"] and doc["weights"] == pytest.approx(
         [m["weight"] for m in sidecar["members"]]
     )
-    # (one member when the best alone beats every average with another, as here among the
-    # configurations: the counts then say 50 of 50)
-    assert sum(doc["weights"]) == pytest.approx(1.0) and len(doc["ensemble"]) >= 1
+    assert sum(doc["weights"]) == pytest.approx(1.0) and len(doc["ensemble"]) > 1
     assert doc["answer"] == "selection"
     assert (tmp_path / "curve.png").stat().st_size > 0
     # the runs are in the KB: a second call reuses every stored fold
