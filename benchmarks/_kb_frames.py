@@ -7,6 +7,8 @@ runs, times over all runs, ``n_runs``, ``n_failed``, ``status``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -73,6 +75,15 @@ def load_kb(runs_path: str | None = None, metafeatures_path: str | None = None):
         else pd.DataFrame({"dataset": runs["dataset"].unique()})
     )
     return FrameKB(runs, meta)
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_version() -> str:
+    """The installed built-in knowledge base's version: copies of it made for another
+    version are stale."""
+    from metarec.storage import open_builtin
+
+    return str(open_builtin().info()["builtin_version"])
 
 
 def builtin_copy(path, *, without: str | None = None, defaults_only: bool = False) -> None:

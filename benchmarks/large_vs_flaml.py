@@ -177,12 +177,10 @@ def held_out_kb(name: str, *, defaults_only: bool = False) -> tuple[Path, Path]:
     """(a SQLite knowledge base: the built-in one without ``name`` and its subsamples, and
     without the configurations with ``defaults_only``; its METAREC_HOME with the
     recommender fitted), made once."""
-    from _kb_frames import builtin_copy
+    from _kb_frames import builtin_copy, builtin_version
 
-    from metarec.storage import open_builtin
-
-    version = str(open_builtin().info()["builtin_version"])  # a new built-in KB: new copies
-    folder = WORK / "kbs" / version / (f"{name}-defaults" if defaults_only else name)
+    # a new built-in knowledge base: new copies
+    folder = WORK / "kbs" / builtin_version() / (f"{name}-defaults" if defaults_only else name)
     path, home = folder / "kb.sqlite", folder / "home"
     if path.exists():
         return path, home

@@ -66,15 +66,13 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
     """Each method's loss curve (datasets x ``SIZE``) over the left-out datasets.
 
     A left-out dataset takes its samples and the dataset they are drawn from with it
-    (``spambase`` and ``spambase@1000``): none of them informs the orders for it.
+    (``spambase`` and ``spambase@1000``; the recommender's ``exclude`` does): none of them
+    informs the orders for it.
     """
-    from metarec.data import sample_base
-
-    bases = np.array([sample_base(str(d)) for d in rec.datasets_])
     column = {name: j for j, name in enumerate(rec.algorithms_)}
     cols = np.array([column[c] for c in configurations])
     curves: dict[str, list[np.ndarray]] = {m: [] for m in METHODS}
-    for i in range(len(rec.datasets_)):
+    for i, dataset in enumerate(rec.datasets_):
         here = rec.ranker_.present_[i, cols]
         if here.sum() < 2:
             continue
@@ -83,7 +81,7 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
             for p in np.flatnonzero(here)
         }
         query = {c: v for c, v in rec.ranker_.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
-        exclude = [str(d) for d in np.asarray(rec.datasets_)[bases == bases[i]]]
+        exclude = [dataset]
         orders = {
             "for this dataset": rec.portfolio(
                 metafeatures=query, size=SIZE, exclude=exclude, candidates=configurations

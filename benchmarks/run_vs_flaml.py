@@ -42,7 +42,6 @@ method is given one CPU).
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import shutil
@@ -58,6 +57,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _kb_frames import builtin_version
 from _pages import markdown_table, write_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,14 +154,6 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
     builtin_copy(tmp, without=without, defaults_only=defaults_only)
     tmp.replace(path)
     return path
-
-
-@functools.lru_cache(maxsize=1)
-def builtin_version() -> str:
-    """The built-in knowledge base's version (a new one makes new copies and results)."""
-    from metarec.storage import open_builtin
-
-    return str(open_builtin().info()["builtin_version"])
 
 
 def result_path(cache: Path, method: str, name: str, fold: int, single_best: str) -> Path:
