@@ -52,10 +52,13 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
 
     The members of ``answer`` (an :class:`~metarec.automl._answer.Answer`) are refitted in
     order, each only when its expected time (known from its folds) fits what is left of the
-    budget; a member that does not fit gives its place to the next of ``answer.spares``.
-    When ``data.samples`` holds nested samples of the rows (a large dataset's rungs), a
-    member whose refit on every row does not fit is refitted on the largest sample whose
-    expected time (linear in rows) fits instead, and said.  When none fits, the best whose
+    budget; a member that does not fit gives its place, and its weight, to the next of
+    ``answer.spares``.  When ``data.samples`` holds nested samples of the rows (a large
+    dataset's rungs), a member whose refit on every row does not fit is refitted on the
+    largest sample whose expected time (linear in rows) fits instead, and said; a member
+    after the first (and the anchor) only on as many rows as the first or more (it was
+    judged beside the best fitted on the same rows: on fewer it is a weaker model than the
+    one judged), else not at all.  When none fits, the best whose
     refit is expected within :data:`LAST_RESORT_SECONDS` (else the quickest) is refitted
     anyway, alone, on the smallest sample if there are samples, so that a search hands back
     a model: a second over the budget rather than no model.  The anchor joins an average of at least one
@@ -99,20 +102,31 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
     fitted: list[tuple[str, Any]] = []
     rows: dict[str, int] = {}
     said: list[str] = []
+    vacant: list[float] = []  # the weights of the members not refitted, in order
     queue = list(answer.members) + list(answer.spares)
     for algorithm in queue:
         if len(fitted) >= wanted:
             break
+        # after the first, a member is fitted on no fewer rows than the first: it tied with
+        # the best fitted on as many rows, and on fewer it is a weaker model than the one
+        # that tied
+        least = rows[fitted[0][0]] if fitted else 0
         pipeline, why, n_rows = _refit_one(
-            portfolio[algorithm], trials, data, random_state, deadline, refit_scale
-        )
+            portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
+            min_rows=least,
+        )  # fmt: skip
         if pipeline is not None:
             fitted.append((algorithm, pipeline))
             rows[algorithm] = n_rows
+            if algorithm not in weight:  # a spare takes the place, and the weight, of a member
+                weight[algorithm] = vacant.pop(0) if vacant else 1.0 / wanted
             if why:
                 said.append(why)
-        elif why:
-            (notes if why.startswith("refitting") else said).append(why)
+        else:
+            if algorithm in weight:
+                vacant.append(weight[algorithm])
+            if why:
+                (notes if why.startswith("refitting") else said).append(why)
     if not fitted and deadline is not None:
         # nothing fits the time left: one is refitted anyway, so that a search hands back a model
         last = _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_scale,
@@ -122,8 +136,9 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
             fitted.append((algorithm, pipeline))
     if fitted and answer.anchor is not None and deadline is not None:
         pipeline, why, n_rows = _refit_one(
-            portfolio[answer.anchor], trials, data, random_state, deadline, refit_scale
-        )
+            portfolio[answer.anchor], trials, data, random_state, deadline, refit_scale,
+            min_rows=rows[fitted[0][0]],
+        )  # fmt: skip
         if pipeline is not None:
             fitted.append((answer.anchor, pipeline))
             rows[answer.anchor] = n_rows
@@ -137,7 +152,7 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
     if not fitted:
         return Refit(None, (), (), ())
     names = tuple(name for name, _ in fitted)
-    weights = np.array([weight.get(name, 0.0) or 1.0 for name in names])
+    weights = np.array([weight[name] for name in names])
     weights = tuple(float(w) for w in weights / weights.sum())
     return Refit(_model(fitted, weights, data), names, weights, tuple(rows[n] for n in names))
 
@@ -183,13 +198,16 @@ class RefitData:
         return fold_seconds * refit_scale * max(float(self.growth.get(name, 1.0)), 1.0)
 
 
-def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, last_resort=False):
+def _refit_one(
+    algorithm, trials, data, random_state, deadline, refit_scale, last_resort=False, min_rows=0
+):
     """``(pipeline of ``algorithm`` fitted, note or None, rows fitted on)``, or
     ``(None, why not, 0)``.
 
     On every row when its expected time fits the time left, else on the largest of
-    ``data.samples`` that fits (expected time proportional to rows); ``last_resort`` fits
-    whatever is left: on the smallest sample, or on every row without samples.
+    ``data.samples`` of at least ``min_rows`` rows that fits (expected time proportional to
+    rows); ``last_resort`` fits whatever is left: on the smallest sample, or on every row
+    without samples.
     """
     name = algorithm.name
     n = len(data.codes)
@@ -197,7 +215,7 @@ def _refit_one(algorithm, trials, data, random_state, deadline, refit_scale, las
     left = 1.0 if deadline is None else deadline - time.perf_counter()
     rows, note = None, None
     if expected > left:
-        fits = [s for s in data.samples if expected * s.size / n <= left]
+        fits = [s for s in data.samples if s.size >= min_rows and expected * s.size / n <= left]
         if fits:
             rows = fits[-1]
         elif last_resort and data.samples:

@@ -178,3 +178,46 @@ def test_a_fit_that_grows_faster_than_the_rows_is_expected_to_take_longer_to_ref
     refit = _refit(["gaussian_nb", "lda"], trials, grown, 1, later, 4.0, notes)
     assert refit.members == ("lda",)
     assert notes[0].startswith("gaussian_nb not refitted: expected 16 s")
+
+
+def test_a_spare_takes_the_weight_of_the_member_whose_place_it_takes():
+    """Selected weights 0.75 (gaussian_nb) and 0.25 (knn, 500 s expected: not refitted):
+    the spare majority is refitted in knn's place with knn's 0.25, not a weight of its own
+    (which would make it 1 / 1.75 of the answer)."""
+    from metarec.automl._answer import Answer
+
+    data = _data()
+    trials = {
+        name: Trial(name, planned=i + 1, status="ok", fold_scores=(0.8,), fit_time=t)
+        for i, (name, t) in enumerate([("gaussian_nb", 0.1), ("knn", 500.0), ("majority", 0.1)])
+    }
+    answer = Answer(("gaussian_nb", "knn"), (0.75, 0.25), spares=("majority",), method="selection")
+    refit = refit_answer(
+        answer, trials, data, portfolio=PORTFOLIO, random_state=0,
+        deadline=time.perf_counter() + 60, refit_scale=1.0, notes=[],
+    )  # fmt: skip
+    assert refit.members == ("gaussian_nb", "majority")
+    np.testing.assert_allclose(refit.weights, [0.75, 0.25])
+    np.testing.assert_allclose(refit.model.weights, [0.75, 0.25])
+
+
+def test_a_later_member_is_not_fitted_on_fewer_rows_than_the_first():
+    """240 rows, samples of 24 and 120, 11 s left.  The best (0.01 s a fold) is refitted on
+    every row; the second (1 s a fold, 20 s on every row, 10 s on 120 rows) would fit only
+    on the half: it stays out (said), and neither it nor a sample's spare is averaged in.
+    When the best itself is on the half, the second joins on the half too."""
+    from dataclasses import replace
+
+    data = replace(_data(), samples=(np.arange(0, 240, 10), np.arange(0, 240, 2)))
+    trials = {
+        n: Trial(n, planned=i + 1, status="ok", fold_scores=(0.8,), fit_time=t)
+        for i, (n, t) in enumerate([("gaussian_nb", 0.01), ("lda", 1.0), ("majority", 1.0)])
+    }
+    notes = []
+    refit = _refit(list(trials), trials, data, 3, time.perf_counter() + 11, 20.0, notes)
+    assert refit.members == ("gaussian_nb",) and refit.rows == (240,)
+    assert any(note.startswith("lda not refitted: expected 20 s") for note in notes)
+    # the best on the half: the others may join on the half (one of them fits the time)
+    trials["gaussian_nb"] = replace(trials["gaussian_nb"], fit_time=1.0)
+    refit = _refit(list(trials), trials, data, 3, time.perf_counter() + 11, 20.0, [])
+    assert refit.members[:2] == ("gaussian_nb", "lda") and refit.rows[:2] == (120, 120)
