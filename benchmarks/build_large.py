@@ -20,6 +20,12 @@ where it failed or timed out, nor to a point where its time (fit plus predict) e
 from its last two points (exponent between 1 and 2; 1 from a single point) exceeds the
 timeout: the log says which were not run and why.
 
+With ``--configurations`` the named configurations of each task
+(``metarec/_resources/default_configurations.json``; ``--families`` keeps those of some
+families) climb the same ladder beside the defaults, on the same points, split and timeout,
+so that the knowledge base knows which configurations pay at the sizes people's data has
+(the configurations' own build measures them on 1,000 rows only).
+
 Resumable: after every point the build's knowledge base is written to ``--out`` as the
 four built-in resource files (:func:`metarec.benchmark.export_builtin`), which are committed;
 on a machine without the work directory's database, it is filled from them first, and
@@ -42,6 +48,21 @@ LADDER = (1_000, 4_000, 16_000, 64_000)
 #: A ladder point is taken only below this share of the dataset's rows (else: all rows).
 MARGIN = 1.25
 SEP = "@"
+
+
+CONFIGURATIONS = ROOT / "metarec" / "_resources" / "default_configurations.json"
+
+
+def _configurations(task: str, families: str | None) -> list[str]:
+    """The names of ``task``'s configurations (of ``families``, comma-separated, if given)."""
+    from metarec.benchmark import default_configurations
+
+    wanted = None if families is None else set(families.split(","))
+    return [
+        a.name
+        for a in default_configurations(task=task)
+        if wanted is None or a.configuration_of in wanted
+    ]
 
 
 def points(rows: int) -> list[int]:
@@ -140,6 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (subsamples, DB)")
     parser.add_argument("--only", default=None, help="comma-separated dataset names")
     parser.add_argument("--max-rows", type=int, default=None, help="points up to this size only")
+    parser.add_argument(
+        "--configurations",
+        action="store_true",
+        help="the named configurations too, on the same points",
+    )
+    parser.add_argument(
+        "--families", default=None, help="with --configurations: comma-separated families only"
+    )
     args = parser.parse_args(argv)
 
     import pandas as pd
@@ -164,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_rows is not None and n > args.max_rows:
             continue
         names = [a.name for a in default_portfolio(task=task)]
+        if args.configurations:
+            names += _configurations(task, args.families)
         todo, left = _plan(kb, name, ladder, n, names, args.timeout)
         point = _point(name, n, ladder)
         for algorithm, why in left.items():
@@ -183,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             "-j", str(args.jobs), "--timeout", str(args.timeout), "--cache-dir",
             str(work / "cache"), "--algorithms", ",".join(todo), "--format", "csv",
         ]  # fmt: skip
+        if args.configurations:
+            command += ["--portfolio", str(CONFIGURATIONS)]
         began = time.perf_counter()
         print(f"{point}: {len(todo)} algorithms ...", flush=True)
         done = subprocess.run(command, capture_output=True, text=True)
