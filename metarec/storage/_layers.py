@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,27 +87,61 @@ def resource_files() -> dict[str, Path]:
     return files
 
 
-@dataclass(frozen=True)
 class BuiltinPart:
     """The built-in knowledge base as DataFrames (the shapes ``KnowledgeBase`` reads return).
 
-    Attributes
+    The runs, the largest table by far, are read from their file when first asked for, and
+    aggregated when the performance matrix is first asked for: a call that needs neither
+    (``recommend`` with the shipped recommender fitted) never holds them in memory.
+
+    Parameters
     ----------
     version : str
         A digest of the resource files (16 hex digits): it names this content.
-    datasets, algorithms, runs, metafeatures : DataFrame
-        As :meth:`KnowledgeBase.datasets`, ``algorithms``, ``runs(aggregate=False)`` and
-        ``metafeatures`` return them (times and metrics as float64).
+    datasets, algorithms, metafeatures : DataFrame
+        As :meth:`KnowledgeBase.datasets`, ``algorithms`` and ``metafeatures`` return them.
+    runs : DataFrame or callable
+        As ``runs(aggregate=False)`` returns them (times and metrics as float64), or a
+        function of no argument that reads them.
+    n_runs : int, optional
+        How many runs there are (known without reading them); ``len(runs)`` by default.
+
+    Attributes
+    ----------
+    runs : DataFrame
+        Read on first access.
     performance : DataFrame
-        ``runs`` aggregated (:func:`aggregate_runs`).
+        ``runs`` aggregated (:func:`aggregate_runs`), on first access.
+    n_runs : int
     """
 
-    version: str
-    datasets: object
-    algorithms: object
-    runs: object
-    metafeatures: object
-    performance: object
+    def __init__(self, version, datasets, algorithms, runs, metafeatures, n_runs=None):
+        self.version = version
+        self.datasets = datasets
+        self.algorithms = algorithms
+        self.metafeatures = metafeatures
+        self._read_runs = runs if callable(runs) else (lambda: runs)
+        self.n_runs = len(runs) if n_runs is None and not callable(runs) else n_runs
+        self._lock = threading.Lock()
+        self._runs = self._performance = None
+
+    @property
+    def runs(self):
+        with self._lock:
+            if self._runs is None:
+                self._runs = self._read_runs()
+                self.n_runs = len(self._runs)
+            return self._runs
+
+    @property
+    def performance(self):
+        from metarec.storage._performance import aggregate_runs
+
+        runs = self.runs
+        with self._lock:
+            if self._performance is None:
+                self._performance = aggregate_runs(runs)
+            return self._performance
 
 
 def _digest(files: dict[str, Path]) -> str:
@@ -153,11 +187,8 @@ def read_part(files: dict[str, Path]) -> BuiltinPart:
     -------
     BuiltinPart
     """
-    import numpy as np
     import pandas as pd
 
-    from metarec.storage._models import RUN_COLUMNS
-    from metarec.storage._performance import aggregate_runs
     from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS
 
     datasets = pd.read_parquet(files["datasets"])
@@ -166,7 +197,27 @@ def read_part(files: dict[str, Path]) -> BuiltinPart:
         datasets[column] = datasets[column].astype("Int64")
     algorithms = pd.read_parquet(files["algorithms"]).reindex(columns=list(ALGORITHM_COLUMNS))
     algorithms = algorithms.sort_values("name")
-    runs = _machine_split(pd.read_parquet(files["runs"]))
+    metafeatures = pd.read_parquet(files["metafeatures"])
+    import pyarrow.parquet as pq
+
+    return BuiltinPart(
+        version=_digest(files),
+        datasets=datasets.reset_index(drop=True),
+        algorithms=algorithms.reset_index(drop=True),
+        runs=lambda: _read_runs(files["runs"]),
+        metafeatures=metafeatures.reset_index(drop=True),
+        n_runs=int(pq.ParquetFile(files["runs"]).metadata.num_rows),
+    )
+
+
+def _read_runs(path: Path):
+    """The runs of a resource file, as ``runs(aggregate=False)`` returns them."""
+    import numpy as np
+    import pandas as pd
+
+    from metarec.storage._models import RUN_COLUMNS
+
+    runs = _machine_split(pd.read_parquet(path))
     metrics = [c for c in runs.columns if c not in RUN_COLUMNS]
     runs = runs.reindex(columns=[*RUN_COLUMNS, *sorted(metrics)])
     for column in runs.columns:
@@ -174,15 +225,7 @@ def read_part(files: dict[str, Path]) -> BuiltinPart:
             runs[column] = runs[column].astype(np.float64)
     for column in ("seed", "fold"):
         runs[column] = runs[column].astype("Int64")
-    metafeatures = pd.read_parquet(files["metafeatures"])
-    return BuiltinPart(
-        version=_digest(files),
-        datasets=datasets.reset_index(drop=True),
-        algorithms=algorithms.reset_index(drop=True),
-        runs=runs,
-        metafeatures=metafeatures.reset_index(drop=True),
-        performance=aggregate_runs(runs),
-    )
+    return runs
 
 
 def _machine_split(runs):
@@ -300,12 +343,14 @@ class LayeredReads:
         if table == "metafeatures":
             wide = self.part.metafeatures
             return int(wide.drop(columns="dataset").notna().to_numpy().sum())
+        if table == "runs":
+            return self.part.n_runs
         frame = getattr(self.part, table, None)
         return len(frame) if table in BUILTIN_TABLES else 0
 
     def has_runs(self) -> bool:
         """Whether either part holds a run."""
-        return len(self.part.runs) > 0 or self.own.has_runs()
+        return self.part.n_runs > 0 or self.own.has_runs()
 
     def count(self, table: str) -> int:
         """Rows of ``table`` in the merged view (the derived tables: the user's part)."""

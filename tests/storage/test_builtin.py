@@ -283,3 +283,30 @@ def test_shipped_recommenders_are_current_and_used_without_fitting(tmp_path, _is
         model.recommend(metafeatures=query, exclude=["iris"]).to_frame(),
         fitted.recommend(metafeatures=query, exclude=["iris"]).to_frame(),
     )
+
+
+def test_recommend_on_the_builtin_kb_never_reads_its_runs(monkeypatch, _isolated_home):
+    """The runs (the largest resource by far) are read only when asked for: counting them
+    reads the file's metadata, and `recommend` with the shipped recommender never reads
+    them; once read, the count, the runs and their aggregate agree."""
+    from metarec.storage import _layers
+    from metarec.storage._performance import aggregate_runs
+
+    def refuse(path):
+        raise AssertionError(f"the runs were read from {path}")
+
+    expected = len(pd.read_parquet(resource_files()["runs"]))
+    _layers._load.cache_clear()
+    monkeypatch.setattr(_layers, "_read_runs", refuse)
+    try:
+        kb = open_builtin()
+        assert kb.has_runs() and kb.count("runs", part="builtin") == expected
+        result = CliRunner().invoke(cli, ["recommend", "sklearn:iris", "--format", "csv"])
+        assert result.exit_code == 0, result.output
+        assert any(line.startswith("algorithm,") for line in result.output.splitlines())
+        monkeypatch.undo()
+        part = _layers.builtin_part()
+        assert part.n_runs == len(part.runs) == expected
+        pd.testing.assert_frame_equal(part.performance, aggregate_runs(part.runs))
+    finally:
+        _layers._load.cache_clear()
