@@ -18,8 +18,9 @@ would take more than half the budget: :func:`holdout_wanted`), a search therefor
    validation rows, so scores compare across candidates and rungs; a candidate a rung had
    no time to start waits for the next one.  A rung runs the promoted first (by their
    scores on the rung before), then the waiting ones by expected accuracy; on the last
-   rung the others the rung before completed follow, by their scores, each only while its
-   expected time fits what is left, so that the budget is used;
+   rung the others the rungs before completed follow (those of the rung before by their
+   scores, then those of the rungs before it: :func:`later_candidates`), each only while
+   its expected time fits what is left, so that the budget is used;
 3. answers with the complete trials of the rung whose best candidate scored highest (the
    larger on a tie: a model that did well on a sample does about as well or better on
    every row, so a last rung that ran out of time with only quick, weaker candidates does
@@ -64,6 +65,7 @@ __all__ = [
     "FIRST_RUNG_SHARE",
     "GROWTH",
     "LARGE_PROTOCOL",
+    "later_candidates",
     "LARGE_ROWS",
     "MIN_HOLDOUT_ROWS",
     "HOLDOUT_SHARE",
@@ -284,6 +286,27 @@ def promoted(trials, limit: int = PROMOTE, *, expected=None, n_validation=None) 
     return [t.algorithm for t in (tied + rest)[:limit]]
 
 
+def later_candidates(trials, ahead, before=()) -> list[str]:
+    """What the last rung runs after the promoted ones and the waiting ones, while time is
+    left: this rung's other complete trials by score (:func:`promoted`), then those of the
+    rungs before (``before``, in their order) that this rung did not run.
+
+    A candidate that did well on a smaller sample is still worth its time on every row when
+    the budget has time left: without the earlier rungs' ones, a search whose middle rung
+    ran only the promoted few would end with most of its budget unused.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as T
+    >>> rung = [T(algorithm=a, complete=True, fold_scores=(s,), cv_score=s, planned=i)
+    ...         for i, (a, s) in enumerate([("lgbm", 0.72), ("cat", 0.73), ("lda", 0.70)])]
+    >>> later_candidates(rung, ["cat"], ["lgbm", "ridge", "tree"])
+    ['lgbm', 'lda', 'ridge', 'tree']
+    """
+    here = [a for a in promoted(trials, limit=len(trials)) if a not in ahead]
+    return here + [a for a in before if a not in here and a not in ahead]
+
+
 def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafeatures, kb,
               deadline, start, tick, n_workers, pool, check, critical=None,
               ranking=None):  # fmt: skip
@@ -367,7 +390,7 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
         untried = [a for a in waiting if a not in ahead and a not in tried]
         tried.update(t.algorithm for t in trials if t.status not in ("skipped", "not run"))
         first = ahead
-        last_ones = [a for a in promoted(trials, limit=len(trials)) if a not in ahead]
+        last_ones = later_candidates(trials, ahead, last_ones)
         nearly = index + 1 == plan.n_rungs - 1
         candidates = portfolio.select(ahead + untried + (last_ones if nearly else []))
     chosen = _best_rung(loops)

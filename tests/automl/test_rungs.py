@@ -15,6 +15,7 @@ from metarec.automl._rungs import (
     GROWTH,
     LARGE_ROWS,
     VALIDATION_ROWS,
+    later_candidates,
     promoted,
     rung_metafeatures,
     rung_plan,
@@ -82,6 +83,21 @@ def test_promotion_takes_the_best_complete_trials():
     assert promoted(trials, 3) == ["b", "c", "f"]
     assert promoted(trials, 10) == ["b", "c", "f", "a"]
     assert promoted([_trial("x", [], 1, status="skipped")]) == []
+
+
+def test_the_last_rung_goes_on_with_what_every_earlier_rung_completed():
+    """Three rungs: the first completed a-e, the middle ran only the promoted c and b (and
+    d timed out there).  After the middle rung the last runs, beyond the promoted, b (the
+    middle rung's other complete trial), then the first rung's by their order there, none
+    twice and not the promoted one: the budget's time left has candidates to run."""
+    first = [_trial(n, [s], i) for i, (n, s) in
+             enumerate([("a", 0.70), ("b", 0.80), ("c", 0.82), ("d", 0.60), ("e", 0.75)])]  # fmt: skip
+    before = later_candidates(first, ["c", "b"])
+    assert before == ["e", "a", "d"]
+    middle = [_trial("c", [0.84], 1), _trial("b", [0.83], 2),
+              _trial("d", [0.9], 3, status="timeout")]  # fmt: skip
+    assert later_candidates(middle, ["c"], before) == ["b", "e", "a", "d"]
+    assert later_candidates(middle, ["c", "b"], before) == ["e", "a", "d"]
 
 
 def _row(name, accuracy, seconds):
