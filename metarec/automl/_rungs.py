@@ -361,7 +361,9 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
             floors={a: seconds * size / rows for a, (seconds, rows) in measured.items()},
             carried_refit=carried,
         )  # fmt: skip
-        loop.growth = _growth(loop, full_time)
+        at_rung = recommender.recommend(metafeatures=loop.metafeatures)
+        loop.growth = _growth({row.algorithm: row.expected_time for row in at_rung}, full_time,
+                              loop.refit_scale)  # fmt: skip
         if times is not None:  # the calibration of the expected times measured so far
             loop.state.times = times
         if critical is not None:
@@ -400,15 +402,41 @@ def run_rungs(ds, name, codes, labels, settings, portfolio, recommender, metafea
     return chosen, interrupted, earlier, samples, loops[-1] if complete else None
 
 
-def _growth(loop, full_time) -> dict:
+def _growth(at_rung, at_all, refit_scale: float) -> dict:
     """Per algorithm, the runtime model's growth of its fit time from the rung's training
     rows to every row, over the growth of the rows (at least 1): an SVM's quadratic cost
-    makes its refit on four times the rows sixteen times its fold, not four."""
+    makes its refit on four times the rows sixteen times its fold, not four.
+
+    A configuration grows at least as fast as its family's default: its own times were
+    measured on small samples only, where the runtime model cannot tell its growth with the
+    rows, while its default's were measured up to every row of the large datasets (an RBF
+    support vector machine's configuration is as quadratic as the default).
+
+    Parameters
+    ----------
+    at_rung, at_all : mapping of str to float
+        Each algorithm's expected fit time at the rung's size and at every row.
+    refit_scale : float
+        Every row over the rung's training rows.
+
+    Examples
+    --------
+    >>> g = _growth({"svc_rbf": 1.0, "svc_rbf_c01": 1.0, "ridge": 1.0},
+    ...             {"svc_rbf": 64.0, "svc_rbf_c01": 5.0, "ridge": 4.0}, 4.0)
+    >>> g == {"svc_rbf": 16.0, "svc_rbf_c01": 16.0, "ridge": 1.0}
+    True
+    """
+    from metarec._names import configuration_base
+
     out = {}
-    for trial in loop.state.trials.values():
-        at_rung, at_all = trial.expected_time, full_time.get(trial.algorithm, np.nan)
-        if np.isfinite(at_rung) and at_rung > 0 and np.isfinite(at_all):
-            out[trial.algorithm] = max(at_all / at_rung / loop.refit_scale, 1.0)
+    for algorithm, rung_time in at_rung.items():
+        full_time = at_all.get(algorithm, np.nan)
+        if np.isfinite(rung_time) and rung_time > 0 and np.isfinite(full_time):
+            out[algorithm] = max(full_time / rung_time / refit_scale, 1.0)
+    for algorithm in list(out):
+        base = configuration_base(algorithm)
+        if base is not None and base in out:
+            out[algorithm] = max(out[algorithm], out[base])
     return out
 
 

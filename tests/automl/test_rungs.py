@@ -100,6 +100,20 @@ def test_the_last_rung_goes_on_with_what_every_earlier_rung_completed():
     assert later_candidates(middle, ["c", "b"], before) == ["e", "a", "d"]
 
 
+def test_a_configuration_is_expected_to_grow_with_the_rows_as_its_family_does():
+    """A rung of a quarter of the rows: the default RBF SVM is expected 1 s there and 64 s
+    on every row (16 times the rows' growth); its configuration, whose own times come from
+    small samples only, 1 s and 5 s.  Its refit is expected to grow as the default's (16),
+    not 1.25; a configuration of a family whose default grows with the rows alone keeps its
+    own, larger, growth; an algorithm without both expectations has none."""
+    from metarec.automl._rungs import _growth
+
+    at_rung = {"svc_rbf": 1.0, "svc_rbf_c01": 1.0, "ridge": 1.0, "ridge_c01": 1.0, "knn": 1.0}
+    at_all = {"svc_rbf": 64.0, "svc_rbf_c01": 5.0, "ridge": 4.0, "ridge_c01": 8.0}
+    growth = _growth(at_rung, at_all, 4.0)
+    assert growth == {"svc_rbf": 16.0, "svc_rbf_c01": 16.0, "ridge": 1.0, "ridge_c01": 2.0}
+
+
 def _row(name, accuracy, seconds):
     return SimpleNamespace(algorithm=name, expected_accuracy=accuracy, expected_time=seconds)
 
