@@ -360,6 +360,9 @@ def main(argv=None) -> None:
         action="store_true",
         help="also AutoGluon's default preset (AUTOGLUON_PYTHON: a venv's python with it)",
     )
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="compute these methods only (read the others)"
+    )
     parser.add_argument("--note", default="", help="a sentence on the conditions, for the page")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -373,6 +376,8 @@ def main(argv=None) -> None:
         for name, task in zip(table["name"], table["task"], strict=True):
             path = args.results / f"{method}-{name}.json"
             if path.exists() and method not in args.redo:
+                continue
+            if args.only is not None and method not in args.only:
                 continue
             try:
                 result = compute(method, name, task, budget)
