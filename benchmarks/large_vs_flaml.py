@@ -389,7 +389,8 @@ def main(argv=None) -> None:
             print(f"{method} {name}: {result['score']:.4f} in {result['wall']:.1f} s, "
                   f"{result['peak_mib']:.0f} MiB ({result['choice']})", flush=True)  # fmt: skip
     results = pd.DataFrame([json.loads(p.read_text()) for p in sorted(args.results.glob("*.json"))])
-    results = results[results["dataset"].isin(table["name"])]
+    wanted = [m for m, _ in methods_for(args.budgets, args.defaults, args.autogluon)]
+    results = results[results["dataset"].isin(table["name"]) & results["method"].isin(wanted)]
     per_dataset, verdicts = summary(results, args.budgets)
     ours = results[results["method"].str.startswith(("metarec", "defaults"))]
     commits = sorted(set(ours.get("commit", pd.Series(dtype=str)).dropna()))
