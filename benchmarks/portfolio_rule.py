@@ -116,6 +116,25 @@ PRIORS = (0.0, 1.0, 4.0, 16.0, 64.0, float("inf"))
 LOSSES = ("rank", "points", "spread")
 
 
+#: The shipped rule's clip of a dataset's rank (``metarec.recommender``'s greedy portfolio).
+RANK_CLIP = 20.0
+
+
+def _greedy(loss: np.ndarray, weights: np.ndarray, size: int) -> list[int]:
+    """The shipped rule's greedy selection over any per-dataset ``loss`` (lower is better):
+    each step adds the column that most lowers the weighted mean of the best loss so far."""
+    best = loss.max(axis=1)
+    free = np.ones(loss.shape[1], dtype=bool)
+    order = []
+    for _ in range(min(size, loss.shape[1])):
+        trial = np.where(free, weights @ np.minimum(best[:, None], loss), np.inf)
+        pick = int(np.argmin(trial))
+        order.append(pick)
+        free[pick] = False
+        best = np.minimum(best, loss[:, pick])
+    return order
+
+
 def _loss_matrices(rec, cols: np.ndarray) -> dict[str, np.ndarray]:
     """Per variant of the greedy's loss: (datasets x configurations), lower is better.
 
@@ -125,11 +144,15 @@ def _loss_matrices(rec, cols: np.ndarray) -> dict[str, np.ndarray]:
     configuration (at least 0.1 points), clipped at 1, so that every dataset counts alike.
     A configuration without a result has the worst value of its dataset.
     """
-    from metarec.recommender._greedy import RANK_CLIP, dataset_ranks
+    from scipy.stats import rankdata
 
     ranker = rec.ranker_
     present = np.asarray(ranker.present_, dtype=bool)
-    ranks = np.minimum(dataset_ranks(ranker.accuracy_, present), RANK_CLIP)[:, cols]
+    # as the shipped rule ranks: ties share the lower rank, a missing result ranks last
+    ranked = rankdata(np.where(present, -np.asarray(ranker.accuracy_, float), np.inf),
+                      method="min", axis=1)  # fmt: skip
+    ranked = np.where(present, ranked, present.sum(axis=1, keepdims=True) + 1.0)
+    ranks = np.minimum(ranked, RANK_CLIP)[:, cols]
     here = present[:, cols]
     values = np.where(here, np.asarray(ranker.accuracy_, dtype=float)[:, cols], np.nan)
     some = here.any(axis=1, keepdims=True)
@@ -148,8 +171,7 @@ def variant_curves(rec, configurations: list[str]) -> tuple[dict, np.ndarray]:
     half each dataset belongs to (0 or 1, by a hash of its base dataset's name)."""
     import zlib
 
-    from metarec._names import sample_base
-    from metarec.recommender._greedy import greedy_portfolio
+    from metarec.data import sample_base
 
     ranker = rec.ranker_
     column = {name: j for j, name in enumerate(rec.algorithms_)}
@@ -178,9 +200,7 @@ def variant_curves(rec, configurations: list[str]) -> tuple[dict, np.ndarray]:
             else:
                 weights = (similarity + prior / kept.sum()) * kept
             for loss in LOSSES:
-                order, _ = greedy_portfolio(
-                    losses[loss][kept], weights[kept], size=SIZE, clip=np.inf
-                )
+                order = _greedy(losses[loss][kept], weights[kept], SIZE)
                 named = [configurations[j] for j in order]
                 curves.setdefault((loss, prior), []).append(best_so_far_loss(named, truth))
     return {k: np.vstack(v) for k, v in curves.items()}, np.array(halves)

@@ -95,38 +95,13 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
         the members refitted) and the rows each was fitted on; ``Refit(None, (), (), ())``
         when nothing could be refitted.
     """
-    wanted = len(answer.members)
-    if deadline is None:  # stopped: no time to spare, the best alone
-        wanted = 1
+    wanted = 1 if deadline is None else len(answer.members)  # stopped: the best alone
     weight = dict(zip(answer.members, answer.weights, strict=True))
-    fitted: list[tuple[str, Any]] = []
-    rows: dict[str, int] = {}
-    said: list[str] = []
-    vacant: list[float] = []  # the weights of the members not refitted, in order
     queue = list(answer.members) + list(answer.spares)
-    for algorithm in queue:
-        if len(fitted) >= wanted:
-            break
-        # after the first, a member is fitted on no fewer rows than the first: it tied with
-        # the best fitted on as many rows, and on fewer it is a weaker model than the one
-        # that tied
-        least = rows[fitted[0][0]] if fitted else 0
-        pipeline, why, n_rows = _refit_one(
-            portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
-            min_rows=least,
-        )  # fmt: skip
-        if pipeline is not None:
-            fitted.append((algorithm, pipeline))
-            rows[algorithm] = n_rows
-            if algorithm not in weight:  # a spare takes the place, and the weight, of a member
-                weight[algorithm] = vacant.pop(0) if vacant else 1.0 / wanted
-            if why:
-                said.append(why)
-        else:
-            if algorithm in weight:
-                vacant.append(weight[algorithm])
-            if why:
-                (notes if why.startswith("refitting") else said).append(why)
+    fitted, rows, said = _refit_members(
+        queue, wanted, weight, trials, data, portfolio, random_state, deadline, refit_scale,
+        notes,
+    )  # fmt: skip
     if not fitted and deadline is not None:
         # nothing fits the time left: one is refitted anyway, so that a search hands back a model
         last = _last_resort(queue, trials, data, portfolio, random_state, deadline, refit_scale,
@@ -155,6 +130,41 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
     weights = np.array([weight[name] for name in names])
     weights = tuple(float(w) for w in weights / weights.sum())
     return Refit(_model(fitted, weights, data), names, weights, tuple(rows[n] for n in names))
+
+
+def _refit_members(queue, wanted, weight, trials, data, portfolio, random_state, deadline,
+                   refit_scale, notes):  # fmt: skip
+    """Refit ``queue`` in order until ``wanted`` are fitted: ``(fitted, rows, said)``.
+
+    A spare fitted in a member's place takes its weight (``weight`` is updated).  After
+    the first, a member is fitted on no fewer rows than the first: it tied with the best
+    fitted on as many rows, and on fewer it is a weaker model than the one that tied.
+    """
+    fitted: list[tuple[str, Any]] = []
+    rows: dict[str, int] = {}
+    said: list[str] = []
+    vacant: list[float] = []  # the weights of the members not refitted, in order
+    for algorithm in queue:
+        if len(fitted) >= wanted:
+            break
+        least = rows[fitted[0][0]] if fitted else 0
+        pipeline, why, n_rows = _refit_one(
+            portfolio[algorithm], trials, data, random_state, deadline, refit_scale,
+            min_rows=least,
+        )  # fmt: skip
+        if pipeline is not None:
+            fitted.append((algorithm, pipeline))
+            rows[algorithm] = n_rows
+            if algorithm not in weight:  # a spare takes the place, and the weight, of a member
+                weight[algorithm] = vacant.pop(0) if vacant else 1.0 / wanted
+            if why:
+                said.append(why)
+            continue
+        if algorithm in weight:
+            vacant.append(weight[algorithm])
+        if why:
+            (notes if why.startswith("refitting") else said).append(why)
+    return fitted, rows, said
 
 
 class Refit(NamedTuple):

@@ -122,7 +122,7 @@ class BuiltinPart:
         self.metafeatures = metafeatures
         self._read_runs = runs if callable(runs) else (lambda: runs)
         self.n_runs = len(runs) if n_runs is None and not callable(runs) else n_runs
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._runs = self._performance = None
 
     @property
