@@ -127,7 +127,8 @@ def refit_answer(answer, trials, data, *, portfolio, random_state, deadline, ref
     if not fitted:
         return Refit(None, (), (), ())
     names = tuple(name for name, _ in fitted)
-    weights = np.array([weight[name] for name in names])
+    # a spare refitted as the last resort has no weight of its own: it is alone
+    weights = np.array([weight.get(name, 1.0) for name in names])
     weights = tuple(float(w) for w in weights / weights.sum())
     return Refit(_model(fitted, weights, data), names, weights, tuple(rows[n] for n in names))
 

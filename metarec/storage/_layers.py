@@ -100,11 +100,11 @@ class BuiltinPart:
         A digest of the resource files (16 hex digits): it names this content.
     datasets, algorithms, metafeatures : DataFrame
         As :meth:`KnowledgeBase.datasets`, ``algorithms`` and ``metafeatures`` return them.
-    runs : DataFrame or callable
-        As ``runs(aggregate=False)`` returns them (times and metrics as float64), or a
-        function of no argument that reads them.
-    n_runs : int, optional
-        How many runs there are (known without reading them); ``len(runs)`` by default.
+    read_runs : callable
+        A function of no argument that reads the runs, as ``runs(aggregate=False)`` returns
+        them (times and metrics as float64).
+    n_runs : int
+        How many runs there are (known without reading them).
 
     Attributes
     ----------
@@ -115,13 +115,13 @@ class BuiltinPart:
     n_runs : int
     """
 
-    def __init__(self, version, datasets, algorithms, runs, metafeatures, n_runs=None):
+    def __init__(self, version, datasets, algorithms, read_runs, metafeatures, n_runs):
         self.version = version
         self.datasets = datasets
         self.algorithms = algorithms
         self.metafeatures = metafeatures
-        self._read_runs = runs if callable(runs) else (lambda: runs)
-        self.n_runs = len(runs) if n_runs is None and not callable(runs) else n_runs
+        self._read_runs = read_runs
+        self.n_runs = int(n_runs)
         self._lock = threading.RLock()
         self._runs = self._performance = None
 
@@ -130,7 +130,6 @@ class BuiltinPart:
         with self._lock:
             if self._runs is None:
                 self._runs = self._read_runs()
-                self.n_runs = len(self._runs)
             return self._runs
 
     @property
@@ -188,6 +187,7 @@ def read_part(files: dict[str, Path]) -> BuiltinPart:
     BuiltinPart
     """
     import pandas as pd
+    import pyarrow.parquet as pq
 
     from metarec.storage._queries import ALGORITHM_COLUMNS, DATASET_COLUMNS
 
@@ -198,13 +198,11 @@ def read_part(files: dict[str, Path]) -> BuiltinPart:
     algorithms = pd.read_parquet(files["algorithms"]).reindex(columns=list(ALGORITHM_COLUMNS))
     algorithms = algorithms.sort_values("name")
     metafeatures = pd.read_parquet(files["metafeatures"])
-    import pyarrow.parquet as pq
-
     return BuiltinPart(
         version=_digest(files),
         datasets=datasets.reset_index(drop=True),
         algorithms=algorithms.reset_index(drop=True),
-        runs=lambda: _read_runs(files["runs"]),
+        read_runs=lambda: _read_runs(files["runs"]),
         metafeatures=metafeatures.reset_index(drop=True),
         n_runs=int(pq.ParquetFile(files["runs"]).metadata.num_rows),
     )
