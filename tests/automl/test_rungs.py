@@ -114,6 +114,28 @@ def test_a_configuration_is_expected_to_grow_with_the_rows_as_its_family_does():
     assert growth == {"svc_rbf": 16.0, "svc_rbf_c01": 16.0, "ridge": 1.0, "ridge_c01": 2.0}
 
 
+def test_a_refit_on_every_row_is_expected_as_a_fit_on_every_row_not_on_a_fold_of_them():
+    """The knowledge base's times are of folds (about 85 % of a dataset's rows).  With an
+    algorithm whose time is quadratic in the rows a fit trains on, the refit on all 42,015
+    rows after a rung of 33,612 grows by (42,015 / 33,612)² = 1.5625: 1.25 over the rows'
+    own growth.  Read from the recommendation for a dataset of 42,015 rows (folds of
+    35,713), it would be 0.9, i.e. none, and the refit 20 % short."""
+    from metarec.automl._rungs import FOLD_SHARE, _growth, fit_times
+
+    class Quadratic:
+        def recommend(self, metafeatures):
+            trains = metafeatures["n_instances"] * FOLD_SHARE  # a fold's training rows
+            return [_row("svc_rbf", 0.7, (trains / 10_000) ** 2)]
+
+    metafeatures = {"n_instances": 42_015.0, "n_features": 4.0}
+    at_rung = fit_times(Quadratic(), metafeatures, 33_612)
+    at_all = fit_times(Quadratic(), metafeatures, 42_015)
+    assert at_rung["svc_rbf"] == pytest.approx(3.3612**2, rel=1e-4)
+    assert at_all["svc_rbf"] == pytest.approx(4.2015**2, rel=1e-4)
+    growth = _growth(at_rung, at_all, 42_015 / 33_612)
+    assert growth["svc_rbf"] == pytest.approx(42_015 / 33_612, rel=1e-4)
+
+
 def _row(name, accuracy, seconds):
     return SimpleNamespace(algorithm=name, expected_accuracy=accuracy, expected_time=seconds)
 
