@@ -20,6 +20,9 @@ regression).  Methods, each a call in a fresh process on both cores:
   pandas, string columns as categories.
 - with ``--defaults``, ``metarec run`` as above with a knowledge base of the default
   algorithms alone (the configurations' results left out): ``defaults<B>``.
+- with ``--selection``, ``metarec run`` as above with ``--ensemble-method selection``
+  (greedy ensemble selection on the validation rows instead of the average):
+  ``selection<B>``.
 - with ``--autogluon``, AutoGluon's default preset, ``TabularPredictor(...).fit(train,
   time_limit=B, num_cpus=2)``, in its own virtual environment (``AUTOGLUON_PYTHON``: its
   python, e.g. ``python -m venv /tmp/ag && /tmp/ag/bin/pip install
@@ -221,7 +224,7 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
     train, test = split(name, task)
     work = Path(tempfile.mkdtemp(prefix=f"large-{method}-", dir=WORK))
     try:
-        if method.startswith(("metarec", "defaults")):
+        if method.startswith(("metarec", "defaults", "selection")):
             kb, home = held_out_kb(name, defaults_only=method.startswith("defaults"))
             db = work / "kb.sqlite"
             shutil.copyfile(kb, db)
@@ -231,6 +234,8 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
                 "--target", "target", "--budget", str(budget), "-j", "2", "--output",
                 str(model), "--format", "json",
             ]  # fmt: skip
+            if method.startswith("selection"):
+                command += ["--ensemble-method", "selection"]
             wall, peak, out, _ = _run(command, env={**os.environ, "METAREC_HOME": str(home)})
             sidecar = json.loads(model.with_suffix(".json").read_text())
             choice = "+".join(sidecar.get("ensemble") or [sidecar["algorithm"]])
@@ -275,12 +280,13 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
 
 
 def methods_for(
-    budgets: list[int], defaults: bool = False, autogluon: bool = False
+    budgets: list[int], defaults: bool = False, autogluon: bool = False, selection: bool = False
 ) -> list[tuple[str, int | None]]:
     out = [("lightgbm", None)]
     for budget in budgets:
         out += [(f"metarec{budget}", budget), (f"flaml{budget}", budget)]
         out += [(f"defaults{budget}", budget)] if defaults else []
+        out += [(f"selection{budget}", budget)] if selection else []
         out += [(f"autogluon{budget}", budget)] if autogluon else []
     return out
 
@@ -340,6 +346,15 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
                 f" With configurations against the default algorithms alone, paired over "
                 f"{paired.size} datasets: {paired.mean():+.2f} points on the mean."
             )
+        chosen = f"selection{budget}"
+        if chosen in wide:
+            paired = (100.0 * (wide[chosen] - wide[ours])).dropna()
+            line += (
+                f" Ensemble selection against the default average, paired over {paired.size} "
+                f"datasets: {paired.mean():+.2f} points on the mean (ahead on "
+                f"{(paired > 0).sum()}, behind on {(paired < 0).sum()}; standard error "
+                f"{paired.std(ddof=1) / np.sqrt(max(paired.size, 1)):.2f})."
+            )
         lines.append(line)
     return table, "\n".join(lines)
 
@@ -361,6 +376,11 @@ def main(argv=None) -> None:
         help="also AutoGluon's default preset (AUTOGLUON_PYTHON: a venv's python with it)",
     )
     parser.add_argument(
+        "--selection",
+        action="store_true",
+        help="also run with --ensemble-method selection",
+    )
+    parser.add_argument(
         "--only", nargs="*", default=None, help="compute these methods only (read the others)"
     )
     parser.add_argument("--note", default="", help="a sentence on the conditions, for the page")
@@ -372,7 +392,7 @@ def main(argv=None) -> None:
     if args.datasets:
         table = table[table["name"].isin(args.datasets)]
     table = table.sort_values("rows")
-    for method, budget in methods_for(args.budgets, args.defaults, args.autogluon):
+    for method, budget in methods_for(args.budgets, args.defaults, args.autogluon, args.selection):
         for name, task in zip(table["name"], table["task"], strict=True):
             path = args.results / f"{method}-{name}.json"
             if path.exists() and method not in args.redo:
@@ -389,10 +409,12 @@ def main(argv=None) -> None:
             print(f"{method} {name}: {result['score']:.4f} in {result['wall']:.1f} s, "
                   f"{result['peak_mib']:.0f} MiB ({result['choice']})", flush=True)  # fmt: skip
     results = pd.DataFrame([json.loads(p.read_text()) for p in sorted(args.results.glob("*.json"))])
-    wanted = [m for m, _ in methods_for(args.budgets, args.defaults, args.autogluon)]
+    wanted = [
+        m for m, _ in methods_for(args.budgets, args.defaults, args.autogluon, args.selection)
+    ]
     results = results[results["dataset"].isin(table["name"]) & results["method"].isin(wanted)]
     per_dataset, verdicts = summary(results, args.budgets)
-    ours = results[results["method"].str.startswith(("metarec", "defaults"))]
+    ours = results[results["method"].str.startswith(("metarec", "defaults", "selection"))]
     commits = sorted(set(ours.get("commit", pd.Series(dtype=str)).dropna()))
     text = (
         "`python benchmarks/large_vs_flaml.py --budgets "
