@@ -481,9 +481,11 @@ def job_task(spec: JobSpec, splits, *, start: int = 0, folds=(), deadline=None):
     Parameters
     ----------
     spec : JobSpec
-        The job, with its data (sent to a worker once per dataset).
+        The job, with its data (sent to a worker once per dataset, protocol, seed and size
+        of the folds: the data and the folds a worker keeps are named by all of them).
     splits : sequence of (train, test)
-        The folds (:func:`fold_splits`).
+        The folds (:func:`fold_splits`, or a search's own: a large dataset's sample under a
+        protocol of its own, see :mod:`metarec.automl._rungs`).
     start : int, default=0
         The first fold to run.
     folds : sequence of FoldRecord, default=()
@@ -499,10 +501,13 @@ def job_task(spec: JobSpec, splits, *, start: int = 0, folds=(), deadline=None):
 
     from metarec.execution._pool import JobTask
 
+    # a worker keeps the data and the folds of one key: the key names both (a large
+    # dataset's samples are the same data with other folds: the protocol names the sample)
+    key = (spec.dataset, spec.protocol, spec.seed, tuple(len(train) for train, _ in splits))
     return JobTask(
         run_fold,
         replace(spec, X=None, y=None),
-        spec.dataset,
+        key,
         (spec.X, spec.y),
         splits,
         failed_fold,

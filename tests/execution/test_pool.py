@@ -237,3 +237,23 @@ def test_the_cores_are_joblibs_count_which_respects_quotas(monkeypatch):
     monkeypatch.setattr(joblib, "cpu_count", lambda: 3)
     assert available_cores() == 3
     assert [worker_count(n) for n in (-1, -2, 2, 8)] == [3, 2, 2, 3]
+
+
+def test_a_worker_fits_each_task_on_its_own_folds_of_the_same_data():
+    """A large dataset's search sends the same data with other folds (a bigger sample, under
+    a protocol of its own) to the worker that holds it: each task's folds are the ones used.
+    k nearest neighbours with k = 15 cannot predict after a fit on 10 rows, and can after
+    one on 50: the second task, run on the same warm worker, must fit on its 50."""
+    from dataclasses import replace
+
+    spec = _spec("sklearn.neighbors:KNeighborsClassifier", params={"n_neighbors": 15})
+    test = np.arange(50, 60)
+    small = replace(spec, protocol="holdout-large@10")
+    large = replace(spec, protocol="holdout-large")
+    finished = []
+    run_tasks(
+        [job_task(small, [(np.arange(10), test)]), job_task(large, [(np.arange(50), test)])],
+        n_workers=1,
+        on_job=lambda task: finished.append((task.spec.protocol, task.folds[0].status)),
+    )
+    assert sorted(finished) == [("holdout-large", "ok"), ("holdout-large@10", "error")]
