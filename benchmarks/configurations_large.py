@@ -79,10 +79,8 @@ def family_table(table: pd.DataFrame, of: dict[str, str]) -> pd.DataFrame:
         if family not in wide or wide.shape[1] < 2:
             continue
         wide = wide[wide[family].notna()]
-        configs = wide.drop(columns=family)
-        gain = configs.sub(wide[family], axis=0)  # each configuration minus the default
-        held = gain.notna().any(axis=1)
-        gain, configs = gain[held], configs[held]
+        gain = wide.drop(columns=family).sub(wide[family], axis=0)  # each minus the default
+        gain = gain[gain.notna().any(axis=1)]
         if len(gain) == 0:
             continue
         chosen = []

@@ -291,6 +291,12 @@ def methods_for(
     return out
 
 
+def _paired(wide: pd.DataFrame, method: str, other: str) -> pd.Series:
+    """``method`` minus ``other`` by dataset, in points (accuracy in percentage points, R² in
+    hundredths), on the datasets both have."""
+    return (100.0 * (wide[method] - wide[other])).dropna()
+
+
 def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
     """The per-dataset table and the verdicts."""
     wide = results.pivot(index="dataset", columns="method", values="score")
@@ -338,7 +344,7 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
         for other, label in ((flaml, "FLAML"), (f"autogluon{budget}", "AutoGluon")):
             if other not in wide:
                 continue
-            paired = (100.0 * (wide[ours] - wide[other])).dropna()
+            paired = _paired(wide, ours, other)
             line += (
                 f" Against {label} at {budget} s, paired over {paired.size} datasets: "
                 f"{paired.mean():+.2f} points on the mean (metarec ahead on "
@@ -346,14 +352,14 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
             )
         defaults = f"defaults{budget}"
         if defaults in wide:
-            paired = (100.0 * (wide[ours] - wide[defaults])).dropna()
+            paired = _paired(wide, ours, defaults)
             line += (
                 f" With configurations against the default algorithms alone, paired over "
                 f"{paired.size} datasets: {paired.mean():+.2f} points on the mean."
             )
         chosen = f"selection{budget}"
         if chosen in wide:
-            paired = (100.0 * (wide[chosen] - wide[ours])).dropna()
+            paired = _paired(wide, chosen, ours)
             line += (
                 f" Ensemble selection against the default average, paired over {paired.size} "
                 f"datasets: {paired.mean():+.2f} points on the mean (ahead on "
