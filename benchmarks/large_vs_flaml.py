@@ -341,6 +341,12 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
             )  # fmt: skip
             + f"; longest {runs['wall'].max():.1f} s."
         )
+        heaviest = runs.loc[runs["peak_mib"].idxmax()]
+        line += (
+            f" Peak memory of a call (the process and its workers): at most "
+            f"{heaviest['peak_mib']:.0f} MiB ({heaviest['method']} on {heaviest['dataset']}),"
+            f" median {runs['peak_mib'].median():.0f} MiB."
+        )
         for other, label in ((flaml, "FLAML"), (f"autogluon{budget}", "AutoGluon")):
             if other not in wide:
                 continue

@@ -115,6 +115,13 @@ COLUMNS = (
     "(on held-out data it does no better than the average).",
 )
 @click.option(
+    "--memory-limit",
+    "memory_limit",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Megabytes a fit may add to its worker process; a fit that needs more fails as an "
+    "error and the search goes on. Default: no cap.",
+)
+@click.option(
     "--portfolio",
     "portfolio_file",
     type=click.Path(exists=True, dir_okay=False),
@@ -124,7 +131,7 @@ COLUMNS = (
 @click.pass_context
 def run(
     ctx, data, target, task, as_classes, budget, output, n_jobs, protocol, metric, seed, figure,
-    scheduler, no_store, ensemble_size, ensemble_method, portfolio_file, fmt,
+    scheduler, no_store, ensemble_size, ensemble_method, memory_limit, portfolio_file, fmt,
 ):  # fmt: skip
     """Choose, evaluate and fit a classifier or regressor for DATA within a time budget.
 
@@ -187,7 +194,7 @@ def run(
         budget, kb=db_url(ctx), protocol=protocol, metric=metric, n_jobs=n_jobs,
         random_state=seed, store=not no_store, scheduler=scheduler,
         ensemble_size=ensemble_size or "auto", ensemble_method=ensemble_method,
-        portfolio=portfolio_file,
+        portfolio=portfolio_file, memory_limit_mb=memory_limit,
     )  # fmt: skip
     stopped = failed = None
     try:

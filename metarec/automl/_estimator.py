@@ -103,6 +103,22 @@ def _number(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
+def _memory_limit(value) -> float | None:
+    """``memory_limit_mb`` checked: None, or a positive number of megabytes."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not value > 0
+        or not np.isfinite(value)
+    ):
+        raise InvalidInputError(
+            f"memory_limit_mb must be a positive number of megabytes or None; got {value!r}"
+        )
+    return float(value)
+
+
 def _seed(value) -> int:
     """``random_state`` as the whole number it must be (stored with the folds it seeds)."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
@@ -132,6 +148,7 @@ class _AutoSearch(BaseEstimator):
         ensemble_size: int | str = "auto",
         ensemble_method: str = "average",
         portfolio=None,
+        memory_limit_mb: float | None = None,
     ) -> None:
         self.budget = budget
         self.kb = kb
@@ -144,6 +161,7 @@ class _AutoSearch(BaseEstimator):
         self.ensemble_size = ensemble_size
         self.ensemble_method = ensemble_method
         self.portfolio = portfolio
+        self.memory_limit_mb = memory_limit_mb
 
     def _ensemble_size(self) -> int | None:
         size = self.ensemble_size
@@ -176,6 +194,7 @@ class _AutoSearch(BaseEstimator):
             scheduler=self.scheduler or None,
             ensemble_size=self._ensemble_size(),
             ensemble_method=self.ensemble_method,
+            memory_limit_mb=_memory_limit(self.memory_limit_mb),
         )
 
     def _portfolio(self, ds):
@@ -565,6 +584,14 @@ class AutoClassifier(ClassifierMixin, _AutoSearch):
         installed here are evaluated: the ones the knowledge base has results of in the
         recommended order, the others after them (a configuration it has none of is left
         out).
+    memory_limit_mb : float or None, default=None
+        Megabytes (2**20 bytes) a fold's fit may add to its worker process (``RLIMIT_AS``
+        on top of what the warm worker maps; on platforms with ``resource``): a fit that
+        needs more fails as an ``error`` trial ("exceeded the memory cap") and the search
+        goes on, so an algorithm whose memory grows with the rows (a random forest's fully
+        grown trees, kernel matrices) cannot take the machine.  The refit of the answer runs
+        in this process on at most a little more than a fold's rows of an algorithm that
+        fitted within the cap.  None: no cap.
 
     Attributes
     ----------
@@ -685,6 +712,14 @@ class AutoRegressor(RegressorMixin, _AutoSearch):
         installed here are evaluated: the ones the knowledge base has results of in the
         recommended order, the others after them (a configuration it has none of is left
         out).
+    memory_limit_mb : float or None, default=None
+        Megabytes (2**20 bytes) a fold's fit may add to its worker process (``RLIMIT_AS``
+        on top of what the warm worker maps; on platforms with ``resource``): a fit that
+        needs more fails as an ``error`` trial ("exceeded the memory cap") and the search
+        goes on, so an algorithm whose memory grows with the rows (a random forest's fully
+        grown trees, kernel matrices) cannot take the machine.  The refit of the answer runs
+        in this process on at most a little more than a fold's rows of an algorithm that
+        fitted within the cap.  None: no cap.
 
     Attributes
     ----------

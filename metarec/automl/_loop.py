@@ -172,6 +172,7 @@ class SearchLoop:
             tuple(ds.categorical_columns),
             settings.protocol,
             settings.random_state,
+            memory_limit_mb=settings.memory_limit_mb,
         )
         # the protocol's folds, or the given ones (a large dataset's rung: one sample of the
         # rows and the validation rows, see metarec.automl._rungs)

@@ -103,6 +103,9 @@ class RunSettings:
         while the budget allows.
     ensemble_method : {"selection", "average"}
         How the answer is made of the evaluated algorithms (:class:`AnswerPolicy`).
+    memory_limit_mb : float or None
+        Megabytes a fold's fit may add to its worker (None: no cap;
+        :attr:`metarec.execution.JobSpec.memory_limit_mb`).
     """
 
     budget: float
@@ -114,6 +117,7 @@ class RunSettings:
     scheduler: str | None = None
     ensemble_size: int | None = None
     ensemble_method: str = "average"
+    memory_limit_mb: float | None = None
 
 
 @dataclass(frozen=True)

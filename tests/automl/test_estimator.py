@@ -421,3 +421,50 @@ def test_an_algorithm_outside_the_default_portfolio_goes_from_the_kb_to_a_fitted
     chosen = AutoClassifier(portfolio=str(extra))._portfolio(ds)
     assert {"nearest_centroid", "logistic_regression", "knn_c01"} <= set(chosen.names)
     assert {a.task for a in chosen} == {"classification"}  # the data's task only
+
+
+def test_a_fit_over_the_memory_cap_fails_as_an_error_and_the_search_answers_with_the_rest(
+    tmp_path, monkeypatch
+):
+    """``memory_limit_mb`` reaches the workers: an algorithm whose fit allocates 4,000 MB
+    fails every fold under a cap of 1,500 MB ("exceeded the memory cap"), and the answer is
+    the one that fitted.  The same algorithm allocating 1 MB was benchmarked into the
+    knowledge base, so it is a candidate, recommended like any other."""
+    import json
+
+    from metarec.algorithms import load_portfolio
+    from metarec.benchmark import run_benchmark
+
+    monkeypatch.setenv("METAREC_HOME", str(tmp_path / "home"))
+
+    def portfolio_of(megabytes):
+        path = tmp_path / f"greedy{megabytes}.json"
+        path.write_text(json.dumps({"algorithms": [
+            {"name": "greedy", "estimator": "tests.benchmark.estimators:GreedyClassifier",
+             "params": {"megabytes": megabytes}, "family": "test", "scale": False},
+            {"name": "nearest_centroid", "estimator": "sklearn.neighbors:NearestCentroid",
+             "family": "neighbors", "scale": True}]}))  # fmt: skip
+        return load_portfolio(path, include_default=False)
+
+    kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
+    datasets = []
+    for seed in range(4):
+        X, y = toy_frame(120, seed=seed)
+        datasets.append(load_dataset(X.assign(target=y), target="target", name=f"toy{seed}"))
+    run_benchmark(datasets, kb, portfolio=portfolio_of(1), protocol="cv5",
+                  cache_dir=tmp_path / "cache")  # fmt: skip
+    X, y = toy_frame(200, seed=9)
+    auto = AutoClassifier(
+        budget=120, kb=kb, portfolio=portfolio_of(4000), ensemble_size=1, memory_limit_mb=1500
+    ).fit(X, y)
+    greedy = auto.search_.trial("greedy")
+    assert greedy.status == "error"
+    assert "exceeded the memory cap of 1500" in greedy.message
+    assert auto.ensemble_ == ("nearest_centroid",)
+
+
+@pytest.mark.parametrize("value", [0, -5, float("nan"), "1 GB", True])
+def test_a_memory_limit_that_is_not_a_positive_number_is_refused(value):
+    X, y = toy_frame(40, seed=0)
+    with pytest.raises(InvalidInputError, match="memory_limit_mb must be a positive number"):
+        AutoClassifier(budget=5, memory_limit_mb=value).fit(X, y)

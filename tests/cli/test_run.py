@@ -134,6 +134,7 @@ def test_run_ranks_evaluates_and_saves_a_model(tmp_path):
         (["--protocol", "cv7"], "cv7"),
         (["-j", "0"], "0 workers"),
         (["--ensemble", "0"], "--ensemble"),
+        (["--memory-limit", "0"], "--memory-limit"),
     ],
 )
 def test_bad_options_fail_before_any_work(tmp_path, monkeypatch, args, message):

@@ -131,6 +131,23 @@ def test_portfolio_adds_an_algorithm_the_search_evaluates_and_stores(seeded_kb, 
     assert result.exit_code == 2 and "--portfolio" in result.output
 
 
+# --------------------------------------------------------------------------- --memory-limit
+def test_memory_limit_fails_a_fit_that_needs_more_and_the_rest_answer(seeded_kb, tmp_path):
+    """A fit allocating 2,000 MB under ``--memory-limit 500`` is an error row of the
+    leaderboard naming the cap; the default algorithms finish and make the answer."""
+    url, _ = seeded_kb
+    data = _labels(tmp_path / "toy.csv")
+    extra = tmp_path / "greedy.json"
+    extra.write_text(json.dumps({"algorithms": [
+        {"name": "greedy", "estimator": "tests.benchmark.estimators:GreedyClassifier",
+         "params": {"megabytes": 2000}, "family": "test", "scale": False}]}))  # fmt: skip
+    doc = _search(url, data, *QUICK, "--no-store", "--portfolio", extra, "--memory-limit", 500)
+    rows = {r["algorithm"]: r for r in doc["results"]}
+    assert rows["greedy"]["status"] == "error"
+    assert "exceeded the memory cap of 500" in rows["greedy"]["message"]
+    assert doc["best"] != "greedy" and len(_complete(doc)) >= 10
+
+
 # --------------------------------------------------------------------------- --task, --as-classes
 def _codes(path):
     """Whole numbers 1 to 8: class labels unless told otherwise."""
