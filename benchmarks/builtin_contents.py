@@ -33,9 +33,30 @@ def _family(name: str) -> str:
     return configuration_base(name) or name
 
 
+def _configuration_rows(datasets: pd.DataFrame, held: set[str]) -> str:
+    """How many datasets hold a configuration's run, how many sources that covers, and on
+    which rows: datasets used whole (up to 1,000 rows, and the large ones), samples by size."""
+    from metarec.data import sample_base
+
+    if not held:
+        return "0"
+    rows = datasets.set_index(datasets["name"].astype(str))["n_instances"]
+    sources = {sample_base(n) for n in rows.index}
+    whole = sorted(int(rows[d]) for d in held if sample_base(d) == d)
+    samples = pd.Series([int(rows[d]) for d in held if sample_base(d) != d]).value_counts()
+    small = [n for n in whole if n <= 1000]
+    large = [n for n in whole if n > 1000]
+    parts = [f"{len(small)} whole ({small[0]:,} to {small[-1]:,} rows)"] if small else []
+    parts += [f"{k} sample{'s' * (k > 1)} of {n:,} rows" for n, k in samples.sort_index().items()]
+    if large:
+        parts.append(f"{len(large)} large ones whole ({large[0]:,} to {large[-1]:,} rows)")
+    covered = len({sample_base(d) for d in held})
+    return f"{len(held)}, covering {covered} of the {len(sources)} datasets: " + ", ".join(parts)
+
+
 def _task_part(kb, task: str) -> tuple[str, str]:
     from metarec.algorithms import configuration_base
-    from metarec.data import sample_base, task_family
+    from metarec.data import task_family
 
     datasets = kb.datasets()
     families = datasets["task"].map(lambda t: task_family(t) if t else "classification")
@@ -44,13 +65,7 @@ def _task_part(kb, task: str) -> tuple[str, str]:
     names = sorted(set(runs["algorithm"].astype(str)))
     configurations = [a for a in names if configuration_base(a)]
     held = set(runs.loc[runs["algorithm"].isin(configurations), "dataset"].astype(str))
-    held_rows = datasets.loc[datasets["name"].astype(str).isin(held), "n_instances"]
-    samples = sum(sample_base(d) != d for d in held)
-    with_configurations = (
-        f"{len(held)} ({samples} of them samples; at most {int(held_rows.max()):,} rows)"
-        if held
-        else "0"
-    )
+    with_configurations = _configuration_rows(datasets, held)
     status = runs["status"].value_counts().to_dict()
     runs = runs.assign(family=runs["algorithm"].astype(str).map(_family))
     failed = (
@@ -168,7 +183,7 @@ def main(argv=None) -> None:
         + f"\n\n## Long builds\n\nThe result files of `benchmarks/builds/` merged into it "
         "(`rebuild_builtin.py --merge`): the wall time of their benchmark calls as their logs "
         "record it, and the CPU hours of the fits they stored. The configurations' build "
-        "ran two fits at a time (`-j 2`), the large datasets' ladder one.\n\n"
+        "ran two fits at a time (`-j 2`); so did the large datasets' ladder for the configurations, after one at a time for the defaults.\n\n"
         f"{builds}\n\n## Resource files\n\n{sizes}\n\nIn all {total:.2f} MB; the wheel "
         f"(`pip wheel . --no-deps`) is {wheel:.2f} MB.",
     )

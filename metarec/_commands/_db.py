@@ -174,8 +174,9 @@ def _configuration_rows(info: dict) -> str:
     if not info["configurations"]:
         return ""
     return (
-        f" (run on {info['configuration_datasets']} datasets of at most "
-        f"{info['configuration_rows']:,} rows)"
+        f" (run on {info['configuration_datasets']} datasets and samples of at most "
+        f"{info['configuration_rows']:,} rows, covering {info['configuration_sources']} of "
+        f"the {info['sources']} datasets)"
     )
 
 

@@ -351,8 +351,11 @@ class KnowledgeBase(Writes):
             included), ``configurations`` (algorithms named as a configuration of another,
             ``lightgbm_c07``), ``base_algorithms`` (the others), ``subsamples`` (datasets
             named as a sample of another, ``movielens_liked@4000``),
-            ``configuration_datasets`` (the datasets holding a run of a configuration) and
-            ``configuration_rows`` (the most rows among them; 0 without any); with
+            ``sources`` (the datasets that are not a sample of another),
+            ``configuration_datasets`` (the datasets holding a run of a configuration),
+            ``configuration_sources`` (the sources holding one on themselves or on a sample
+            of theirs) and ``configuration_rows`` (the most rows among the datasets holding
+            one; 0 without any); with
             ``builds_on``, also
             ``own_<table>`` (the rows stored in this database) and ``builtin_version``.
         """
@@ -377,13 +380,16 @@ class KnowledgeBase(Writes):
             "configurations": len(configurations),
             "base_algorithms": len(names - configurations),
             "subsamples": int(sum(sample_base(n) != n for n in datasets["name"].astype(str))),
+            "sources": len({sample_base(n) for n in datasets["name"].astype(str)}),
             "configuration_datasets": 0,
+            "configuration_sources": 0,
             "configuration_rows": 0,
         }
         if configurations:
             held = set(self.runs(algorithms=sorted(configurations))["dataset"].astype(str))
             sizes = datasets.loc[datasets["name"].astype(str).isin(held), "n_instances"]
             out["configuration_datasets"] = len(held)
+            out["configuration_sources"] = len({sample_base(n) for n in held})
             out["configuration_rows"] = int(sizes.max()) if sizes.notna().any() else 0
         if self.builds_on is not None:
             out.update({f"own_{table}": self.count(table, part="own") for table in TABLES})

@@ -27,7 +27,10 @@ def test_builtin_matches_its_resource_files():
     assert info["subsamples"] == 39 + 99
     assert info["algorithms"] == 23 + 19 + 78 + 78  # the defaults, the configurations
     assert info["configurations"] == 156
-    assert (info["configuration_datasets"], info["configuration_rows"]) == (256, 1000)
+    # every dataset holds them, the larger ones on a 1,000-row sample, the large ones along
+    # their ladder too (up to every row of the largest)
+    assert (info["configuration_datasets"], info["configuration_rows"]) == (296, 372_864)
+    assert info["configuration_sources"] == info["sources"] == 203 + 191 - 138
     assert set(kb.metafeatures()["dataset"]) == set(kb.datasets()["name"])
     stored = kb.runs(aggregate=False)
     # every run names its machine in its own column (the resources' older form is split)

@@ -767,7 +767,9 @@ def test_info_says_on_which_datasets_and_rows_the_configurations_ran(tmp_path):
     kb.add_dataset("big", n_instances=5000)
     kb.add_dataset("big@1000", n_instances=1000)
     kb.add_dataset("small", n_instances=300)
+    kb.add_dataset("other", n_instances=200)
     assert (kb.info()["configuration_datasets"], kb.info()["configuration_rows"]) == (0, 0)
+    assert (kb.info()["sources"], kb.info()["configuration_sources"]) == (3, 0)
     runs = pd.DataFrame(
         {
             "dataset": ["big", "big@1000", "big@1000", "small"],
@@ -783,3 +785,5 @@ def test_info_says_on_which_datasets_and_rows_the_configurations_ran(tmp_path):
     # the defaults ran on 5,000 rows, the configuration on 1,000 and 300 rows only
     assert info["configurations"] == 1 and info["subsamples"] == 1
     assert (info["configuration_datasets"], info["configuration_rows"]) == (2, 1000)
+    # big through its sample, small itself; other has none
+    assert (info["sources"], info["configuration_sources"]) == (3, 2)
