@@ -6,7 +6,7 @@ Usage::
 
 Leave-one-dataset-out on the built-in knowledge base (or ``--db``), over its configurations
 (the algorithms named ``<family>_cNN``): each dataset with results of configurations is left
-out in turn, and three orders of the configurations are scored against what really happened
+out in turn, and four orders of the configurations are scored against what really happened
 on it:
 
 - ``for this dataset``: :meth:`Recommender.portfolio`, the greedy rank-clipping selection
@@ -14,6 +14,8 @@ on it:
   ``metarec run`` plans first);
 - ``uniform``: the same greedy selection with every dataset weighing the same (the zero-shot
   portfolio of the collection, TabRepo's and auto-sklearn 2's rule);
+- ``uniform first``: the uniform portfolio's first configuration, then the others chosen for
+  this dataset given it (``weighting="uniform_first"``);
 - ``recommended``: the recommendation's run order (``Ranking.run_sequence``) restricted to
   configurations (what ``run`` planned before the portfolio).
 
@@ -33,8 +35,10 @@ halves.
 The loss after ``k`` configurations is the left-out dataset's best success rate over its
 configurations minus the best among the first ``k`` of the order (points; before the first
 result, the worst configuration's).  The page gives the mean over datasets for k = 1..20 and
-the paired differences of ``for this dataset`` to the other two at k = 1, 3, 5, 10 and 20 with
-90 % bootstrap intervals (negative: the rule for this dataset loses less).
+the paired differences of ``for this dataset`` and ``uniform first`` to the others at k = 1,
+3, 5, 10 and 20 with 90 % bootstrap intervals (negative: the first named loses less), and
+``uniform first`` minus ``for this dataset`` on each half of the datasets (by name, as
+below): the evidence for the task's default weighting of ``Recommender.portfolio``.
 """
 
 from __future__ import annotations
@@ -51,7 +55,13 @@ from _pages import markdown_table, write_page
 
 SIZE = 20
 SHOWN = (1, 3, 5, 10, 20)
-METHODS = ("for this dataset", "uniform", "recommended")
+METHODS = ("for this dataset", "uniform", "uniform first", "recommended")
+#: The differences shown (the first minus the second, paired by dataset).
+PAIRS = (("for this dataset", "uniform"), ("for this dataset", "recommended"),
+         ("uniform first", "for this dataset"), ("uniform first", "uniform"))  # fmt: skip
+#: The orders of :meth:`Recommender.portfolio`'s weightings.
+WEIGHTING = {"for this dataset": "similarity", "uniform": "uniform",
+             "uniform first": "uniform_first"}  # fmt: skip
 
 
 def best_so_far_loss(order: list[str], truth: dict[str, float], size: int = SIZE) -> np.ndarray:
@@ -75,8 +85,11 @@ def _bootstrap(diff: np.ndarray, n: int = 2000, seed: int = 0) -> tuple[float, f
     return float(diff.mean()), float(np.percentile(means, 5)), float(np.percentile(means, 95))
 
 
-def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.ndarray]:
-    """Each method's loss curve (datasets x ``SIZE``) over the left-out datasets.
+def evaluate(
+    rec, configurations: list[str], *, progress=None
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Each method's loss curve (datasets x ``SIZE``) over the left-out datasets, and those
+    datasets' names (in the curves' order).
 
     A left-out dataset takes its samples and the dataset they are drawn from with it
     (``spambase`` and ``spambase@1000``; the recommender's ``exclude`` does): none of them
@@ -85,10 +98,12 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
     column = {name: j for j, name in enumerate(rec.algorithms_)}
     cols = np.array([column[c] for c in configurations])
     curves: dict[str, list[np.ndarray]] = {m: [] for m in METHODS}
+    used = []
     for i, dataset in enumerate(rec.datasets_):
         here = rec.ranker_.present_[i, cols]
         if here.sum() < 2:
             continue
+        used.append(str(dataset))
         truth = {
             configurations[p]: float(rec.ranker_.accuracy_[i, cols[p]])
             for p in np.flatnonzero(here)
@@ -96,16 +111,14 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
         query = {c: v for c, v in rec.ranker_.raw_metafeatures_.iloc[i].items() if np.isfinite(v)}
         exclude = [dataset]
         orders = {
-            "for this dataset": rec.portfolio(
-                metafeatures=query, size=SIZE, exclude=exclude, candidates=configurations
-            ),
-            "uniform": rec.portfolio(
+            method: rec.portfolio(
                 metafeatures=query,
                 size=SIZE,
                 exclude=exclude,
                 candidates=configurations,
-                weighting="uniform",
-            ),
+                weighting=weighting,
+            )
+            for method, weighting in WEIGHTING.items()
         }
         ranking = rec.recommend(metafeatures=query, exclude=exclude)
         orders["recommended"] = [a for a in ranking.run_sequence if a in set(configurations)]
@@ -113,7 +126,17 @@ def evaluate(rec, configurations: list[str], *, progress=None) -> dict[str, np.n
             curves[method].append(best_so_far_loss(order, truth))
         if progress:
             progress(i)
-    return {m: np.vstack(c) for m, c in curves.items()}
+    return {m: np.vstack(c) for m, c in curves.items()}, used
+
+
+def _half(dataset: str) -> int:
+    """The half a dataset belongs to: a hash of its base dataset's name (a sample stays with
+    the dataset it was drawn from)."""
+    import zlib
+
+    from metarec.data import sample_base
+
+    return zlib.crc32(sample_base(dataset).encode()) % 2
 
 
 #: The collection's weight beside the neighbours in the variants (inf: uniform).
@@ -193,10 +216,6 @@ def _profile_weights(features: np.ndarray, ranks: np.ndarray, kept: np.ndarray, 
 def variant_curves(rec, configurations: list[str]) -> tuple[dict, np.ndarray]:
     """Each variant's loss curve (datasets x ``SIZE``) over the left-out datasets, and the
     half each dataset belongs to (0 or 1, by a hash of its base dataset's name)."""
-    import zlib
-
-    from metarec.data import sample_base
-
     ranker = rec.ranker_
     column = {name: j for j, name in enumerate(rec.algorithms_)}
     cols = np.array([column[c] for c in configurations])
@@ -225,7 +244,7 @@ def variant_curves(rec, configurations: list[str]) -> tuple[dict, np.ndarray]:
             "metafeatures": similarity,
             "profile": _profile_weights(features, losses["rank"], kept, i),
         }
-        halves.append(zlib.crc32(sample_base(str(dataset)).encode()) % 2)
+        halves.append(_half(str(dataset)))
         for neighbours in NEIGHBOURS:
             for prior in PRIORS:
                 if np.isinf(prior) and neighbours != NEIGHBOURS[0]:
@@ -284,30 +303,42 @@ def _variants_table(rec, configurations: list[str]) -> str:
 def _section(kb, task: str) -> str:
     """One task's tables (printed, and returned for the page)."""
     from metarec.algorithms import configuration_base
-    from metarec.recommender import Recommender
+    from metarec.recommender import PORTFOLIO_WEIGHTING, Recommender
 
     rec = Recommender(task=task).fit(kb)
     configurations = [str(a) for a in rec.algorithms_ if configuration_base(str(a))]
     if not configurations:
         raise SystemExit(f"the knowledge base holds no {task} configurations")
-    curves = evaluate(rec, configurations)
+    curves, used = evaluate(rec, configurations)
     n = next(iter(curves.values())).shape[0]
     ks = list(range(1, SIZE + 1))
     rows = [(m, *curves[m].mean(axis=0)) for m in METHODS]
     curve_table = markdown_table(("order", *[f"k={k}" for k in ks]), rows)
     diff_rows = []
-    for other in METHODS[1:]:
+    for first, other in PAIRS:
         cells = []
         for k in SHOWN:
-            mean, lo, hi = _bootstrap(
-                curves["for this dataset"][:, k - 1] - curves[other][:, k - 1]
-            )
+            mean, lo, hi = _bootstrap(curves[first][:, k - 1] - curves[other][:, k - 1])
             cells.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}]")
-        diff_rows.append((f"for this dataset - {other}", *cells))
+        diff_rows.append((f"{first} - {other}", *cells))
     diff_table = markdown_table(("difference", *[f"k={k}" for k in SHOWN]), diff_rows)
+    halves = np.array([_half(str(d)) for d in used])
+    half_rows = []
+    for half in (0, 1):
+        on = halves == half
+        cells = []
+        for k in SHOWN:
+            diff = curves["uniform first"][on, k - 1] - curves["for this dataset"][on, k - 1]
+            mean, lo, hi = _bootstrap(diff)
+            cells.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+        half_rows.append((f"half {half} ({int(on.sum())} datasets)", *cells))
+    half_table = markdown_table(("uniform first - for this dataset", *[f"k={k}" for k in SHOWN]),
+                                half_rows)  # fmt: skip
+    default = {w: m for m, w in WEIGHTING.items()}[PORTFOLIO_WEIGHTING[task]]
     variants = _variants_table(rec, configurations)
     print(curve_table)
     print(diff_table)
+    print(half_table)
     print(variants)
     return (
         f"## {task.capitalize()}\n\n"
@@ -316,8 +347,13 @@ def _section(kb, task: str) -> str:
         f"points of the success rate{'' if task == 'classification' else ' (R² clipped at 0)'} after the "
         "first k configurations of each order, against the best configuration of the "
         f"left-out dataset:\n\n{curve_table}\n\n"
-        "Paired differences by dataset (negative: the portfolio for this dataset loses "
-        f"less), with 90 % bootstrap intervals:\n\n{diff_table}\n\n"
+        "Paired differences by dataset (negative: the first named loses less), with 90 % "
+        f"bootstrap intervals:\n\n{diff_table}\n\n"
+        "The uniform portfolio's first configuration, then the rest for this dataset, against "
+        "the portfolio for this dataset, on each half of the datasets (split by name as "
+        f"below):\n\n{half_table}\n\n"
+        f"`metarec run` plans the order `{default}` ({task}'s default of "
+        "`Recommender.portfolio`).\n\n"
         "Variants of the rule chosen on one half of the datasets and scored on the other "
         "(the neighbours the weights come from, the loss the greedy lowers and the "
         "collection's weight beside the neighbours; "

@@ -19,6 +19,7 @@ from typing import Any
 _LAZY = {
     "Recommender": "metarec.recommender._ranker",
     "METHODS": "metarec.recommender._ranker",
+    "PORTFOLIO_WEIGHTING": "metarec.recommender._ranker",
     "fitted_recommender": "metarec.recommender._cache",
     "ship_recommenders": "metarec.recommender._cache",
     "PerformanceMatrix": "metarec.recommender._matrix",

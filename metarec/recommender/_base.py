@@ -63,6 +63,8 @@ SR_FLOOR = 1e-3
 TIMING_SUFFIXES = ("_time",)
 #: Coverage of the expected accuracy's and expected time's intervals.
 COVERAGE = 0.8
+#: How :meth:`BaseRanker.portfolio` weighs the knowledge base's datasets.
+WEIGHTINGS = ("similarity", "uniform", "uniform_first")
 #: Most datasets whose held-out residuals size the accuracy interval (evenly spaced).
 CALIBRATION_ROWS = 500
 
@@ -550,9 +552,12 @@ class BaseRanker(BaseEstimator):
             Datasets not to use (leave-one-out evaluation).
         candidates : iterable of str, optional
             The algorithms to choose from (those installed, say); every one by default.
-        weighting : {"similarity", "uniform"}, default="similarity"
+        weighting : {"similarity", "uniform", "uniform_first"}, default="similarity"
             ``"uniform"``: every dataset weighs the same (the portfolio of the collection,
-            whatever the new dataset).
+            whatever the new dataset).  ``"uniform_first"``: the uniform portfolio's first
+            configuration (the collection's single best, in mean clipped rank) first, then
+            the others chosen for this dataset given it: the first answer is the single
+            best's, the rest adapts.
 
         Returns
         -------
@@ -566,9 +571,9 @@ class BaseRanker(BaseEstimator):
         """
         from metarec.recommender._greedy import PRIOR_WEIGHT, dataset_ranks, greedy_portfolio
 
-        if weighting not in ("similarity", "uniform"):
+        if weighting not in WEIGHTINGS:
             raise InvalidInputError(
-                f"weighting must be 'similarity' or 'uniform'; got {weighting!r}"
+                f"weighting must be one of {', '.join(map(repr, WEIGHTINGS))}; got {weighting!r}"
             )
         self._check_fitted()
         excluded = self._excluded(exclude)
@@ -590,7 +595,10 @@ class BaseRanker(BaseEstimator):
             high = np.where(np.isfinite(evidence.time_high), evidence.time_high, np.inf)
             allowed &= high * max(int(n_folds), 1) <= float(budget)
         ranks = dataset_ranks(self.accuracy_[kept], self.present_[kept])
-        order, _ = greedy_portfolio(ranks, weights[kept], size=size, allowed=allowed)
+        start: list[int] = []
+        if weighting == "uniform_first":
+            start, _ = greedy_portfolio(ranks, np.ones(ranks.shape[0]), size=1, allowed=allowed)
+        order, _ = greedy_portfolio(ranks, weights[kept], size=size, allowed=allowed, start=start)
         return [str(self.algorithms_[j]) for j in order]
 
     def _excluded(self, exclude) -> np.ndarray:

@@ -74,6 +74,7 @@ def greedy_portfolio(
     size: int,
     allowed: np.ndarray | None = None,
     clip: float = RANK_CLIP,
+    start=(),
 ) -> tuple[list[int], list[float]]:
     """Greedy selection of ``size`` configurations (see the module documentation).
 
@@ -89,11 +90,15 @@ def greedy_portfolio(
         The candidates (those whose expected time fits, say); every one by default.
     clip : float, default=RANK_CLIP
         The largest loss of a dataset.
+    start : sequence of int, default=()
+        Columns already in the portfolio, in this order: the first of ``order`` whatever the
+        weights (allowed or not), the greedy choosing the others given them.
 
     Returns
     -------
     order : list of int
-        The chosen columns, in the order chosen (fewer than ``size`` when fewer are allowed).
+        The chosen columns, in the order chosen (fewer than ``size`` when fewer are allowed),
+        ``start`` first.
     losses : list of float
         The weighted mean loss after each addition.
     """
@@ -106,7 +111,12 @@ def greedy_portfolio(
     best = np.full(ranks.shape[0], clip)
     order: list[int] = []
     losses: list[float] = []
-    for _ in range(min(int(size), int(candidates.sum()))):
+    for pick in list(start)[: int(size)]:
+        best = np.minimum(best, ranks[:, pick])
+        order.append(int(pick))
+        losses.append(float(weights @ best / total))
+        candidates[pick] = False
+    for _ in range(min(int(size) - len(order), int(candidates.sum()))):
         # the weighted mean loss with each candidate added, for all candidates at once
         trial = weights @ np.minimum(best[:, None], ranks) / total
         trial = np.where(candidates, trial, np.inf)

@@ -43,6 +43,18 @@ def test_greedy_by_hand_and_the_weights_choose_for_the_dataset():
         greedy_portfolio(ranks, np.zeros(3), size=1)
 
 
+def test_greedy_from_a_start_chooses_the_rest_given_it():
+    ranks = dataset_ranks(ACCURACY, PRESENT)
+    # d3 weighs five, but a is in first: c next ((1 + 2 + 5 x 1) / 7 against b's
+    # (1 + 1 + 5 x 2) / 7), the losses those of a, then a and c, then all three
+    order, losses = greedy_portfolio(ranks, np.array([1.0, 1.0, 5.0]), size=3, start=[0])
+    assert order == [0, 2, 1]
+    assert losses == pytest.approx([(1 + 3 + 15) / 7, (1 + 2 + 5) / 7, 7 / 7])
+    # a start counts towards the size, and is taken even where not allowed
+    allowed = np.array([False, True, True])
+    assert greedy_portfolio(ranks, np.ones(3), size=1, start=[0], allowed=allowed)[0] == [0]
+
+
 def _matrix(n_datasets: int = 30):
     """Two kinds of datasets told apart by mf1: configuration 'low' wins where mf1 < 0.5,
     'high' elsewhere; 'middle' is second everywhere."""
@@ -82,7 +94,9 @@ def test_the_portfolio_is_chosen_for_the_dataset_and_fits_the_budget():
     # 'middle' takes about 100 s: not with 50 s for 1 fold, nor among the candidates named
     assert ranker.portfolio(near_low, size=3, budget=50.0) == ["low", "high"]
     assert ranker.portfolio(near_low, size=3, candidates=["high", "middle"]) == ["middle", "high"]
-    with pytest.raises(InvalidInputError, match="weighting must be 'similarity' or 'uniform'"):
+    # the collection's first, then for the dataset given it: near 'low', 'high' then 'low'
+    assert ranker.portfolio(near_low, size=2, weighting="uniform_first") == ["high", "low"]
+    with pytest.raises(InvalidInputError, match="weighting must be one of 'similarity'"):
         ranker.portfolio(near_low, weighting="nearest")
 
 
@@ -213,6 +227,17 @@ def test_the_recommenders_portfolio_for_a_dataset_from_its_rows():
     assert rec.portfolio(metafeatures=query, exclude=["small"]) == ["y_c01", "x_c01"]
     uniform = rec.portfolio(metafeatures=dict(of_wide), weighting="uniform")
     assert uniform == ["x_c01", "y_c01"]  # a tie: the first
+    # the collection's first, then for the wide one: the same two here
+    assert rec.portfolio(metafeatures=dict(of_wide), weighting="uniform_first") == uniform
+    # a regression portfolio starts with the collection's first by default
+    regression = Recommender(A3RRanker(k=1, normalize=False), task="regression").fit(
+        PerformanceMatrix.from_frames(runs, meta)
+    )
+    assert regression.portfolio(metafeatures=dict(of_wide)) == ["x_c01", "y_c01"]
+    assert regression.portfolio(metafeatures=dict(of_wide), weighting="similarity") == [
+        "y_c01",
+        "x_c01",
+    ]
     high = {e.algorithm: e.expected_time_high for e in rec.recommend(metafeatures=query)}
     assert rec.portfolio(metafeatures=query, budget=high["y_c01"]) == ["x_c01", "y_c01"]
     assert rec.portfolio(metafeatures=query, budget=high["y_c01"], n_folds=2) == ["x_c01"]
