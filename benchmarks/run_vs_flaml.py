@@ -488,8 +488,9 @@ def main(argv=None) -> None:
             kb_template(without=name)
         if any(t[0].startswith("average") for t in todo):
             kb_template(without=name, defaults_only=True)
-    # the long budgets first, so that the short tasks fill the gaps at the end
-    todo.sort(key=lambda t: -BUDGETS.get(t[0], 0))
+    # the long budgets first, so that the short tasks fill the gaps at the end; the methods
+    # interleaved by dataset and fold, so that a run stopped early leaves paired results
+    todo.sort(key=lambda t: (-BUDGETS.get(t[0], 0), t[1], t[2]))
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(_task, t) for t in todo]
         for n, future in enumerate(as_completed(futures), 1):
