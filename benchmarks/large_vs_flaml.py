@@ -361,7 +361,10 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
             paired = _paired(wide, ours, defaults)
             line += (
                 f" With configurations against the default algorithms alone, paired over "
-                f"{paired.size} datasets: {paired.mean():+.2f} points on the mean."
+                f"{paired.size} datasets: {paired.mean():+.2f} points on the mean (ahead on "
+                f"{(paired > 0).sum()}, behind on {(paired < 0).sum()}; median "
+                f"{np.median(paired):+.2f}, standard error "
+                f"{paired.std(ddof=1) / np.sqrt(max(paired.size, 1)):.2f})."
             )
         chosen = f"selection{budget}"
         if chosen in wide:
