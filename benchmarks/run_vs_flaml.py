@@ -22,9 +22,9 @@ training part and is scored on the test part (accuracy; for regression R²).  Me
 - ``configs10`` / ``configs60``: ``metarec run --budget 10`` / ``60`` as a user runs it (the
   default answer, ``--ensemble-method average``) on the built-in knowledge base with its
   configurations.
-- ``every60``: recorded only, never computed: ``configs60``'s results at a commit where every
-  configuration the knowledge base knows was a candidate (now only those of the portfolio
-  chosen for the dataset are), copied into its folder of the cache.
+- ``portfolio60``: recorded only, never computed: ``configs60``'s results at a commit where
+  only the configurations of the portfolio chosen for the dataset were candidates (now every
+  configuration the knowledge base knows is), copied into its folder of the cache.
 - ``average10`` / ``average60``: the same on a knowledge base of the default algorithms alone
   (the candidates of a knowledge base without configurations).
 - FLAML ``AutoML().fit(X, y, time_budget=10 / 60, n_jobs=1, seed=0)``.
@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REALWORLD = ROOT.parent / "shared" / "realworld-dev"
 REGRESSION = ROOT.parent / "shared" / "datasets" / "regression"
 METHODS = (
-    "metarec10", "metarec60", "configs10", "configs60", "every60", "average10", "average60",
+    "metarec10", "metarec60", "configs10", "configs60", "portfolio60", "average10", "average60",
     "flaml10", "flaml60", "autogluon_best10",
     "autogluon_best60", "autogluon10", "autogluon60", "blind", "single_best",
 )  # fmt: skip
@@ -76,7 +76,7 @@ LABELS = {
     "metarec60": "metarec run --budget 60 --ensemble-method selection",
     "configs10": "metarec run --budget 10 (the default answer, configurations known)",
     "configs60": "metarec run --budget 60 (the default answer, configurations known)",
-    "every60": "metarec run --budget 60 (configurations known, every one a candidate; recorded at b137bef)",
+    "portfolio60": "metarec run --budget 60 (only the portfolio's configurations candidates; recorded at 03b1406)",
     "average10": "metarec run --budget 10, defaults only, averaged answer (the default)",
     "average60": "metarec run --budget 60, defaults only, averaged answer (the default)",
     "flaml10": "FLAML time_budget=10",
@@ -163,7 +163,7 @@ def kb_template(*, without: str | None = None, defaults_only: bool = False) -> P
 
 def result_path(cache: Path, method: str, name: str, fold: int, single_best: str) -> Path:
     """Where one (method, dataset, fold) result is kept."""
-    if method.startswith(("metarec", "average", "configs", "every")):
+    if method.startswith(("metarec", "average", "configs", "portfolio")):
         return cache / method / builtin_version() / f"{name}-{fold}.json"
     if method == "single_best":
         return cache / method / single_best / f"{name}-{fold}.json"
@@ -370,10 +370,10 @@ def compute(method: str, name: str, fold: int, task: str, single_best: str) -> d
             ds, train, test, budget=BUDGETS[method], name=name, fold=fold, average=True,
             defaults_only=method.startswith("average"),
         )  # fmt: skip
-    if method.startswith("every"):
+    if method.startswith("portfolio"):
         raise RuntimeError(
-            f"{method} is recorded only: the results of configs60 at a commit where every "
-            "configuration the knowledge base knows was a candidate, copied to its folder"
+            f"{method} is recorded only: the results of configs60 at a commit where only the "
+            "portfolio's configurations were candidates, copied to its folder"
         )
     if method.startswith("flaml"):
         return run_flaml(ds, train, test, budget=BUDGETS[method])

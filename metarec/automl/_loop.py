@@ -8,8 +8,7 @@ goes back to the recommender as ``tried``, which re-weights the neighbouring dat
 well they predicted it, and the next algorithm comes from the new ranking.  When the
 knowledge base knows configurations, the portfolio chosen for this dataset
 (:meth:`Recommender.portfolio <metarec.recommender.Recommender.portfolio>`,
-:data:`PORTFOLIO_SIZE` configurations) comes first, and the other configurations are not
-candidates (the default algorithms are).
+:data:`PORTFOLIO_SIZE` configurations) comes first.
 
 The budget is wall-clock seconds for the whole search, refit included.  An algorithm is
 started only when its expected time for the folds still to run (the recommender's expected
@@ -194,16 +193,6 @@ class SearchLoop:
         self.state = SearchState(trials={}, stored=stored)
         self.running: dict = {}  # algorithm -> its job on a worker, until it is recorded
         self.chosen = self._chosen(settings.budget * n_workers)
-        if self.chosen:
-            # a configuration outside the portfolio chosen for this dataset is not a
-            # candidate: each one more adds a noisy CV score to choose the answer from (the
-            # best of a hundred on a few hundred rows is mostly luck), and the portfolio
-            # holds most of what the knowledge base expects of them
-            keep = set(self.chosen) | set(self.first) | set(self.last)
-            self.portfolio = portfolio = portfolio.select(
-                [a.name for a in portfolio if a.configuration_of is None or a.name in keep]
-            )
-            self.names = set(portfolio.names)
         self.critical = contextlib.nullcontext  # defers a stopping signal (see search)
         self.fingerprint, self.cache = ds.fingerprint, result_cache()
         self._stored_seconds, self._results_counted = 0.0, 0  # storing kept, results counted

@@ -29,9 +29,8 @@ def test_the_search_plans_the_portfolio_for_the_dataset_first_and_stores_each_co
 ):
     """The first 20 of the plan are the greedy portfolio by hand (knn_c03, then
     logistic_regression_c02, then the rest by name), the rest the recommendation's run
-    order of the default algorithms (the three configurations outside the portfolio are not
-    candidates), and an algorithm the knowledge base does not know last (a configuration it
-    does not know not at all); every configuration evaluated is stored under its own name."""
+    order, and an algorithm the knowledge base does not know last (a configuration it does
+    not know not at all); every configuration evaluated is stored under its own name."""
     folder, _ = configured
     shutil.copyfile(folder / "kb.sqlite", tmp_path / "kb.sqlite")
     kb = KnowledgeBase(f"sqlite:///{tmp_path / 'kb.sqlite'}")
@@ -49,28 +48,22 @@ def test_the_search_plans_the_portfolio_for_the_dataset_first_and_stores_each_co
     metafeatures = dict(extract(ds.X, ds.y, task=ds.task, random_state=0))
     run_order = recommender.recommend(metafeatures=metafeatures).run_sequence
     assert planned[:20] == PORTFOLIO
-    left_out = {"logistic_regression_c06", "logistic_regression_c07", "logistic_regression_c08"}
-    assert left_out == {a for a in ALGORITHMS if a not in PORTFOLIO and "_c0" in a}
-    assert planned[20:] == ["majority", "qda"]
-    assert [a for a in run_order if a not in PORTFOLIO and a not in left_out] == ["majority"]
+    assert planned[20:] == [a for a in run_order if a not in PORTFOLIO] + ["qda"]
     # another size of the portfolio would plan otherwise (the data can tell them apart)
     greedy = [SMALL, WIDE] + [a for a in ALGORITHMS if a not in (SMALL, WIDE)]
     for size in (10, 19, 21, 40):
         head = greedy[:size]
-        assert (
-            head + [a for a in run_order if a not in head and a not in left_out] + ["qda"]
-            != planned
-        )
+        assert head + [a for a in run_order if a not in head] + ["qda"] != planned
     # what the search asked the recommender for, asked again
     again = recommender.portfolio(
         metafeatures=metafeatures, size=20, budget=120.0, n_folds=1, candidates=ALGORITHMS
     )
     assert again == PORTFOLIO
-    # every candidate ran; the configurations are stored under their own names
-    assert {t.algorithm for t in result.trials} == {*PORTFOLIO, "majority", "qda"}
+    # every algorithm ran; the configurations are stored under their own names
+    assert {t.algorithm for t in result.trials} == {*ALGORITHMS, "qda"}
     assert {t.status for t in result.trials} == {"ok"}
     stored = kb.runs(aggregate=False, datasets=["query"])
-    assert set(stored["algorithm"]) == {*PORTFOLIO, "majority", "qda"}
+    assert set(stored["algorithm"]) == {*ALGORITHMS, "qda"}
     assert (stored.groupby("algorithm").size() == 1).all()  # one holdout fold each
     kb.close()
 
