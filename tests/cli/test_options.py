@@ -96,8 +96,8 @@ def test_db_info_on_a_fresh_install_describes_the_builtin_kb(tmp_path, monkeypat
     assert "does not exist yet; recommendations use the built-in KB" in result.stderr
     assert (
         "203 classification and 191 regression datasets (138 of them samples of larger ones) × "
-        "42 algorithms and 156 configurations (run on 256 datasets of at most 1,000 rows)"
-        in result.stderr
+        "42 algorithms and 156 configurations (run on 296 datasets and samples of at most 372,864 "
+        "rows, covering 256 of the 256 datasets)" in result.stderr
     )
     values = {r["name"]: r["value"] for r in json.loads(result.stdout)["results"]}
     assert values["note"].startswith("Your KB")
