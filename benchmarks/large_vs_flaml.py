@@ -65,6 +65,8 @@ RESULTS = ROOT / "benchmarks" / "builds" / "large_vs_flaml"
 WORK = Path(tempfile.gettempdir()) / "metarec-large-vs-flaml"
 SEED = 0
 TEST_SHARE = 0.2
+#: The methods that are ``metarec run`` calls (repeated with ``--repeats``).
+OURS = ("metarec", "defaults", "selection")
 
 FIT_SCRIPT = r"""
 import pickle, sys, time, warnings
@@ -224,7 +226,7 @@ def compute(method: str, name: str, task: str, budget: int | None) -> dict:
     train, test = split(name, task)
     work = Path(tempfile.mkdtemp(prefix=f"large-{method}-", dir=WORK))
     try:
-        if method.startswith(("metarec", "defaults", "selection")):
+        if method.startswith(OURS):
             kb, home = held_out_kb(name, defaults_only=method.startswith("defaults"))
             db = work / "kb.sqlite"
             shutil.copyfile(kb, db)
@@ -298,10 +300,13 @@ def _paired(wide: pd.DataFrame, method: str, other: str) -> pd.Series:
 
 
 def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
-    """The per-dataset table and the verdicts."""
-    wide = results.pivot(index="dataset", columns="method", values="score")
-    walls = results.pivot(index="dataset", columns="method", values="wall")
-    peaks = results.pivot(index="dataset", columns="method", values="peak_mib")
+    """The per-dataset table and the verdicts (a method's repeated calls on a dataset: the
+    mean of their scores, the longest wall time and the largest peak)."""
+    keys = {"index": "dataset", "columns": "method"}
+    wide = results.pivot_table(values="score", aggfunc="mean", dropna=False, **keys)
+    walls = results.pivot_table(values="wall", aggfunc="max", dropna=False, **keys)
+    peaks = results.pivot_table(values="peak_mib", aggfunc="max", dropna=False, **keys)
+    calls = results.groupby("method")["repeat"].max()
     tasks = results.drop_duplicates("dataset").set_index("dataset")["task"]
     columns = ["dataset", "task"]
     rows = []
@@ -319,6 +324,14 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
     columns += [f"{m}: score (wall, peak)" for m in wide.columns]
     table = markdown_table(columns, rows)
     lines = []
+    repeated = calls[calls > 1]
+    if len(repeated):
+        lines.append(
+            "- Scores of "
+            + ", ".join(f"{m} (up to {int(n)} calls)" for m, n in repeated.items())
+            + ": the mean of a dataset's calls; their wall time the longest, their peak the "
+            "largest."
+        )
     for budget in budgets:
         ours, flaml = f"metarec{budget}", f"flaml{budget}"
         if ours not in wide or "lightgbm" not in wide:
@@ -379,6 +392,24 @@ def summary(results: pd.DataFrame, budgets: list[int]) -> tuple[str, str]:
     return table, "\n".join(lines)
 
 
+def _call(args, method: str, name: str, task: str, budget, repeat: int) -> None:
+    """Compute one call (the ``repeat``-th of ``method`` on ``name``) unless its file exists."""
+    suffix = "" if repeat == 1 else f"-r{repeat}"
+    path = args.results / f"{method}-{name}{suffix}.json"
+    if path.exists() and method not in args.redo:
+        return
+    try:
+        result = compute(method, name, task, budget)
+    except RuntimeError as exc:
+        result = {"method": method, "dataset": name, "task": task, "budget": budget,
+                  "score": float("nan"), "wall": float("nan"),
+                  "peak_mib": float("nan"), "choice": f"failed: {exc}"[:300]}  # fmt: skip
+    result["repeat"] = repeat
+    path.write_text(json.dumps(result, indent=1))
+    print(f"{method}#{repeat} {name}: {result['score']:.4f} in {result['wall']:.1f} s, "
+          f"{result['peak_mib']:.0f} MiB ({result['choice']})", flush=True)  # fmt: skip
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=int, nargs="+", default=[60, 300])
@@ -403,6 +434,13 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--only", nargs="*", default=None, help="compute these methods only (read the others)"
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="calls of each metarec method on each dataset (their scores averaged: a "
+        "search's timing varies from call to call)",
+    )
     parser.add_argument("--note", default="", help="a sentence on the conditions, for the page")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -412,29 +450,23 @@ def main(argv=None) -> None:
     if args.datasets:
         table = table[table["name"].isin(args.datasets)]
     table = table.sort_values("rows")
-    for method, budget in methods_for(args.budgets, args.defaults, args.autogluon, args.selection):
-        for name, task in zip(table["name"], table["task"], strict=True):
-            path = args.results / f"{method}-{name}.json"
-            if path.exists() and method not in args.redo:
-                continue
+    chosen = methods_for(args.budgets, args.defaults, args.autogluon, args.selection)
+    # dataset by dataset, the methods interleaved: a stopped run leaves paired results
+    for name, task in zip(table["name"], table["task"], strict=True):
+        for method, budget in chosen:
             if args.only is not None and method not in args.only:
                 continue
-            try:
-                result = compute(method, name, task, budget)
-            except RuntimeError as exc:
-                result = {"method": method, "dataset": name, "task": task, "budget": budget,
-                          "score": float("nan"), "wall": float("nan"),
-                          "peak_mib": float("nan"), "choice": f"failed: {exc}"[:300]}  # fmt: skip
-            path.write_text(json.dumps(result, indent=1))
-            print(f"{method} {name}: {result['score']:.4f} in {result['wall']:.1f} s, "
-                  f"{result['peak_mib']:.0f} MiB ({result['choice']})", flush=True)  # fmt: skip
+            calls = args.repeats if method.startswith(OURS) else 1
+            for repeat in range(1, calls + 1):
+                _call(args, method, name, task, budget, repeat)
     results = pd.DataFrame([json.loads(p.read_text()) for p in sorted(args.results.glob("*.json"))])
+    results["repeat"] = results.get("repeat", pd.Series(1, index=results.index)).fillna(1)
     wanted = [
         m for m, _ in methods_for(args.budgets, args.defaults, args.autogluon, args.selection)
     ]
     results = results[results["dataset"].isin(table["name"]) & results["method"].isin(wanted)]
     per_dataset, verdicts = summary(results, args.budgets)
-    ours = results[results["method"].str.startswith(("metarec", "defaults", "selection"))]
+    ours = results[results["method"].str.startswith(OURS)]
     commits = sorted(set(ours.get("commit", pd.Series(dtype=str)).dropna()))
     text = (
         "`python benchmarks/large_vs_flaml.py --budgets "
