@@ -105,11 +105,12 @@ def overall_table(table: pd.DataFrame, of: dict[str, str]) -> pd.DataFrame:
     """Per (task, size): the datasets, and the mean of the dataset's best configuration (of
     any family) minus its best default algorithm (of any), with the share of datasets where
     it leads by more than half a point."""
-    table = table.assign(configuration=table["algorithm"].isin(list(of)))
-    best = table.groupby(["task", "size", "base", "configuration"])["points"].max().unstack()
-    if True not in best or False not in best:
-        return pd.DataFrame(columns=["task", "size", "datasets", "lead", "won"])
-    lead = (best[True] - best[False]).dropna().rename("lead").reset_index()
+    kind = np.where(table["algorithm"].isin(list(of)), "configuration", "default")
+    best = table.assign(kind=kind).pivot_table(
+        index=["task", "size", "base"], columns="kind", values="points", aggfunc="max"
+    )
+    best = best.reindex(columns=["configuration", "default"])
+    lead = (best["configuration"] - best["default"]).dropna().rename("lead").reset_index()
     return lead.groupby(["task", "size"], as_index=False).agg(
         datasets=("lead", "size"),
         won=("lead", lambda x: float((x > 0.5).mean())),
