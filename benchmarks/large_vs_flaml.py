@@ -461,9 +461,7 @@ def main(argv=None) -> None:
                 _call(args, method, name, task, budget, repeat)
     results = pd.DataFrame([json.loads(p.read_text()) for p in sorted(args.results.glob("*.json"))])
     results["repeat"] = results.get("repeat", pd.Series(1, index=results.index)).fillna(1)
-    wanted = [
-        m for m, _ in methods_for(args.budgets, args.defaults, args.autogluon, args.selection)
-    ]
+    wanted = [m for m, _ in chosen]
     results = results[results["dataset"].isin(table["name"]) & results["method"].isin(wanted)]
     per_dataset, verdicts = summary(results, args.budgets)
     ours = results[results["method"].str.startswith(OURS)]
